@@ -1,0 +1,49 @@
+import CLua
+
+/// A Swift function that Lua can call.
+///
+/// The body reads its arguments from a `LuaCall` and returns a `LuaReturn`. It never raises a
+/// Lua error itself: it throws, and the C trampoline raises after the Swift frame has returned.
+public struct LuaFunction: Sendable, Hashable {
+    /// The name used in error messages when Lua cannot tell how the function was called.
+    public let name: String
+    let box: FunctionBox
+
+    /// - Parameters:
+    ///   - name: the name in argument errors (`bad argument #1 to 'name' ...`).
+    ///   - body: reads the arguments and returns the results; throws to raise.
+    public init(_ name: String, _ body: @escaping @Sendable (LuaCall) throws -> LuaReturn) {
+        self.name = name
+        self.box = FunctionBox(name: name, body: body)
+    }
+
+    public static func == (a: LuaFunction, b: LuaFunction) -> Bool { a.box === b.box }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(box)) }
+}
+
+/// What a Swift function gives back to Lua.
+public enum LuaReturn {
+    /// No results.
+    case none
+    /// One result.
+    case one(LuaValue)
+    /// Several results.
+    case values([LuaValue])
+    /// The body pushed this many results itself (through `LuaCall.push`).
+    case pushed(Int32)
+    /// Suspend the calling coroutine until the operation finishes; its values are the results.
+    /// Runs as a Swift Task; needs a running scheduler and a context that can yield.
+    case async(@Sendable () async throws -> [LuaValue])
+    /// Suspend until the scheduler resolves `operation` (used by `wait`).
+    case suspend(operation: Int)
+}
+
+/// The final class the trampoline reaches through an `Unmanaged` pointer.
+final class FunctionBox: Sendable {
+    let name: String
+    let body: @Sendable (LuaCall) throws -> LuaReturn
+    init(name: String, body: @escaping @Sendable (LuaCall) throws -> LuaReturn) {
+        self.name = name
+        self.body = body
+    }
+}

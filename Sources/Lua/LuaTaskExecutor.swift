@@ -1,0 +1,43 @@
+import Dispatch
+import Glibc
+import Synchronization
+
+/// The executor the scheduler's async operations run on: a few threads of its own.
+///
+/// `LuaState.run` blocks its calling thread until the Lua code finishes. If that thread
+/// belonged to Swift's cooperative pool (an async test, a server handler) and the awaited
+/// operations needed the same pool, two blocked runs on a 2-core machine would deadlock.
+/// Running the operations here keeps them independent of whoever is blocked in `run`.
+final class LuaTaskExecutor: TaskExecutor {
+    static let shared = LuaTaskExecutor(threads: 2)
+
+    private let jobs = Mutex<[UnownedJob]>([])
+    private let available = DispatchSemaphore(value: 0)
+
+    private init(threads: Int) {
+        for _ in 0..<threads {
+            let context = Unmanaged.passRetained(self).toOpaque()
+            var thread = pthread_t()
+            pthread_create(&thread, nil, { context in
+                let executor = Unmanaged<LuaTaskExecutor>.fromOpaque(context!).takeRetainedValue()
+                executor.work()
+                return nil
+            }, context)
+            pthread_detach(thread)
+        }
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        jobs.withLock { $0.append(unowned) }
+        available.signal()
+    }
+
+    private func work() -> Never {
+        while true {
+            available.wait()
+            let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            job?.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+}

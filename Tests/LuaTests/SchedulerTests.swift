@@ -1,0 +1,105 @@
+import Lua
+import Testing
+
+/// A state with the scheduler's primitives as globals, as the executable installs them.
+func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
+    let lua = try LuaState(profile: profile)
+    for function in LuaTasks.all { try lua.register(function) }
+    try lua.register(LuaFunction("echo") { call in
+        let value = try call.value(1)
+        return .async { [value] in
+            try await Task.sleep(for: .milliseconds(1))
+            return [value]
+        }
+    })
+    return lua
+}
+
+@Suite struct SchedulerTests {
+    @Test func asyncCallsReadAsSequentialCode() throws {
+        let lua = try tasksState()
+        #expect(try lua.evaluate("local a = echo(1); local b = echo('two'); return a, b") == [1, "two"])
+    }
+
+    @Test func thousandSpawnedSleepsRunConcurrently() throws {
+        let lua = try tasksState()
+        let clock = ContinuousClock()
+        let start = clock.now
+        let r = try lua.evaluate("""
+            local tasks = {}
+            for i = 1, 1000 do tasks[i] = spawn(function() sleep(0.05); return i end) end
+            local results = wait(tasks)
+            local sum = 0
+            for _, v in ipairs(results) do sum = sum + v end
+            return #results, sum
+            """)
+        let elapsed = clock.now - start
+        #expect(r == [1000, 500_500])
+        #expect(elapsed < .milliseconds(900), "1,000 concurrent 50 ms sleeps took \(elapsed)")
+    }
+
+    @Test func waitReturnsResultsAndRaisesTaskErrors() throws {
+        let lua = try tasksState()
+        #expect(try lua.evaluate("local t = spawn(function(a, b) return a + b, 'x' end, 1, 2); return wait(t)") == [3, "x"])
+        #expect(try lua.evaluate("return wait(spawn(echo, 1), spawn(echo, 2))") == [1, 2])
+        let r = try lua.evaluate("""
+            local t = spawn(function() echo(1); error('inner', 0) end)
+            return pcall(wait, t)
+            """)
+        #expect(r == [false, "inner"])
+        let done = try lua.evaluate("local t = spawn(function() error('early', 0) end); echo(1); return pcall(wait, t)")
+        #expect(done == [false, "early"])
+    }
+
+    @Test func anUnwaitedFailingTaskFailsTheRun() throws {
+        let lua = try tasksState()
+        #expect { try lua.evaluate("spawn(function() echo(1); error('lost', 0) end)") } throws: {
+            ($0 as? LuaError)?.message == "lost"
+        }
+    }
+
+    @Test func hostYieldsPassThroughUserCoroutines() throws {
+        let lua = try tasksState()
+        let r = try lua.evaluate("""
+            local gen = coroutine.wrap(function()
+                for i = 1, 3 do coroutine.yield(echo(i) * 10) end
+            end)
+            local co = coroutine.create(function(x) local y = echo(x); coroutine.yield(y); return 'done' end)
+            local ok1, v1 = coroutine.resume(co, 'a')
+            local ok2, v2 = coroutine.resume(co)
+            return gen(), gen(), gen(), ok1, v1, ok2, v2
+            """)
+        #expect(r == [10, 20, 30, true, "a", true, "done"])
+    }
+
+    @Test func userCoroutinesBehaveAsInLua() throws {
+        let lua = try tasksState()
+        let r = try lua.evaluate("""
+            local co = coroutine.create(function(a) local b = coroutine.yield(a + 1); error('x' .. b, 0) end)
+            local r1 = {coroutine.resume(co, 1)}
+            local r2 = {coroutine.resume(co, 'y')}
+            local ok, e = pcall(coroutine.wrap(function() error('w') end))
+            return r1[1], r1[2], r2[1], r2[2], coroutine.status(co), ok, e
+            """, name: "=t")
+        #expect(r == [true, 2, false, "xy", "dead", false, "t:4: w"])
+    }
+
+    @Test func asyncFromANonYieldableContextIsAClearError() throws {
+        let lua = try tasksState()
+        #expect { try lua.evaluate("table.sort({3, 1, 2}, function(a, b) return echo(a) < b end)", name: "=s") } throws: {
+            ($0 as? LuaError)?.message.contains("attempt to call async function 'echo' from a context that cannot yield") == true
+        }
+        // The state keeps working.
+        #expect(try lua.evaluate("return echo(5)") == [5])
+    }
+
+    @Test func yieldAtTopLevelAndSelfWaitAreErrors() throws {
+        let lua = try tasksState()
+        #expect { try lua.evaluate("coroutine.yield(1)") } throws: {
+            ($0 as? LuaError)?.message == "attempt to yield from outside a coroutine"
+        }
+        #expect { try lua.evaluate("local t; t = spawn(function() echo(1); wait(t) end); wait(t)", name: "=s") } throws: {
+            ($0 as? LuaError)?.message.contains("a task cannot wait for itself") == true
+        }
+    }
+}
