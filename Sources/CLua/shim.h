@@ -21,6 +21,8 @@ static inline int clua_loadbufferx(lua_State *L, const char *buf, size_t len, co
     return luaL_loadbufferx(L, buf, len, name, mode);
 }
 static inline void *clua_newuserdata(lua_State *L, size_t size) { return lua_newuserdatauv(L, size, 1); }
+static inline const char *clua_release(void) { return LUA_RELEASE; }
+
 /// The LUA_EXTRASPACE bytes before a state (shared by its threads): authsh keeps its LuaState there.
 static inline void **clua_extraspace(lua_State *L) { return (void **)lua_getextraspace(L); }
 #endif

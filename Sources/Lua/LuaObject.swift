@@ -21,14 +21,18 @@ public struct LuaClass<Object: AnyObject & Sendable>: Sendable {
     public var methods: [String: Method]
     public var properties: [String: Property]
     public var description: (@Sendable (Object) -> String)?
+    /// For completion: the class name of properties that hold objects (`emailPasswordAuth`:
+    /// `"EmailPasswordAuth"`), so `app.emailPasswordAuth:` completes without calling anything.
+    public var propertyClasses: [String: String]
 
     public init(
         _ name: String, methods: [String: Method] = [:], properties: [String: Property] = [:],
-        description: (@Sendable (Object) -> String)? = nil
+        propertyClasses: [String: String] = [:], description: (@Sendable (Object) -> String)? = nil
     ) {
         self.name = name
         self.methods = methods
         self.properties = properties
+        self.propertyClasses = propertyClasses
         self.description = description
     }
 
@@ -105,6 +109,12 @@ extension LuaState {
             lua_setfield(L, -2, name)
         }
         lua_setfield(L, -2, "__members")
+        lua_createtable(L, 0, Int32(cls.propertyClasses.count))
+        for (name, className) in cls.propertyClasses {
+            lua_pushstring(L, className)
+            lua_setfield(L, -2, name)
+        }
+        lua_setfield(L, -2, "__fields")
         let properties = cls.properties
         let index = LuaFunction("__index") { call in
             let object = try call.object(1, as: T.self)

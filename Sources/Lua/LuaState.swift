@@ -32,6 +32,8 @@ public final class LuaState {
     /// The main thread. Use it only from the thread that owns this state.
     let L: OpaquePointer
     private var schedulerStorage: LuaScheduler?
+    /// Class metatables standing in for instances during one completion walk.
+    var classStandIns = Set<UnsafeRawPointer?>()
     /// The scheduler, created on first use.
     var scheduler: LuaScheduler {
         if let schedulerStorage { return schedulerStorage }
@@ -288,4 +290,57 @@ func raise(_ error: any Error, on L: OpaquePointer) -> Int32 {
     }
     LuaStack.pushString(String(describing: error), on: L)
     return Int32(AUTHSH_RAISE_WHERE)
+}
+
+// MARK: - Libraries
+
+/// Something that registers globals and modules in a state before any chunk runs (the
+/// executable installs its libraries this way; the auth bindings plug in the same way).
+public protocol LuaLibrary {
+    func install(into state: LuaState) throws
+}
+
+extension LuaState {
+    /// Sets `table.name = value`, creating global `table` when it does not exist (raw access).
+    public func setField(_ name: String, of table: String, to value: LuaValue) throws {
+        clua_pushglobaltable(L)                                  // stack: G
+        LuaStack.pushString(table, on: L)
+        if lua_rawget(L, -2) != LUA_TTABLE {                     // stack: G, t?
+            clua_pop(L, 1)
+            clua_newtable(L)
+            LuaStack.pushString(table, on: L)
+            lua_pushvalue(L, -2)
+            lua_rawset(L, -4)                                    // G[table] = t
+        }
+        LuaStack.pushString(name, on: L)
+        do { try LuaStack.push(value, on: L) } catch {
+            clua_pop(L, 3)
+            throw error
+        }
+        lua_rawset(L, -3)
+        clua_pop(L, 2)
+    }
+
+    /// The Lua version string (`Lua 5.4`), and the release (`Lua 5.4.4`).
+    public static var version: String { String(cString: clua_release()) }
+}
+
+// MARK: - Interrupts
+
+extension LuaState {
+    /// Installs the process's SIGINT handler: while a state has `interruptOnSIGINT(true)`,
+    /// Ctrl-C stops its running code with "interrupted!" (a kill pcall cannot swallow).
+    public static func installInterruptHandler() { _ = authsh_install_sigint() }
+
+    /// Routes SIGINT to this state's running code (true) or nowhere (false).
+    public func interruptOnSIGINT(_ on: Bool) {
+        authsh_drain(authsh_interrupt_fd())
+        authsh_interrupt_target(on ? L : nil)
+    }
+
+    /// An fd that becomes readable when SIGINT arrives (for a line editor's poll loop).
+    public static var interruptFD: Int32 { authsh_interrupt_fd() }
+
+    /// Empties the interrupt fd.
+    public static func drainInterrupts() { authsh_drain(authsh_interrupt_fd()) }
 }

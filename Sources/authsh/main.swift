@@ -1,1 +1,3 @@
-print("stub")
+import Glibc
+
+exit(Authsh.main(Array(CommandLine.arguments)))

@@ -1,0 +1,116 @@
+import CLua
+
+extension LuaState {
+    /// Completions for the word before the cursor: globals, fields after `.`, methods after
+    /// `:`. Walks tables, `__index` tables and the member lists of Swift classes with raw
+    /// access only; nothing is called.
+    /// - Parameter word: for example `app.emailPasswordAuth:reg` or `string.fo`.
+    /// - Returns: whole words (`string.format`), sorted.
+    public func completions(for word: String) -> [String] {
+        let separatorIndex = word.lastIndex(where: { $0 == "." || $0 == ":" })
+        let partial = separatorIndex.map { String(word[word.index(after: $0)...]) } ?? word
+        let head = separatorIndex.map { String(word[..<$0]) } ?? ""
+        let methodsOnly = separatorIndex.map { word[$0] == ":" } ?? false
+        let top = lua_gettop(L)
+        defer { lua_settop(L, top) }
+
+        clua_pushglobaltable(L)                                  // stack: G
+        if separatorIndex != nil {
+            for component in head.split(separator: ".", omittingEmptySubsequences: false) {
+                guard !component.isEmpty, component.allSatisfy({ $0 != ":" }), field(String(component)) else { return [] }
+            }
+        }
+        var names = Set<String>()
+        collectNames(at: lua_gettop(L), methodsOnly: methodsOnly, into: &names)
+        let prefix = separatorIndex.map { String(word[...$0]) } ?? ""
+        return names.filter { $0.hasPrefix(partial) && $0.isLuaIdentifier }.sorted().map { prefix + $0 }
+    }
+
+    /// Replaces the value on top with its field `name` (raw, through `__index` tables and the
+    /// static property types of Swift classes). False when there is no such field.
+    private func field(_ name: String) -> Bool {
+        let value = lua_gettop(L)
+        switch lua_type(L, value) {
+        case LUA_TTABLE:
+            var hops = 0
+            while hops < 8 {
+                LuaStack.pushString(name, on: L)
+                if lua_rawget(L, -2) != LUA_TNIL {
+                    clua_replace(L, value)
+                    lua_settop(L, value)
+                    return true
+                }
+                clua_pop(L, 1)
+                // Follow an __index table.
+                guard lua_getmetatable(L, -1) != 0 else { break }
+                lua_pushstring(L, "__index")
+                guard lua_rawget(L, -2) == LUA_TTABLE else { break }
+                clua_remove(L, -2)
+                hops += 1
+            }
+            lua_settop(L, value)
+            return false
+        case LUA_TUSERDATA:
+            // A property whose class is known: continue with that class's metatable.
+            guard lua_getmetatable(L, value) != 0 else { return false }
+            lua_pushstring(L, "__fields")
+            guard lua_rawget(L, -2) == LUA_TTABLE else { return false }
+            LuaStack.pushString(name, on: L)
+            guard lua_rawget(L, -2) == LUA_TSTRING, let className = LuaStack.text(at: -1, on: L) else { return false }
+            LuaStack.pushString(className, on: L)
+            guard lua_rawget(L, clua_registryindex) == LUA_TTABLE else { return false }
+            clua_replace(L, value)                               // a metatable stands for its instances
+            lua_settop(L, value)
+            classStandIns.insert(lua_topointer(L, value))
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Adds the completable names of the value at `index`.
+    private func collectNames(at index: Int32, methodsOnly: Bool, into names: inout Set<String>) {
+        let isClass = lua_type(L, index) == LUA_TTABLE && classStandIns.contains(lua_topointer(L, index))
+        defer { classStandIns.removeAll() }
+        if lua_type(L, index) == LUA_TUSERDATA || isClass {
+            if isClass { lua_pushvalue(L, index) } else if lua_getmetatable(L, index) == 0 { return }
+            lua_pushstring(L, "__members")
+            if lua_rawget(L, -2) == LUA_TTABLE {
+                lua_pushnil(L)
+                while lua_next(L, -2) != 0 {                     // stack: mt, members, key, kind
+                    let kind = LuaStack.text(at: -1, on: L)
+                    clua_pop(L, 1)
+                    if let name = LuaStack.text(at: -1, on: L), !methodsOnly || kind == "method" { names.insert(name) }
+                }
+            }
+            clua_pop(L, 2)
+            return
+        }
+        guard lua_type(L, index) == LUA_TTABLE else {
+            if lua_type(L, index) == LUA_TSTRING, methodsOnly {  // ("x"):fo -> the string library
+                clua_pushglobaltable(L)
+                lua_pushstring(L, "string")
+                if lua_rawget(L, -2) == LUA_TTABLE { collectNames(at: lua_gettop(L), methodsOnly: false, into: &names) }
+                clua_pop(L, 2)
+            }
+            return
+        }
+        lua_pushvalue(L, index)                                  // stack: t
+        var hops = 0
+        while hops < 8 {
+            lua_pushnil(L)
+            while lua_next(L, -2) != 0 {                         // stack: t, key, value
+                let isFunction = lua_type(L, -1) == LUA_TFUNCTION
+                clua_pop(L, 1)
+                if let name = LuaStack.text(at: -1, on: L), !methodsOnly || isFunction { names.insert(name) }
+            }
+            guard lua_getmetatable(L, -1) != 0 else { break }    // stack: t, mt
+            lua_pushstring(L, "__index")
+            guard lua_rawget(L, -2) == LUA_TTABLE else { clua_pop(L, 2); break }
+            clua_remove(L, -2)
+            clua_remove(L, -2)                                   // stack: index table
+            hops += 1
+        }
+        clua_pop(L, 1)
+    }
+}

@@ -1,0 +1,58 @@
+import Lua
+
+/// The texts of `--help`, `--version` and bad usage.
+enum Help {
+    static let versionLine = "authsh \(Authsh.version) (\(LuaState.version))"
+
+    static let usage = """
+        usage: authsh [options] [script [args]]
+        Try 'authsh --help' for more.
+        """
+
+    static let text = """
+        authsh \(Authsh.version): a Lua scripting host for authentication flows.
+
+        Usage: authsh [options] [script [args]]
+
+        Modes:
+          authsh                    REPL when stdin is a terminal (else runs stdin as a script)
+          authsh FILE.lua [ARGS]    run a script; ARGS are in the global `arg` and in `...`
+          authsh -e 'CHUNK'         run a chunk (repeatable; runs before the script)
+          authsh -                  run standard input as a script
+          authsh -i FILE.lua        enter the REPL after the script
+
+        Options:
+          -e CHUNK        execute the string CHUNK
+          -l NAME         require library NAME into global NAME
+          -i              enter interactive mode after running the script
+          -v, --version   print the version
+          -h, --help      print this help
+          --data DIR      where authsh keeps its data (REPL history); default
+                          $AUTHSH_DATA, else $XDG_DATA_HOME/authsh, else ~/.local/share/authsh
+          --              stop handling options
+
+        In the REPL: an expression prints its values (`_` holds the first); Tab completes
+        globals, fields after `.` and methods after `:`; Ctrl-C interrupts running code;
+        Ctrl-D or .exit leaves; .help shows the REPL's help. Lines that mention a password,
+        token or secret are not saved in the history file.
+
+        Async helpers: auth.spawn(f, ...) starts a task, auth.wait(t, ...) waits for tasks,
+        auth.sleep(seconds) pauses the current task while others run.
+
+        Environment: AUTHSH_DATA (data directory), NO_COLOR (no colors in the REPL).
+        Exit status: 0 ok, 1 a Lua error (message and traceback on stderr), 64 bad usage,
+        or the value given to os.exit.
+
+        Example:
+          authsh -e 'local t = auth.spawn(function() auth.sleep(0.1); return 42 end)' \\
+                 -e 'print(auth.wait(t))'
+        """
+
+    static let repl = """
+        .help       this text
+        .exit       leave (or Ctrl-D)
+        An expression prints its values; `_` holds the first. A statement runs as is.
+        An incomplete statement continues on a `>>` prompt. Tab completes names.
+        Ctrl-C interrupts running code, or clears the line being typed.
+        """
+}

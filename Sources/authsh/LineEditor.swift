@@ -1,0 +1,88 @@
+@preconcurrency import CReadline
+import Glibc
+import Lua
+
+/// What reading a line gave.
+enum LineInput: Equatable {
+    case line(String)
+    case endOfFile
+    case interrupted
+}
+
+/// Line input for the REPL: GNU readline (GPL) kept behind this one small type.
+///
+/// Uses readline's callback interface so that the loop can also watch the SIGINT pipe: Ctrl-C
+/// while typing clears the line instead of killing the process.
+final class LineEditor {
+    init(completer: @escaping (String) -> [String]) {
+        LineEditorState.completer = completer
+        rl_readline_name = UnsafePointer(LineEditorState.readlineName)
+        rl_catch_signals = 0
+        rl_completer_word_break_characters = UnsafePointer(LineEditorState.wordBreaks)
+        rl_attempted_completion_function = { text, _, _ in
+            rl_attempted_completion_over = 1
+            rl_completion_append_character = 0
+            let word = text.map { String(cString: $0) } ?? ""
+            LineEditorState.matches = LineEditorState.completer?(word) ?? []
+            guard !LineEditorState.matches.isEmpty else { return nil }
+            return rl_completion_matches(text, { _, state in
+                if state == 0 { LineEditorState.next = 0 }
+                guard LineEditorState.next < LineEditorState.matches.count else { return nil }
+                defer { LineEditorState.next += 1 }
+                return strdup(LineEditorState.matches[LineEditorState.next])
+            })
+        }
+    }
+
+    /// Reads one line with `prompt`.
+    func read(prompt: String) -> LineInput {
+        LineEditorState.done = false
+        LineEditorState.line = nil
+        rl_callback_handler_install(prompt) { line in
+            LineEditorState.line = line
+            LineEditorState.done = true
+            rl_callback_handler_remove()
+        }
+        let interruptFD = LuaState.interruptFD
+        LuaState.drainInterrupts()
+        while !LineEditorState.done {
+            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                       pollfd(fd: interruptFD, events: Int16(POLLIN), revents: 0)]
+            if poll(&fds, 2, -1) < 0 {
+                if errno == EINTR { continue }
+                return .endOfFile
+            }
+            if fds[1].revents != 0 {
+                LuaState.drainInterrupts()
+                rl_free_line_state()
+                rl_callback_sigcleanup()
+                rl_callback_handler_remove()
+                fflush(nil)
+                Output.write(1, "^C\n")
+                fflush(nil)
+                return .interrupted
+            }
+            if fds[0].revents != 0 { rl_callback_read_char() }
+        }
+        guard let pointer = LineEditorState.line else { return .endOfFile }
+        defer { free(pointer) }
+        return .line(String(cString: pointer))
+    }
+
+    /// Adds an entry to this session's history (Up arrow).
+    func remember(_ entry: String) { add_history(entry) }
+}
+
+/// Readline calls C callbacks without a context pointer, so their state lives here.
+/// Safety: the REPL runs on the main thread only and nothing else touches readline or these
+/// values, so there is never concurrent access.
+enum LineEditorState {
+    nonisolated(unsafe) static var line: UnsafeMutablePointer<CChar>?
+    nonisolated(unsafe) static var done = false
+    nonisolated(unsafe) static var completer: ((String) -> [String])?
+    nonisolated(unsafe) static var matches: [String] = []
+    nonisolated(unsafe) static var next = 0
+    /// Allocated once and never freed: readline keeps pointers to them.
+    nonisolated(unsafe) static let readlineName = strdup("authsh")!
+    nonisolated(unsafe) static let wordBreaks = strdup(" \t\n\"'`@$><=;|&{(,+-*/%^~#[]")!
+}

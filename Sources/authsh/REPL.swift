@@ -1,0 +1,98 @@
+import Glibc
+import Lua
+
+/// The interactive loop: lua.c's behaviour (try `return <line>` first, continue incomplete
+/// chunks on `>> `), with pretty-printed results, `_`, completion and a history file.
+struct REPL {
+    let session: Session
+    static let prompt = "authsh> "
+    static let continuation = ">> "
+
+    func run() -> Int32 {
+        let lua = session.lua
+        let editor = LineEditor(completer: { lua.completions(for: $0) })
+        let history = History(directory: session.dataDirectory)
+        let formatter = LuaFormatter(color: Output.useColor)
+        while true {
+            let source: LuaReference
+            switch readChunk(editor) {
+            case .end:
+                print("")
+                return 0
+            case .nothing:
+                continue
+            case .meta(let command):
+                history.record(command, editor: editor)
+                switch command {
+                case ".exit": return 0
+                case ".help": print(Help.repl)
+                default: Output.error("authsh: unknown command \(command) (try .help)")
+                }
+                continue
+            case .chunk(let chunk, let entry):
+                history.record(entry, editor: editor)
+                source = chunk
+            }
+            do {
+                let results = try session.interruptible { try lua.run(source) }
+                if results.count > 0 {
+                    lua.setGlobal("_", results.reference(0))
+                    print(formatter.format(results).joined(separator: "\t"))
+                }
+            } catch let error as LuaError {
+                if error.code == .interrupted { Output.write(1, "\n") }  // after the terminal's ^C
+                session.report(error)
+            } catch {
+                Output.error("authsh: \(error)")
+            }
+            fflush(nil)
+        }
+    }
+
+    enum ChunkInput {
+        case chunk(LuaReference, entry: String)
+        case meta(String)
+        /// Ctrl-C, or a chunk that did not compile (already reported).
+        case nothing
+        case end
+    }
+
+    /// Reads lines until they form a chunk.
+    private func readChunk(_ editor: LineEditor) -> ChunkInput {
+        let lua = session.lua
+        let first: String
+        switch editor.read(prompt: REPL.prompt) {
+        case .line(let line): first = line
+        case .interrupted: return .nothing
+        case .endOfFile: return .end
+        }
+        let trimmed = first.trimmingSpaces
+        if trimmed.hasPrefix(".") && !trimmed.hasPrefix("..") { return .meta(trimmed) }
+        if trimmed.isEmpty { return .nothing }
+        if let expression = try? lua.load("return " + first, name: "=stdin") { return .chunk(expression, entry: first) }
+        var text = first
+        while true {
+            do {
+                return .chunk(try lua.load(text, name: "=stdin"), entry: text)
+            } catch let error as LuaError where error.isIncompleteChunk {
+                switch editor.read(prompt: REPL.continuation) {
+                case .line(let more): text += "\n" + more
+                case .interrupted: return .nothing
+                case .endOfFile: return .end
+                }
+            } catch {
+                Output.error((error as? LuaError)?.message ?? "\(error)")
+                return .nothing
+            }
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,72 @@
+import Glibc
+import Lua
+
+/// One trusted Lua state with authsh's libraries, and how its errors are reported.
+final class Session {
+    let lua: LuaState
+    let dataDirectory: String
+
+    init(dataDirectory: String?, libraries: [any LuaLibrary]) throws {
+        lua = try LuaState(profile: .trusted)
+        self.dataDirectory = dataDirectory ?? Paths.defaultDataDirectory()
+        for library in libraries { try library.install(into: lua) }
+        _ = authsh_install_sigint_once
+    }
+
+    /// Sets the global `arg` as lua does: the script at 0, what precedes it negative.
+    func setArguments(_ argv: [String], scriptIndex: Int) throws {
+        var table = LuaTable()
+        for (i, argument) in argv.enumerated() {
+            table[.integer(Int64(i - scriptIndex))] = .string(LuaString(argument))
+        }
+        try lua.setGlobal("arg", .table(table))
+    }
+
+    /// Loads and runs a chunk, reporting any error on stderr. Returns false on error.
+    @discardableResult
+    func execute(_ source: [UInt8], name: String, arguments: [String] = []) -> Bool {
+        do {
+            _ = try run(source, name: name, arguments: arguments.map { .string(LuaString($0)) })
+            return true
+        } catch let error as LuaError {
+            report(error)
+            return false
+        } catch {
+            Output.error("authsh: \(error)")
+            return false
+        }
+    }
+
+    /// Loads and runs a chunk; Ctrl-C interrupts it.
+    func run(_ source: [UInt8], name: String, arguments: [LuaValue] = []) throws -> LuaResults {
+        let chunk = try lua.load(source, name: name)
+        return try interruptible { try lua.run(chunk, arguments: arguments) }
+    }
+
+    /// Runs `body` with SIGINT turned into an "interrupted!" error in the running Lua code.
+    func interruptible<T>(_ body: () throws -> T) rethrows -> T {
+        lua.interruptOnSIGINT(true)
+        defer { lua.interruptOnSIGINT(false) }
+        return try body()
+    }
+
+    /// `-l NAME`: `NAME = require("NAME")`.
+    func require(_ module: String) -> Bool {
+        let global = module.split(separator: "-", maxSplits: 1).first.map(String.init) ?? module
+        let source = "\(global) = require(\(LuaFormatter.quote(Array(module.utf8))))"
+        return execute(Array(source.utf8), name: "=(command line)")
+    }
+
+    /// `authsh: message` and the traceback, as lua prints them.
+    func report(_ error: LuaError) {
+        var text = "authsh: " + error.message
+        if let traceback = error.traceback, !traceback.isEmpty { text += "\n" + traceback }
+        Output.error(text)
+    }
+}
+
+/// Installs the SIGINT handler once per process.
+private let authsh_install_sigint_once: Bool = {
+    LuaState.installInterruptHandler()
+    return true
+}()
