@@ -779,6 +779,11 @@ int authsh_install_sigint(void) {
     sa.sa_handler = on_sigint;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESTART;
+    // A parent may have left SIGINT blocked (the mask survives exec): unblock it here.
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     return sigaction(SIGINT, &sa, NULL);
 }
 

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+@Suite struct BatchTests {
+    @Test func executesChunksAndPrintsLikeLua() throws {
+        let r = try Binary.run(["-e", "print(1, 2.0, 'x', math.type(3), 2^53)"])
+        #expect(r.status == 0)
+        #expect(r.stdout == "1\t2.0\tx\tinteger\t9.007199254741e+15\n")
+    }
+
+    @Test func aLuaErrorExitsOneWithPositionAndTraceback() throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write("local x = 1\n\nerror('boom')\n", to: dir + "/fail.lua")
+        let r = try Binary.run(["fail.lua"], directory: dir)
+        #expect(r.status == 1)
+        #expect(r.stderr.hasPrefix("authsh: fail.lua:3: boom\nstack traceback:\n"))
+        #expect(r.stderr.contains("fail.lua:3: in main chunk"))
+        #expect(r.stdout.isEmpty)
+    }
+
+    @Test func badUsageExits64WithUsage() throws {
+        let unknown = try Binary.run(["--bogus"])
+        #expect(unknown.status == 64)
+        #expect(unknown.stderr.contains("unrecognized option '--bogus'"))
+        #expect(unknown.stderr.contains("usage: authsh"))
+        let missing = try Binary.run(["-e"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("'-e' needs an argument"))
+    }
+
+    @Test func scriptArgumentsShebangAndExitCode() throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write(
+            "#!/usr/bin/env authsh\nprint(arg[0], arg[1], arg[2], arg[-1], select('#', ...), ...)\nos.exit(7)\n",
+            to: dir + "/s.lua")
+        let r = try Binary.run(["-e", "x=1", "s.lua", "a", "-b"], directory: dir)
+        #expect(r.status == 7)
+        #expect(r.stdout == "s.lua\ta\t-b\tx=1\t2\ta\t-b\n")
+    }
+
+    @Test func standardInputRunsAsAScript() throws {
+        let piped = try Binary.run([], stdin: "print('piped', arg[0])")
+        #expect(piped.status == 0)
+        #expect(piped.stdout.hasPrefix("piped\t"))
+        let dash = try Binary.run(["-", "one", "two"], stdin: "print(...)\nerror('late')")
+        #expect(dash.status == 1)
+        #expect(dash.stdout == "one\ttwo\n")
+        #expect(dash.stderr.hasPrefix("authsh: stdin:2: late"))
+    }
+
+    @Test func missingScriptIsAClearFailure() throws {
+        let r = try Binary.run(["no-such-script.lua"])
+        #expect(r.status == 1)
+        #expect(r.stderr == "authsh: cannot open no-such-script.lua (No such file or directory)\n")
+    }
+
+    @Test func helpTeachesAndVersionNamesLua() throws {
+        let help = try Binary.run(["--help"])
+        #expect(help.status == 0)
+        for needle in ["authsh FILE.lua", "-e CHUNK", "-i", "--data DIR", "Example:"] {
+            #expect(help.stdout.contains(needle), "help lacks \(needle)")
+        }
+        let version = try Binary.run(["--version"])
+        #expect(version.stdout.hasPrefix("authsh ") && version.stdout.contains("Lua 5.4"))
+    }
+
+    @Test func asyncHelpersRunTasksConcurrently() throws {
+        let r = try Binary.run(["-e", """
+            local start = os.clock()
+            local tasks = {}
+            for i = 1, 200 do tasks[i] = auth.spawn(function() auth.sleep(0.1); return i end) end
+            local all = auth.wait(tasks)
+            print(#all, all[1], all[200])
+            """])
+        #expect(r.status == 0)
+        #expect(r.stdout == "200\t1\t200\n")
+    }
+
+    /// A standard Lua script prints the same under authsh as under Debian's lua5.4.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lua5.4")))
+    func standardScriptsBehaveAsUnderLua() throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write("""
+            local t = {5, 3, 9, 1}
+            table.sort(t, function(a, b) return a > b end)
+            io.write(table.concat(t, ","), "\\n")
+            print(string.format("%5.2f|%q|%x", math.pi, "a\\nb", 255), #arg, ...)
+            local co = coroutine.wrap(function(a) local b = coroutine.yield(a * 2); print("got", b) end)
+            print(co(21)); co("x")
+            print((pcall(error, {code = 1})), select(2, pcall(error, "msg", 0)))
+            print(utf8.char(233, 8364), utf8.len("été"), ("x"):rep(3, "-"))
+            print(string.find("hello world", "o w"), tostring(nil), tostring(1/0), math.tointeger(3.0))
+            print(load("return 1 + ...")(41), next({}), rawlen({1, 2}), type(io.stdout))
+            print(require("string") == string, package.path ~= nil)
+            goto skip
+            print("not printed")
+            ::skip::
+            os.exit(3)
+            """, to: dir + "/std.lua")
+        let ours = try Binary.run(["std.lua", "p", "q"], directory: dir)
+        let theirs = try Binary.run(["std.lua", "p", "q"], directory: dir, executable: "/usr/bin/lua5.4")
+        #expect(ours.status == 3)
+        #expect(ours.status == theirs.status)
+        #expect(ours.stdout == theirs.stdout)
+    }
+}

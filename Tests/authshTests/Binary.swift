@@ -1,0 +1,63 @@
+import Foundation
+
+/// Runs the built `authsh` binary (it sits next to the test bundle) and captures its output.
+struct Binary {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// The directory holding the built products.
+    static let productsDirectory: URL = {
+        let me = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        return me.deletingLastPathComponent()
+    }()
+
+    static let path = productsDirectory.appendingPathComponent("authsh").path
+
+    /// Held from spawn to exit: a child spawned meanwhile (or tmux's daemon) would inherit
+    /// this child's pipe ends and keep them open, so EOF would never come.
+    static let spawnLock = NSLock()
+
+    /// Runs `authsh args...` with `stdin` as standard input, in `directory`.
+    static func run(
+        _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
+        directory: String? = nil, executable: String = Binary.path
+    ) throws -> Result {
+        spawnLock.lock()
+        defer { spawnLock.unlock() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["NO_COLOR"] = "1"
+        for (k, v) in environment { env[k] = v }
+        process.environment = env
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        let input = Pipe(), output = Pipe(), error = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = error
+        try process.run()
+        input.fileHandleForWriting.write(Data(stdin.utf8))
+        try input.fileHandleForWriting.close()
+        let out = output.fileHandleForReading.readDataToEndOfFile()
+        let err = error.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// A new empty directory under the system's temporary directory.
+    static func temporaryDirectory() throws -> String {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-test-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url.path
+    }
+
+    static func write(_ text: String, to path: String) throws {
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+    }
+}

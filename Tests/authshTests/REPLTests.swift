@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+struct REPLTests {
+    @Test func printsExpressionsContinuesChunksAndKeepsTheLastResult() throws {
+        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
+        try term.waitFor("authsh>")
+        try term.type("1 + 1, 'x', {b = {1, 2}, a = true}")
+        try term.waitFor("2       \"x\"     { a = true, b = { 1, 2 } }")
+        try term.type("for i = 1, 2 do")
+        try term.waitFor(">>")
+        try term.type("print('line', i) end")
+        try term.waitFor("line    2")
+        try term.type("_ + 40")
+        try term.waitFor("\n42\n")
+        try term.type("error('oops')")
+        try term.waitFor("authsh: stdin:1: oops")
+    }
+
+    @Test func tabCompletesNestedFieldsAndMethods() throws {
+        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
+        try term.waitFor("authsh>")
+        try term.type("config = {server = {timeoutSeconds = 30}}")
+        try term.type("obj = setmetatable({}, {__index = {greet = function(self, n) return 'hi ' .. n end}})")
+        try term.type("config.server.time", enter: false)
+        try term.press("Tab")
+        try term.waitFor("config.server.timeoutSeconds")
+        try term.press("Enter")
+        try term.waitFor("\n30\n")
+        try term.type("obj:gr", enter: false)
+        try term.press("Tab")
+        try term.waitFor("obj:greet")
+        try term.type("('bob')")
+        try term.waitFor("\"hi bob\"")
+    }
+
+    @Test func ctrlCStopsAnEndlessLoopAndTheREPLGoesOn() throws {
+        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
+        try term.waitFor("authsh>")
+        try term.type("print('spinning'); while true do pcall(function() while true do end end) end")
+        try term.waitFor("spinning")
+        try term.press("C-c")
+        try term.waitFor("interrupted!")
+        try term.type("6 * 7")
+        try term.waitFor("\n42\n")
+        try term.press("C-d")
+        Thread.sleep(forTimeInterval: 0.3)
+        #expect(try !term.isRunning())
+    }
+
+    @Test func historySurvivesRestartsWithoutSecrets() throws {
+        let data = try Binary.temporaryDirectory()
+        do {
+            let term = try Terminal(dataDirectory: data)
+            try term.waitFor("authsh>")
+            try term.type("answer = 41")
+            try term.type("login_password = 'hunter2hunter2'")
+            try term.press("C-d")
+            Thread.sleep(forTimeInterval: 0.3)
+        }
+        let history = try String(contentsOfFile: data + "/history", encoding: .utf8)
+        #expect(history.contains("answer = 41"))
+        #expect(!history.contains("hunter2"))
+        let attributes = try FileManager.default.attributesOfItem(atPath: data + "/history")
+        #expect((attributes[.posixPermissions] as? Int) == 0o600)
+
+        let again = try Terminal(dataDirectory: data)
+        try again.waitFor("authsh>")
+        try again.press("Up")
+        try again.waitFor("authsh> answer = 41")
+    }
+}

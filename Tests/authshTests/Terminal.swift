@@ -1,0 +1,108 @@
+import Foundation
+
+/// The real binary in a real pseudo-terminal, through tmux: keys in, the screen out.
+final class Terminal {
+    let socket = "authsh-test-\(UUID().uuidString.prefix(8))"
+    let dataDirectory: String
+
+    init(arguments: [String] = [], dataDirectory: String) throws {
+        self.dataDirectory = dataDirectory
+        let command = ([Binary.path, "--data", dataDirectory] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        // The server daemonizes from this client and keeps its stdout: do not capture it.
+        try tmux(["new-session", "-d", "-x", "120", "-y", "40", "env NO_COLOR=1 TERM=xterm \(command)"], capture: false)
+    }
+
+    deinit { try? tmux(["kill-server"], capture: false) }
+
+    /// Types text (literally) and optionally presses Enter.
+    func type(_ text: String, enter: Bool = true) throws {
+        try tmux(["send-keys", "-l", text])
+        if enter { try tmux(["send-keys", "Enter"]) }
+    }
+
+    /// Presses named keys (Tab, C-c, C-d, Up).
+    func press(_ keys: String...) throws { try tmux(["send-keys"] + keys) }
+
+    /// The visible screen.
+    func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
+
+    /// Waits until the screen contains `text`; returns the screen.
+    @discardableResult
+    func waitFor(_ text: String, timeout: Duration = .seconds(5)) throws -> String {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var last = ""
+        while clock.now < deadline {
+            last = try screen()
+            if last.contains(text) { return last }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        throw TerminalError(message: "timed out waiting for \(text.debugDescription); screen:\n\(last)")
+    }
+
+    /// True while the program still runs in the pane.
+    func isRunning() throws -> Bool {
+        (try? tmux(["list-panes", "-F", "#{pane_dead}"]))?.hasPrefix("0") ?? false
+    }
+
+    @discardableResult
+    private func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+        if !capture {
+            // Foundation's Process notices exit through a descriptor that tmux's daemonized
+            // server would inherit and keep: spawn and reap directly instead.
+            let status = Binary.spawnLock.withLock { Terminal.spawnAndWait(["/usr/bin/tmux", "-L", socket] + arguments) }
+            guard status == 0 else { throw TerminalError(message: "tmux \(arguments.first ?? "") failed (\(status))") }
+            return ""
+        }
+        Binary.spawnLock.lock()
+        defer { Binary.spawnLock.unlock() }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/tmux")
+        process.arguments = ["-L", socket] + arguments
+        let output = Pipe()
+        process.standardOutput = capture ? output : FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = capture ? output.fileHandleForReading.readDataToEndOfFile() : Data()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw TerminalError(message: "tmux \(arguments.first ?? "") failed")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}
+
+extension Terminal {
+    /// posix_spawn with stdin/stdout/stderr on /dev/null; returns the exit status.
+    static func spawnAndWait(_ argv: [String]) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for fd in Int32(0)...2 {
+            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == 0 ? O_RDONLY : O_WRONLY, 0)
+        }
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { for p in cArguments { free(p) } }
+        // Default signal mask and dispositions: test threads may block SIGINT.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        var pid: pid_t = 0
+        guard posix_spawn(&pid, argv[0], &actions, &attributes, &cArguments, environ) == 0 else { return -1 }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        return (status >> 8) & 0xff
+    }
+}
+
+struct TerminalError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
