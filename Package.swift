@@ -18,6 +18,8 @@ let package = Package(
         .target(name: "Lua", dependencies: ["CLua", "LuaShims"]),
         // The command: REPL, batch runner.
         .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline"]),
+        // Benchmark of the Lua host, run by scripts/bench.
+        .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
         .testTarget(name: "authshTests", dependencies: ["authsh"]),
     ],

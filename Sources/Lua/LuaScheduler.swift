@@ -22,6 +22,10 @@ final class LuaScheduler {
     private var nextID = 0
     private var runningTask: Int?
     private var isRunning = false
+    /// Tasks not finished yet, and Swift Tasks in flight (kept as counts: scanning every
+    /// task on each wake made 10,000 tasks quadratic).
+    private var liveTasks = 0
+    private var inFlight = 0
     private let inbox: Inbox
 
     init(state: LuaState) {
@@ -130,10 +134,8 @@ final class LuaScheduler {
             }
             ready.removeAll(keepingCapacity: true)
             readyHead = 0
-            let live = tasks.values.contains { !$0.finished }
-            if !live { return }
-            let inFlight = operations.values.contains { $0.swiftTask != nil }
-            if !inFlight {
+            if liveTasks == 0 { return }
+            if inFlight == 0 {
                 // Everyone waits for someone: no completion can ever come.
                 let stuck = tasks.values.filter { !$0.finished }.map(\.id).sorted()
                 for id in stuck {
@@ -144,7 +146,9 @@ final class LuaScheduler {
             inbox.wait()
             try checkKilled()
             for completion in inbox.take() {
-                guard let operation = operations.removeValue(forKey: completion.operation),
+                guard let operation = operations.removeValue(forKey: completion.operation) else { continue }
+                inFlight -= 1
+                guard
                     let record = tasks[operation.task], record.suspendedOn == completion.operation
                 else { continue }
                 switch completion.result {
@@ -175,6 +179,7 @@ final class LuaScheduler {
         nextID += 1
         let record = TaskRecord(id: nextID, thread: thread, threadRef: threadRef)
         tasks[record.id] = record
+        liveTasks += 1
         ready.append((record.id, .start(arguments: count - 1)))
         return record.id
     }
@@ -270,6 +275,7 @@ final class LuaScheduler {
 
     private func finish(_ record: TaskRecord) {
         record.finished = true
+        liveTasks -= 1
         lua_resetthread(record.thread)
         luaL_unref(L, clua_registryindex, record.threadRef)
         for operation in record.waiters { resolveJoin(operation) }
@@ -294,6 +300,7 @@ final class LuaScheduler {
     ) throws -> Int32 {
         let id = try reserveOperation(L, name: name)
         let inbox = self.inbox
+        inFlight += 1
         operations[id]!.swiftTask = Task(executorPreference: LuaTaskExecutor.shared) {
             do {
                 inbox.post(Completion(operation: id, result: .success(try await operation())))
@@ -420,8 +427,10 @@ final class LuaScheduler {
     func cancelAll() {
         for operation in operations.values { operation.swiftTask?.cancel() }
         operations.removeAll()
+        inFlight = 0
         for record in tasks.values where !record.finished {
             record.finished = true
+            liveTasks -= 1
             record.failure = LuaError(.runtime, "cancelled")
             luaL_unref(L, clua_registryindex, record.threadRef)
         }

@@ -11,7 +11,7 @@ import Synchronization
 final class LuaTaskExecutor: TaskExecutor {
     static let shared = LuaTaskExecutor(threads: 2)
 
-    private let jobs = Mutex<[UnownedJob]>([])
+    private let jobs = Mutex<Queue>(Queue())
     private let available = DispatchSemaphore(value: 0)
 
     private init(threads: Int) {
@@ -29,15 +29,32 @@ final class LuaTaskExecutor: TaskExecutor {
 
     func enqueue(_ job: consuming ExecutorJob) {
         let unowned = UnownedJob(job)
-        jobs.withLock { $0.append(unowned) }
+        jobs.withLock { $0.push(unowned) }
         available.signal()
     }
 
     private func work() -> Never {
         while true {
             available.wait()
-            let job = jobs.withLock { $0.isEmpty ? nil : $0.removeFirst() }
+            let job = jobs.withLock { $0.pop() }
             job?.runSynchronously(on: asUnownedTaskExecutor())
         }
+    }
+}
+
+/// A FIFO of jobs with O(1) push and pop.
+struct Queue: Sendable {
+    private var items: [UnownedJob] = []
+    private var head = 0
+    mutating func push(_ job: UnownedJob) { items.append(job) }
+    mutating func pop() -> UnownedJob? {
+        guard head < items.count else { return nil }
+        let job = items[head]
+        head += 1
+        if head > 1024 && head * 2 > items.count {
+            items.removeFirst(head)
+            head = 0
+        }
+        return job
     }
 }
