@@ -70,6 +70,8 @@ final class LuaScheduler {
         var task: Int
         var swiftTask: Task<Void, Never>?
         var joins: [Int] = []
+        /// Joined tasks not finished yet.
+        var remaining = 0
         var style: WaitStyle = .single
     }
 
@@ -365,12 +367,18 @@ final class LuaScheduler {
         let operation = try reserveOperation(L, name: name)
         operations[operation]!.joins = ids
         operations[operation]!.style = style
-        for id in ids where !tasks[id]!.finished { tasks[id]!.waiters.append(operation) }
+        for id in ids where !tasks[id]!.finished {
+            tasks[id]!.waiters.append(operation)
+            operations[operation]!.remaining += 1
+        }
         return .suspend(operation: operation)
     }
 
     private func resolveJoin(_ operation: Int) {
-        guard let op = operations[operation], op.joins.allSatisfy({ tasks[$0]?.finished ?? true }) else { return }
+        guard var op = operations[operation] else { return }
+        op.remaining -= 1
+        operations[operation] = op
+        guard op.remaining <= 0 else { return }
         operations[operation] = nil
         if tasks[op.task]?.suspendedOn == operation {
             ready.append((op.task, .joined(tasks: op.joins, style: op.style)))
