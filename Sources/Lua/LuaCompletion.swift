@@ -15,20 +15,31 @@ extension LuaState {
         defer { lua_settop(L, top) }
 
         clua_pushglobaltable(L)                                  // stack: G
+        var found = Found.value
         if separatorIndex != nil {
             for component in head.split(separator: ".", omittingEmptySubsequences: false) {
-                guard !component.isEmpty, component.allSatisfy({ $0 != ":" }), field(String(component)) else { return [] }
+                guard !component.isEmpty, component.allSatisfy({ $0 != ":" }), let next = field(String(component))
+                else { return [] }
+                found = next
             }
         }
         var names = Set<String>()
-        collectNames(at: lua_gettop(L), methodsOnly: methodsOnly, into: &names)
+        collectNames(at: lua_gettop(L), isClass: found == .classMetatable, methodsOnly: methodsOnly, into: &names)
         let prefix = separatorIndex.map { String(word[...$0]) } ?? ""
         return names.filter { $0.hasPrefix(partial) && $0.isLuaIdentifier }.sorted().map { prefix + $0 }
     }
 
+    /// What a step of the walk left on top of the stack.
+    private enum Found {
+        /// The field's value.
+        case value
+        /// The metatable of a Swift class, standing for a property's value (not read: that would call).
+        case classMetatable
+    }
+
     /// Replaces the value on top with its field `name` (raw, through `__index` tables and the
-    /// static property types of Swift classes). False when there is no such field.
-    private func field(_ name: String) -> Bool {
+    /// static property types of Swift classes). Nil when there is no such field.
+    private func field(_ name: String) -> Found? {
         let value = lua_gettop(L)
         switch lua_type(L, value) {
         case LUA_TTABLE:
@@ -38,7 +49,7 @@ extension LuaState {
                 if lua_rawget(L, -2) != LUA_TNIL {
                     clua_replace(L, value)
                     lua_settop(L, value)
-                    return true
+                    return .value
                 }
                 clua_pop(L, 1)
                 // Follow an __index table.
@@ -49,29 +60,26 @@ extension LuaState {
                 hops += 1
             }
             lua_settop(L, value)
-            return false
+            return nil
         case LUA_TUSERDATA:
             // A property whose class is known: continue with that class's metatable.
-            guard lua_getmetatable(L, value) != 0 else { return false }
+            guard lua_getmetatable(L, value) != 0 else { return nil }
             lua_pushstring(L, "__fields")
-            guard lua_rawget(L, -2) == LUA_TTABLE else { return false }
+            guard lua_rawget(L, -2) == LUA_TTABLE else { return nil }
             LuaStack.pushString(name, on: L)
-            guard lua_rawget(L, -2) == LUA_TSTRING, let className = LuaStack.text(at: -1, on: L) else { return false }
+            guard lua_rawget(L, -2) == LUA_TSTRING, let className = LuaStack.text(at: -1, on: L) else { return nil }
             LuaStack.pushString(className, on: L)
-            guard lua_rawget(L, clua_registryindex) == LUA_TTABLE else { return false }
-            clua_replace(L, value)                               // a metatable stands for its instances
+            guard lua_rawget(L, clua_registryindex) == LUA_TTABLE else { return nil }
+            clua_replace(L, value)
             lua_settop(L, value)
-            classStandIns.insert(lua_topointer(L, value))
-            return true
+            return .classMetatable
         default:
-            return false
+            return nil
         }
     }
 
     /// Adds the completable names of the value at `index`.
-    private func collectNames(at index: Int32, methodsOnly: Bool, into names: inout Set<String>) {
-        let isClass = lua_type(L, index) == LUA_TTABLE && classStandIns.contains(lua_topointer(L, index))
-        defer { classStandIns.removeAll() }
+    private func collectNames(at index: Int32, isClass: Bool, methodsOnly: Bool, into names: inout Set<String>) {
         if lua_type(L, index) == LUA_TUSERDATA || isClass {
             if isClass { lua_pushvalue(L, index) } else if lua_getmetatable(L, index) == 0 { return }
             lua_pushstring(L, "__members")
@@ -90,7 +98,7 @@ extension LuaState {
             if lua_type(L, index) == LUA_TSTRING, methodsOnly {  // ("x"):fo -> the string library
                 clua_pushglobaltable(L)
                 lua_pushstring(L, "string")
-                if lua_rawget(L, -2) == LUA_TTABLE { collectNames(at: lua_gettop(L), methodsOnly: false, into: &names) }
+                if lua_rawget(L, -2) == LUA_TTABLE { collectNames(at: lua_gettop(L), isClass: false, methodsOnly: false, into: &names) }
                 clua_pop(L, 2)
             }
             return

@@ -40,11 +40,11 @@ public struct LuaFormatter {
     }
 
     private enum Style: String {
-        case string = "32", number = "36", keyword = "35", opaque = "2", key = "0"
+        case string = "32", number = "36", keyword = "35", opaque = "2"
     }
 
     private func paint(_ text: String, _ style: Style) -> String {
-        color && style != .key ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
+        color ? "\u{1B}[\(style.rawValue)m\(text)\u{1B}[0m" : text
     }
 
     private func render(

@@ -5,15 +5,14 @@ import CLua
 /// The body reads its arguments from a `LuaCall` and returns a `LuaReturn`. It never raises a
 /// Lua error itself: it throws, and the C trampoline raises after the Swift frame has returned.
 public struct LuaFunction: Sendable, Hashable {
-    /// The name used in error messages when Lua cannot tell how the function was called.
-    public let name: String
     let box: FunctionBox
+    /// The name used in error messages when Lua cannot tell how the function was called.
+    public var name: String { box.name }
 
     /// - Parameters:
     ///   - name: the name in argument errors (`bad argument #1 to 'name' ...`).
     ///   - body: reads the arguments and returns the results; throws to raise.
     public init(_ name: String, _ body: @escaping @Sendable (LuaCall) throws -> LuaReturn) {
-        self.name = name
         self.box = FunctionBox(name: name, body: body)
     }
 

@@ -32,8 +32,6 @@ public final class LuaState {
     /// The main thread. Use it only from the thread that owns this state.
     let L: OpaquePointer
     private var schedulerStorage: LuaScheduler?
-    /// Class metatables standing in for instances during one completion walk.
-    var classStandIns = Set<UnsafeRawPointer?>()
     /// The scheduler, created on first use.
     var scheduler: LuaScheduler {
         if let schedulerStorage { return schedulerStorage }

@@ -52,7 +52,6 @@ static void *capping_alloc(void *ud, void *ptr, size_t osize, size_t nsize) {
     return p;
 }
 
-static int warn_off = 0;
 static void no_warnings(void *ud, const char *msg, int tocont) {
     (void)ud; (void)msg; (void)tocont;
 }
@@ -69,7 +68,7 @@ lua_State *authsh_newstate(size_t limit) {
         free(c);
         return NULL;
     }
-    lua_setwarnf(L, no_warnings, &warn_off);
+    lua_setwarnf(L, no_warnings, NULL);
     return L;
 }
 
@@ -235,10 +234,8 @@ static int trampoline(lua_State *L) {
         return argerror(L, c->aux, lua_tostring(L, -1), lua_tostring(L, lua_upvalueindex(2)));
     case AUTHSH_YIELD: {
         int n = c->aux;
-        int top = lua_gettop(L);
         lua_rotate(L, 1, n);       // the n values to the bottom
         lua_settop(L, n);          // drop the arguments
-        (void)top;
         return lua_yieldk(L, n, 0, continuation);
     }
     default:
@@ -633,7 +630,6 @@ static wd_entry *wd_entries;
 static size_t wd_count, wd_capacity;
 static uint64_t wd_next_ticket = 1;
 static lua_State *wd_interrupt_target;
-static volatile sig_atomic_t sigint_count;
 static volatile sig_atomic_t sigint_pending;
 
 static int before(const struct timespec *a, const struct timespec *b) {
@@ -764,7 +760,6 @@ void authsh_interrupt_target(lua_State *L) {
 static void on_sigint(int sig) {
     (void)sig;
     int saved = errno;
-    sigint_count++;
     sigint_pending = 1;
     ssize_t ignored = write(wd_pipe[1], "i", 1);
     ignored = write(sig_pipe[1], "i", 1);
@@ -785,12 +780,6 @@ int authsh_install_sigint(void) {
     sigaddset(&set, SIGINT);
     pthread_sigmask(SIG_UNBLOCK, &set, NULL);
     return sigaction(SIGINT, &sa, NULL);
-}
-
-int authsh_take_interrupts(void) {
-    int n = sigint_count;
-    sigint_count = 0;
-    return n;
 }
 
 int authsh_interrupt_fd(void) {

@@ -11,10 +11,8 @@ enum Authsh {
         let invocation: Invocation
         do {
             invocation = try Invocation.parse(argv)
-        } catch let error as UsageError {
-            Output.error("authsh: \(error.message)\n\(Help.usage)")
-            return ExitStatus.usage
         } catch {
+            Output.error("authsh: \(error.message)\n\(Help.usage)")
             return ExitStatus.usage
         }
         if invocation.showHelp {

@@ -12,7 +12,7 @@ struct Invocation {
 
     var actions: [Action] = []
     var script: Script?
-    var scriptArguments: [LuaArgument] = []
+    var scriptArguments: [String] = []
     var interactive = false
     var showVersion = false
     var showHelp = false
@@ -21,13 +21,11 @@ struct Invocation {
     var argTable: [String] = []
     var scriptIndex = 0
 
-    typealias LuaArgument = String
-
-    static func parse(_ argv: [String]) throws -> Invocation {
+    static func parse(_ argv: [String]) throws(UsageError) -> Invocation {
         var result = Invocation()
         result.argTable = argv
         var i = 1
-        func value(for option: String) throws -> String {
+        func value(for option: String) throws(UsageError) -> String {
             i += 1
             guard i < argv.count else { throw UsageError("'\(option)' needs an argument") }
             return argv[i]

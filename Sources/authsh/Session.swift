@@ -50,11 +50,10 @@ final class Session {
         return try body()
     }
 
-    /// `-l NAME`: `NAME = require("NAME")`.
+    /// `-l NAME`: `_G[NAME] = require(NAME)`, as lua 5.4.4 does.
     func require(_ module: String) -> Bool {
-        let global = module.split(separator: "-", maxSplits: 1).first.map(String.init) ?? module
-        let source = "\(global) = require(\(LuaFormatter.quote(Array(module.utf8))))"
-        return execute(Array(source.utf8), name: "=(command line)")
+        let name = LuaFormatter.quote(Array(module.utf8))
+        return execute(Array("_G[\(name)] = require(\(name))".utf8), name: "=(command line)")
     }
 
     /// `authsh: message` and the traceback, as lua prints them.

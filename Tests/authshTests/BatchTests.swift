@@ -38,6 +38,17 @@ import Testing
         #expect(r.stdout == "s.lua\ta\t-b\tx=1\t2\ta\t-b\n")
     }
 
+    @Test func dashLRequiresAModuleIntoAGlobalOfItsName() throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write("return {answer = 42}", to: dir + "/my-mod.lua")
+        let r = try Binary.run(["-l", "my-mod", "-e", "print(_G['my-mod'].answer)"], directory: dir)
+        #expect(r.status == 0)
+        #expect(r.stdout == "42\n")
+        let missing = try Binary.run(["-l", "no_such_module"], directory: dir)
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("module 'no_such_module' not found"))
+    }
+
     @Test func standardInputRunsAsAScript() throws {
         let piped = try Binary.run([], stdin: "print('piped', arg[0])")
         #expect(piped.status == 0)
@@ -64,9 +75,8 @@ import Testing
         #expect(version.stdout.hasPrefix("authsh ") && version.stdout.contains("Lua 5.4"))
     }
 
-    @Test func asyncHelpersRunTasksConcurrently() throws {
+    @Test func asyncHelpersAreInstalledInTheCommand() throws {
         let r = try Binary.run(["-e", """
-            local start = os.clock()
             local tasks = {}
             for i = 1, 200 do tasks[i] = auth.spawn(function() auth.sleep(0.1); return i end) end
             local all = auth.wait(tasks)

@@ -4,8 +4,7 @@ import Testing
 @Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
 struct REPLTests {
     @Test func printsExpressionsContinuesChunksAndKeepsTheLastResult() throws {
-        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
-        try term.waitFor("authsh>")
+        let term = try Terminal.started()
         try term.type("1 + 1, 'x', {b = {1, 2}, a = true}")
         try term.waitFor("2       \"x\"     { a = true, b = { 1, 2 } }")
         try term.type("for i = 1, 2 do")
@@ -19,8 +18,7 @@ struct REPLTests {
     }
 
     @Test func tabCompletesNestedFieldsAndMethods() throws {
-        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
-        try term.waitFor("authsh>")
+        let term = try Terminal.started()
         try term.type("config = {server = {timeoutSeconds = 30}}")
         try term.type("obj = setmetatable({}, {__index = {greet = function(self, n) return 'hi ' .. n end}})")
         try term.type("config.server.time", enter: false)
@@ -36,8 +34,7 @@ struct REPLTests {
     }
 
     @Test func ctrlCStopsAnEndlessLoopAndTheREPLGoesOn() throws {
-        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
-        try term.waitFor("authsh>")
+        let term = try Terminal.started()
         try term.type("print('spinning'); while true do pcall(function() while true do end end) end")
         try term.waitFor("spinning")
         try term.press("C-c")

@@ -12,6 +12,13 @@ final class Terminal {
         try tmux(["new-session", "-d", "-x", "120", "-y", "40", "env NO_COLOR=1 TERM=xterm \(command)"], capture: false)
     }
 
+    /// A REPL on a fresh data directory, ready at its prompt.
+    static func started() throws -> Terminal {
+        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
+        try term.waitFor("authsh>")
+        return term
+    }
+
     deinit { try? tmux(["kill-server"], capture: false) }
 
     /// Types text (literally) and optionally presses Enter.

@@ -103,8 +103,6 @@ void authsh_watchdog_disarm(uint64_t ticket);
 void authsh_interrupt_target(lua_State *L);
 /// Installs the SIGINT handler that feeds authsh_interrupt_target; returns 0 on success.
 int authsh_install_sigint(void);
-/// How many SIGINTs arrived since the last call (and resets the count).
-int authsh_take_interrupts(void);
 /// An fd that becomes readable on SIGINT (for the REPL's poll loop); drain with authsh_drain.
 int authsh_interrupt_fd(void);
 void authsh_drain(int fd);
