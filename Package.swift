@@ -7,20 +7,49 @@ let package = Package(
     products: [
         .executable(name: "authsh", targets: ["authsh"]),
         .library(name: "Lua", targets: ["Lua"]),
+        .library(name: "AuthProtocol", targets: ["AuthProtocol"]),
+        .library(name: "AuthServer", targets: ["AuthServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/vapor/jwt-kit", from: "5.7.1"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
     ],
     targets: [
-        // C: Lua 5.4 from Debian, and GNU readline.
+        // C: Lua 5.4 from Debian, GNU readline, and Argon2 (the reference implementation).
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
+        .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
         // C: the trampoline, allocator, kill switch and coroutine forwarding (all that raises or yields).
         .target(name: "LuaShims", dependencies: ["CLua"]),
         // Swift: the safe Lua host.
         .target(name: "Lua", dependencies: ["CLua", "LuaShims"]),
-        // The command: REPL, batch runner.
-        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline"]),
-        // Benchmark of the Lua host, run by scripts/bench.
+        // What client and server share: EJSON, routes, error codes, token claims.
+        .target(name: "AuthProtocol"),
+        // The App Services-compatible server.
+        .target(name: "AuthServer", dependencies: [
+            "AuthProtocol", "Lua", "CArgon2",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
+        // The command: REPL, batch runner, `serve`.
+        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthServer"]),
+        // Benchmarks, run by scripts/bench.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
+        .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
+        .testTarget(name: "AuthServerTests", dependencies: [
+            "AuthServer", "AuthProtocol",
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
+        ]),
         .testTarget(name: "authshTests", dependencies: ["authsh"]),
     ],
     swiftLanguageModes: [.v6]

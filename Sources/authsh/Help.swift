@@ -20,6 +20,7 @@ enum Help {
           authsh -e 'CHUNK'         run a chunk (repeatable; runs before the script)
           authsh -                  run standard input as a script
           authsh -i FILE.lua        enter the REPL after the script
+          authsh serve [...]        run the auth server alone (authsh serve --help)
 
         Options:
           -e CHUNK        execute the string CHUNK

@@ -1,3 +1,7 @@
 import Glibc
 
-exit(Authsh.main(Array(CommandLine.arguments)))
+let arguments = CommandLine.arguments
+if arguments.count > 1 && arguments[1] == "serve" {
+    exit(Serve.main(Array(arguments.dropFirst(2))))
+}
+exit(Authsh.main(arguments))

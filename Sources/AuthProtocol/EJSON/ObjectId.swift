@@ -1,0 +1,68 @@
+/// A BSON ObjectId: 12 bytes, written as 24 lowercase hex digits.
+public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The 12 bytes.
+    public let bytes: [UInt8]
+
+    /// The all-zero id, which the wire protocol uses for "no device".
+    public static let zero = ObjectId(unchecked: [UInt8](repeating: 0, count: 12))
+
+    private init(unchecked bytes: [UInt8]) { self.bytes = bytes }
+
+    /// A new id: 4 bytes of Unix time, then 8 random bytes.
+    public init(seconds: UInt32) {
+        var rng = SystemRandomNumberGenerator()
+        var b = [UInt8](repeating: 0, count: 12)
+        b[0] = UInt8(truncatingIfNeeded: seconds >> 24)
+        b[1] = UInt8(truncatingIfNeeded: seconds >> 16)
+        b[2] = UInt8(truncatingIfNeeded: seconds >> 8)
+        b[3] = UInt8(truncatingIfNeeded: seconds)
+        for i in 4..<12 { b[i] = UInt8.random(in: 0...255, using: &rng) }
+        self.bytes = b
+    }
+
+    /// Parses 24 hex digits (either case); nil for anything else.
+    public init?(hex: String) {
+        let utf8 = Array(hex.utf8)
+        guard utf8.count == 24 else { return nil }
+        var b = [UInt8](repeating: 0, count: 12)
+        for i in 0..<12 {
+            guard let hi = Hex.value(utf8[2 * i]), let lo = Hex.value(utf8[2 * i + 1]) else { return nil }
+            b[i] = hi << 4 | lo
+        }
+        self.bytes = b
+    }
+
+    /// The 24 lowercase hex digits.
+    public var hex: String { Hex.encode(bytes) }
+
+    public var description: String { hex }
+
+    public static func < (a: ObjectId, b: ObjectId) -> Bool {
+        a.bytes.lexicographicallyPrecedes(b.bytes)
+    }
+}
+
+/// Hex digits, both ways.
+public enum Hex {
+    /// The value of one hex digit, or nil.
+    public static func value(_ c: UInt8) -> UInt8? {
+        switch c {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return c - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return c - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    /// Lowercase hex of these bytes.
+    public static func encode<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        let digits = Array("0123456789abcdef".utf8)
+        var out = [UInt8]()
+        out.reserveCapacity(bytes.count * 2)
+        for b in bytes {
+            out.append(digits[Int(b >> 4)])
+            out.append(digits[Int(b & 15)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+}

@@ -1,0 +1,91 @@
+/// A machine-readable error name of the App Services API (`error_code` in an error body).
+public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
+    /// The wire name, for instance `InvalidPassword`.
+    public let rawValue: String
+    /// The HTTP status the server answers with by default.
+    public let status: Int
+
+    public init(rawValue: String) {
+        self.rawValue = rawValue
+        self.status = ServiceErrorCode.known[rawValue] ?? 400
+    }
+
+    private init(_ name: String, _ status: Int) {
+        self.rawValue = name
+        self.status = status
+    }
+
+    public var description: String { rawValue }
+
+    public static let invalidSession = ServiceErrorCode("InvalidSession", 401)
+    public static let invalidPassword = ServiceErrorCode("InvalidPassword", 401)
+    public static let accountNameInUse = ServiceErrorCode("AccountNameInUse", 409)
+    public static let userNotFound = ServiceErrorCode("UserNotFound", 404)
+    public static let userAlreadyConfirmed = ServiceErrorCode("UserAlreadyConfirmed", 400)
+    public static let userDisabled = ServiceErrorCode("UserDisabled", 401)
+    public static let authError = ServiceErrorCode("AuthError", 401)
+    public static let badRequest = ServiceErrorCode("BadRequest", 400)
+    public static let invalidParameter = ServiceErrorCode("InvalidParameter", 400)
+    public static let missingParameter = ServiceErrorCode("MissingParameter", 400)
+    public static let missingAuthReq = ServiceErrorCode("MissingAuthReq", 401)
+    public static let apiKeyNotFound = ServiceErrorCode("APIKeyNotFound", 404)
+    public static let apiKeyAlreadyExists = ServiceErrorCode("APIKeyAlreadyExists", 409)
+    public static let authProviderNotFound = ServiceErrorCode("AuthProviderNotFound", 404)
+    public static let functionNotFound = ServiceErrorCode("FunctionNotFound", 404)
+    public static let functionExecutionError = ServiceErrorCode("FunctionExecutionError", 400)
+    public static let executionTimeLimitExceeded = ServiceErrorCode("ExecutionTimeLimitExceeded", 400)
+    public static let internalServerError = ServiceErrorCode("InternalServerError", 500)
+    public static let maintenanceInProgress = ServiceErrorCode("MaintenanceInProgress", 503)
+    /// authsh: the app id in the path names no app of this server.
+    public static let appNotFound = ServiceErrorCode("AppNotFound", 404)
+    /// authsh: no route for this method and path.
+    public static let notFound = ServiceErrorCode("NotFound", 404)
+    /// authsh: the body is larger than the server accepts.
+    public static let payloadTooLarge = ServiceErrorCode("PayloadTooLarge", 413)
+    /// authsh: a method the route does not answer.
+    public static let methodNotAllowed = ServiceErrorCode("MethodNotAllowed", 405)
+
+    private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
+        invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
+        authError, badRequest, invalidParameter, missingParameter, missingAuthReq, apiKeyNotFound,
+        apiKeyAlreadyExists, authProviderNotFound, functionNotFound, functionExecutionError,
+        executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
+        payloadTooLarge, methodNotAllowed,
+    ].map { ($0.rawValue, $0.status) })
+}
+
+/// An error as the service reports it: `{"error": message, "error_code": code, "link": link}`.
+public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The machine-readable name.
+    public var code: ServiceErrorCode
+    /// The human-readable message (never contains a secret).
+    public var message: String
+    /// The HTTP status.
+    public var status: Int
+    /// An optional link to more information (App Services pointed at its logs).
+    public var link: String?
+
+    /// An error with `code`'s default status unless `status` is given.
+    public init(_ code: ServiceErrorCode, _ message: String, status: Int? = nil, link: String? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status ?? code.status
+        self.link = link
+    }
+
+    /// The wire body.
+    public var body: EJSON {
+        var doc: EJSONDocument = ["error": .string(message), "error_code": .string(code.rawValue)]
+        if let link { doc["link"] = .string(link) }
+        return .document(doc)
+    }
+
+    /// Reads an error body; nil when it is not one.
+    public init?(body: EJSON, status: Int) {
+        guard case .string(let code)? = body["error_code"] else { return nil }
+        self.init(ServiceErrorCode(rawValue: code), body["error"]?.stringValue ?? "", status: status,
+                  link: body["link"]?.stringValue)
+    }
+
+    public var description: String { "\(code.rawValue) (\(status)): \(message)" }
+}

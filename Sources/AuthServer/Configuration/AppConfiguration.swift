@@ -1,0 +1,258 @@
+import AuthProtocol
+
+/// One app the server serves: its id, token lifetimes, providers and plugin values.
+///
+/// The keys are those of the config file (server-contract.md); ``init(ejson:path:)`` reads them
+/// and ``ejson`` writes them back, so the dev API can read and patch the same document.
+public struct AppConfiguration: Sendable, Equatable {
+    /// The app id in `/api/client/v2.0/app/{id}`.
+    public var id: String
+    /// Access token lifetime (default 30 minutes).
+    public var accessTokenLifetimeSeconds: Int64 = 1800
+    /// Refresh token lifetime (default 60 days; 1800 s to 180 days). Anonymous sessions never expire.
+    public var refreshTokenLifetimeSeconds: Int64 = 5_184_000
+    /// `HS256` (default: a per-app secret kept in the database) or `ES256` (JWKS published).
+    public var tokenSigningAlgorithm: String = "HS256"
+    /// The providers.
+    public var providers = Providers()
+    /// `context.values` for plugins.
+    public var values = EJSONDocument()
+
+    /// The authentication providers of an app; nil or false means disabled.
+    public struct Providers: Sendable, Equatable {
+        public var anonymous = true
+        public var userpass: Userpass? = Userpass()
+        public var apiKey = true
+        public var customFunction: CustomFunction?
+        public var customToken: CustomToken?
+        public init() {}
+    }
+
+    /// `local-userpass`, with App Services' field names.
+    public struct Userpass: Sendable, Equatable {
+        public var autoConfirm = false
+        public var emailConfirmationUrl: String?
+        public var confirmEmailSubject = "Confirm your account"
+        public var runConfirmationFunction = false
+        public var confirmationFunctionName: String?
+        public var resetPasswordUrl: String?
+        public var resetPasswordSubject = "Reset your password"
+        public var runResetFunction = false
+        public var resetFunctionName: String?
+        public init() {}
+    }
+
+    /// `custom-function`: the plugin function that turns a payload into an external id.
+    public struct CustomFunction: Sendable, Equatable {
+        public var authFunctionName = "login"
+        public init() {}
+    }
+
+    /// `custom-token`: JWTs signed by another service.
+    public struct CustomToken: Sendable, Equatable {
+        /// `HS256` or `RS256`.
+        public var signingAlgorithm = "HS256"
+        /// HS256 shared secrets, or RS256 public keys in PEM.
+        public var signingKeys: [String] = []
+        /// A JWKS URL to fetch RS256 keys from instead.
+        public var jwkURI: String?
+        /// Accepted `aud` values; nil accepts any.
+        public var audience: [String]?
+        /// Claims copied into profile `data`.
+        public var metadataFields: [MetadataField] = []
+        public init() {}
+    }
+
+    /// One `metadataFields` entry: claim `name` (a dotted path) goes to profile field `field_name`.
+    public struct MetadataField: Sendable, Equatable {
+        public var required: Bool
+        public var name: String
+        public var fieldName: String
+        public init(required: Bool, name: String, fieldName: String) {
+            self.required = required
+            self.name = name
+            self.fieldName = fieldName
+        }
+    }
+
+    /// The zero-config app: every provider that needs no outside secret.
+    public init(id: String) {
+        self.id = id
+    }
+}
+
+extension AppConfiguration {
+    /// Reads an app object of the config file; errors name `path` and the key.
+    public init(ejson: EJSON, path: String) throws(ConfigError) {
+        var r = try ConfigReader(ejson, path: path)
+        guard let id = try r.string("id"), !id.isEmpty else {
+            throw ConfigError(key: r.keyPath("id"), reason: "missing: every app needs an id")
+        }
+        guard id.utf8.allSatisfy({ $0 < 128 && ($0 == 45 || $0 == 95 || $0 == 46 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)) }) else {
+            throw ConfigError(key: r.keyPath("id"), reason: "may hold only letters, digits, '-', '_' and '.'")
+        }
+        self.init(id: id)
+        accessTokenLifetimeSeconds = try r.integer("accessTokenLifetimeSeconds", in: 60...86_400) ?? accessTokenLifetimeSeconds
+        refreshTokenLifetimeSeconds = try r.integer("refreshTokenLifetimeSeconds", in: 1800...15_552_000) ?? refreshTokenLifetimeSeconds
+        if let alg = try r.string("tokenSigningAlgorithm") {
+            guard alg == "HS256" || alg == "ES256" else {
+                throw ConfigError(key: r.keyPath("tokenSigningAlgorithm"), reason: "must be \"HS256\" or \"ES256\", got \"\(alg)\"")
+            }
+            tokenSigningAlgorithm = alg
+        }
+        if let p = r.value("providers") {
+            providers = try Providers(ejson: p, path: r.keyPath("providers"))
+        }
+        if let v = r.value("values") {
+            guard case .document(let d) = v else { throw r.mismatch("values", "an object", v) }
+            values = d
+        }
+        try r.finish()
+    }
+
+    /// The app as a config-file object (the dev API's GET).
+    public var ejson: EJSON {
+        var doc: EJSONDocument = [
+            "id": .string(id),
+            "accessTokenLifetimeSeconds": .int64(accessTokenLifetimeSeconds),
+            "refreshTokenLifetimeSeconds": .int64(refreshTokenLifetimeSeconds),
+            "tokenSigningAlgorithm": .string(tokenSigningAlgorithm),
+        ]
+        var p = EJSONDocument()
+        p[ProviderType.anonymous] = ["enabled": .bool(providers.anonymous)]
+        if let u = providers.userpass {
+            p[ProviderType.userpass] = [
+                "enabled": true, "autoConfirm": .bool(u.autoConfirm),
+                "emailConfirmationUrl": u.emailConfirmationUrl.map(EJSON.string) ?? .null,
+                "confirmEmailSubject": .string(u.confirmEmailSubject),
+                "runConfirmationFunction": .bool(u.runConfirmationFunction),
+                "confirmationFunctionName": u.confirmationFunctionName.map(EJSON.string) ?? .null,
+                "resetPasswordUrl": u.resetPasswordUrl.map(EJSON.string) ?? .null,
+                "resetPasswordSubject": .string(u.resetPasswordSubject),
+                "runResetFunction": .bool(u.runResetFunction),
+                "resetFunctionName": u.resetFunctionName.map(EJSON.string) ?? .null,
+            ]
+        } else {
+            p[ProviderType.userpass] = ["enabled": false]
+        }
+        p[ProviderType.apiKey] = ["enabled": .bool(providers.apiKey)]
+        if let f = providers.customFunction {
+            p[ProviderType.customFunction] = ["enabled": true, "authFunctionName": .string(f.authFunctionName)]
+        } else {
+            p[ProviderType.customFunction] = ["enabled": false]
+        }
+        if let t = providers.customToken {
+            p[ProviderType.customToken] = [
+                "enabled": true, "signingAlgorithm": .string(t.signingAlgorithm),
+                "signingKeys": .array(t.signingKeys.map(EJSON.string)),
+                "jwkURI": t.jwkURI.map(EJSON.string) ?? .null,
+                "audience": t.audience.map { .array($0.map(EJSON.string)) } ?? .null,
+                "metadataFields": .array(t.metadataFields.map {
+                    ["required": .bool($0.required), "name": .string($0.name), "field_name": .string($0.fieldName)]
+                }),
+            ]
+        } else {
+            p[ProviderType.customToken] = ["enabled": false]
+        }
+        doc["providers"] = .document(p)
+        doc["values"] = .document(values)
+        return .document(doc)
+    }
+}
+
+extension AppConfiguration.Providers {
+    init(ejson: EJSON, path: String) throws(ConfigError) {
+        var r = try ConfigReader(ejson, path: path)
+        self.init()
+        // A provider absent from the object keeps its zero-config default.
+        if let v = r.value(ProviderType.anonymous) {
+            var p = try ConfigReader(v, path: r.keyPath(ProviderType.anonymous))
+            anonymous = try p.bool("enabled", default: true)
+            try p.finish()
+        }
+        if let v = r.value(ProviderType.userpass) {
+            var p = try ConfigReader(v, path: r.keyPath(ProviderType.userpass))
+            userpass = try p.bool("enabled", default: true) ? try AppConfiguration.Userpass(reader: &p) : nil
+            try p.finish()
+        }
+        if let v = r.value(ProviderType.apiKey) {
+            var p = try ConfigReader(v, path: r.keyPath(ProviderType.apiKey))
+            apiKey = try p.bool("enabled", default: true)
+            try p.finish()
+        }
+        if let v = r.value(ProviderType.customFunction) {
+            var p = try ConfigReader(v, path: r.keyPath(ProviderType.customFunction))
+            var f = AppConfiguration.CustomFunction()
+            let primary = try p.string("authFunctionName")
+            let alias = try p.string("functionName")
+            f.authFunctionName = primary ?? alias ?? f.authFunctionName
+            customFunction = try p.bool("enabled", default: true) ? f : nil
+            try p.finish()
+        }
+        if let v = r.value(ProviderType.customToken) {
+            var p = try ConfigReader(v, path: r.keyPath(ProviderType.customToken))
+            let enabled = try p.bool("enabled", default: true)
+            let t = try AppConfiguration.CustomToken(reader: &p)
+            customToken = enabled ? t : nil
+            try p.finish()
+        }
+        try r.finish()
+    }
+}
+
+extension AppConfiguration.Userpass {
+    init(reader p: inout ConfigReader) throws(ConfigError) {
+        self.init()
+        autoConfirm = try p.bool("autoConfirm", default: false)
+        emailConfirmationUrl = try p.string("emailConfirmationUrl")
+        confirmEmailSubject = try p.string("confirmEmailSubject") ?? confirmEmailSubject
+        runConfirmationFunction = try p.bool("runConfirmationFunction", default: false)
+        confirmationFunctionName = try p.string("confirmationFunctionName")
+        resetPasswordUrl = try p.string("resetPasswordUrl")
+        resetPasswordSubject = try p.string("resetPasswordSubject") ?? resetPasswordSubject
+        runResetFunction = try p.bool("runResetFunction", default: false)
+        resetFunctionName = try p.string("resetFunctionName")
+        for (key, url) in [("emailConfirmationUrl", emailConfirmationUrl), ("resetPasswordUrl", resetPasswordUrl)] {
+            if let url, !(url.hasPrefix("http://") || url.hasPrefix("https://")) {
+                throw ConfigError(key: p.keyPath(key), reason: "must be an http:// or https:// URL")
+            }
+        }
+        if runConfirmationFunction && confirmationFunctionName == nil {
+            throw ConfigError(key: p.keyPath("confirmationFunctionName"), reason: "missing: runConfirmationFunction is true")
+        }
+        if runResetFunction && resetFunctionName == nil {
+            throw ConfigError(key: p.keyPath("resetFunctionName"), reason: "missing: runResetFunction is true")
+        }
+    }
+}
+
+extension AppConfiguration.CustomToken {
+    init(reader p: inout ConfigReader) throws(ConfigError) {
+        self.init()
+        signingAlgorithm = try p.string("signingAlgorithm") ?? signingAlgorithm
+        guard signingAlgorithm == "HS256" || signingAlgorithm == "RS256" else {
+            throw ConfigError(key: p.keyPath("signingAlgorithm"), reason: "must be \"HS256\" or \"RS256\", got \"\(signingAlgorithm)\"")
+        }
+        signingKeys = try p.strings("signingKeys") ?? []
+        jwkURI = try p.string("jwkURI")
+        audience = try p.strings("audience")
+        if let v = p.value("metadataFields") {
+            guard case .array(let items) = v else { throw p.mismatch("metadataFields", "an array", v) }
+            for (i, item) in items.enumerated() {
+                var f = try ConfigReader(item, path: p.keyPath("metadataFields[\(i)]"))
+                guard let name = try f.string("name") else { throw ConfigError(key: f.keyPath("name"), reason: "missing") }
+                let fieldName = try f.string("field_name") ?? name
+                metadataFields.append(.init(required: try f.bool("required", default: false), name: name, fieldName: fieldName))
+                try f.finish()
+            }
+        }
+        if signingKeys.isEmpty && jwkURI == nil {
+            throw ConfigError(key: p.keyPath("signingKeys"), reason: "missing: give signingKeys or jwkURI")
+        }
+        if signingAlgorithm == "HS256" {
+            for (i, key) in signingKeys.enumerated() where key.utf8.count < 32 {
+                throw ConfigError(key: p.keyPath("signingKeys[\(i)]"), reason: "an HS256 key must be at least 32 bytes")
+            }
+        }
+    }
+}

@@ -1,0 +1,66 @@
+import AuthProtocol
+import Logging
+
+/// Everything ``buildApplication(_:)`` needs: where to listen, where data lives, which apps.
+public struct ServerConfiguration: Sendable {
+    /// Where the SQLite database lives.
+    public enum Database: Sendable, Equatable {
+        /// In memory, gone when the server stops (tests).
+        case memory
+        /// `authsh.sqlite` in this directory (created 0700 if missing).
+        case directory(String)
+    }
+
+    public var host = "127.0.0.1"
+    /// 0 binds an ephemeral port.
+    public var port = 9090
+    public var database = Database.memory
+    /// Where plugins come from (the plugin runtime is not built yet; see the README).
+    public var pluginsDirectory = "plugins"
+    /// Dev mode: the outbox, wipe, config and clock routes.
+    public var dev = false
+    /// The apps served; the zero-config default is one app, `local`.
+    public var apps = [AppConfiguration(id: "local")]
+    /// The config file the apps came from, for error messages.
+    public var configFile: String?
+    /// Argon2id parameters for new hashes.
+    public var passwordParameters = PasswordHasher.Parameters.owaspMinimum
+    /// The largest request body accepted (1 MiB).
+    public var maxBodyBytes = 1 << 20
+    /// The logger (the library logs nothing unless given one).
+    public var logger = Logger(label: "authsh.server", factory: { _ in SwiftLogNoOpLogHandler() })
+    /// The clock; the dev API moves it forward.
+    public var clock = ServerClock()
+
+    public init() {}
+
+    /// Reads the apps from a config file's bytes; errors name `file` and the key.
+    public mutating func loadConfig(_ bytes: [UInt8], file: String) throws(ConfigError) {
+        let root: EJSON
+        do {
+            root = try EJSON(parsing: bytes)
+        } catch {
+            throw ConfigError(file: file, key: "", reason: "\(error)")
+        }
+        do throws(ConfigError) {
+            var r = try ConfigReader(root, path: "")
+            guard let list = r.value("apps") else { throw ConfigError(key: "apps", reason: "missing") }
+            guard case .array(let items) = list, !items.isEmpty else { throw r.mismatch("apps", "a non-empty array", list) }
+            var apps: [AppConfiguration] = []
+            for (i, item) in items.enumerated() {
+                let app = try AppConfiguration(ejson: item, path: "apps[\(i)]")
+                if apps.contains(where: { $0.id == app.id }) {
+                    throw ConfigError(key: "apps[\(i)].id", reason: "app id \"\(app.id)\" is used twice")
+                }
+                apps.append(app)
+            }
+            try r.finish()
+            self.apps = apps
+            self.configFile = file
+        } catch {
+            var e = error
+            e.file = file
+            throw e
+        }
+    }
+}

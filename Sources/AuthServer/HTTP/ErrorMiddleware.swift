@@ -1,0 +1,41 @@
+import AuthProtocol
+import Hummingbird
+import Logging
+
+/// Turns every error into the wire protocol's error body, and logs each request
+/// (method, path without query, status, time: never a body or a header).
+struct ErrorMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let logger: Logger
+    let clock = ContinuousClock()
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let start = clock.now
+        let response: Response
+        do {
+            response = try await next(request, context)
+        } catch let e as ServiceError {
+            response = JSONResponse.error(e)
+        } catch let e as HTTPError {
+            response = JSONResponse.error(Self.translate(e))
+        } catch {
+            logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
+            response = JSONResponse.error(ServiceError(.internalServerError, "internal server error"))
+        }
+        if logger.logLevel <= .info {
+            let ms = (clock.now - start).components
+            let elapsed = Double(ms.seconds) * 1000 + Double(ms.attoseconds) / 1e15
+            logger.info("\(request.method) \(request.uri.path) \(response.status.code) \(Int(elapsed * 1000)) us")
+        }
+        return response
+    }
+
+    static func translate(_ e: HTTPError) -> ServiceError {
+        switch e.status {
+        case .notFound: return ServiceError(.notFound, "no such route")
+        case .contentTooLarge: return ServiceError(.payloadTooLarge, "request body is larger than 1 MiB")
+        case .methodNotAllowed: return ServiceError(.methodNotAllowed, "method not allowed")
+        default: return ServiceError(.badRequest, e.body ?? "bad request", status: Int(e.status.code))
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import AuthProtocol
+import Hummingbird
+
+/// The App Services client API (wire-protocol.md section 2).
+extension AuthService {
+    func addClientRoutes(to router: Router<AuthRequestContext>) {
+        let app = router.group(RouterPath(Routes.base + "/app/:app"))
+        app.get("location") { request, context in
+            let host = request.head.authority ?? "127.0.0.1"
+            _ = try self.app(context.parameters.get("app") ?? "")
+            return JSONResponse.make([
+                "deployment_model": "GLOBAL", "location": "US-VA",
+                "hostname": .string("http://\(host)"), "ws_hostname": .string("ws://\(host)"),
+            ])
+        }
+        app.get(".well-known/jwks.json") { _, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            return JSONResponse.make(self.tokens.jwks(app: app.id))
+        }
+        app.post("auth/providers/:provider/login") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let provider = context.parameters.get("provider") ?? ""
+            let linking = request.uri.queryParameters.get("link") == "true"
+            let token = linking ? try request.bearerToken() : nil
+            let body = try await RequestBody.read(request, context: context)
+            return JSONResponse.make(try await self.login(app: app, provider: provider, body: body, linkToken: token))
+        }
+        let userpass = app.group("auth/providers/local-userpass")
+        userpass.post("register") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.register(app: app, email: try body.string("email"), password: try body.string("password"),
+                                    origin: Self.origin(request))
+            return JSONResponse.make([:], status: .created)
+        }
+        userpass.post("confirm") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.confirm(app: app, token: try body.string("token"), tokenId: try body.string("tokenId"))
+            return JSONResponse.empty
+        }
+        userpass.post("confirm/send") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.resendConfirmation(app: app, email: try body.string("email"), origin: Self.origin(request))
+            return JSONResponse.empty
+        }
+        userpass.post("confirm/call") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.rerunConfirmation(app: app, email: try body.string("email"))
+            return JSONResponse.empty
+        }
+        userpass.post("reset/send") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.sendReset(app: app, email: try body.string("email"), origin: Self.origin(request))
+            return JSONResponse.empty
+        }
+        userpass.post("reset") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.reset(app: app, token: try body.string("token"), tokenId: try body.string("tokenId"),
+                                 password: try body.string("password"))
+            return JSONResponse.empty
+        }
+        userpass.post("reset/call") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.callReset(app: app, email: try body.string("email"), password: try body.string("password"))
+            return JSONResponse.empty
+        }
+
+        let auth = router.group(RouterPath(Routes.base + "/auth"))
+        auth.get("profile") { request, _ in
+            let (app, user, _) = try await self.userOfAccessToken(try request.bearerToken())
+            return JSONResponse.make(Self.profile(user, app: app))
+        }
+        auth.post("session") { request, _ in
+            let (app, session, user) = try await self.sessionOfRefreshToken(try request.bearerToken())
+            let access = try await self.accessToken(app: app.config, user: user, session: session.id, deviceId: session.deviceId)
+            return JSONResponse.make(["access_token": .string(access)], status: .created)
+        }
+        auth.delete("session") { request, _ in
+            let (_, session, _) = try await self.sessionOfRefreshToken(try request.bearerToken())
+            try await self.store.deleteSession(id: session.id)
+            return JSONResponse.empty
+        }
+        auth.delete("delete") { request, _ in
+            let (app, user, _) = try await self.userOfAccessToken(try request.bearerToken())
+            try await self.store.deleteUser(id: user.id, app: app.id)
+            return JSONResponse.empty
+        }
+        addAPIKeyRoutes(to: auth.group("api_keys"))
+    }
+
+    private func appAndBody(_ request: Request, _ context: AuthRequestContext) async throws -> (AppRuntime, RequestBody) {
+        let app = try self.app(context.parameters.get("app") ?? "")
+        return (app, try await RequestBody.read(request, context: context))
+    }
+
+    /// This server's http origin as the client reached it.
+    static func origin(_ request: Request) -> String {
+        "http://\(request.head.authority ?? "127.0.0.1")"
+    }
+
+    /// The profile body: `{user_id, domain_id, type, identities, data}`.
+    static func profile(_ user: UserRecord, app: AppRuntime) -> EJSON {
+        [
+            "user_id": .string(user.id), "domain_id": .string(app.id), "type": .string(user.type),
+            "identities": .array(user.identities.map {
+                ["id": .string($0.externalId), "provider_type": .string($0.providerType),
+                 "provider_id": .string($0.providerId), "provider_data": .document($0.data)]
+            }),
+            "data": .document(user.data),
+        ]
+    }
+}

@@ -1,0 +1,66 @@
+import AuthProtocol
+import Hummingbird
+
+/// The dev API (server-contract.md): registered only in dev mode, so it does not exist otherwise.
+extension AuthService {
+    func addDevRoutes(to router: Router<AuthRequestContext>, outbox: DevOutbox) {
+        let dev = router.group(RouterPath(Routes.dev))
+        dev.get("apps/:app/outbox") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let query = request.uri.queryParameters
+            let kind = query.get("kind")
+            if let kind, kind != "confirm", kind != "reset" {
+                throw ServiceError(.invalidParameter, "kind must be \"confirm\" or \"reset\"")
+            }
+            let messages = outbox.messages(app: app.id, email: query.get("email"), kind: kind)
+            return JSONResponse.make(.array(messages.map(\.ejson)), mode: .relaxed)
+        }
+        dev.delete("apps/:app/outbox") { _, context in
+            outbox.clear(app: try self.app(context.parameters.get("app") ?? "").id)
+            return JSONResponse.empty
+        }
+        dev.delete("apps/:app/users") { _, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            try await self.store.wipe(app: app.id)
+            return JSONResponse.empty
+        }
+        dev.get("apps/:app/config") { _, context in
+            JSONResponse.make(try self.app(context.parameters.get("app") ?? "").config.ejson, mode: .relaxed)
+        }
+        dev.patch("apps/:app/config") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let body = try await RequestBody.read(request, context: context)
+            let merged = Self.mergePatch(app.config.ejson, .document(body.document))
+            do {
+                try await app.update(try AppConfiguration(ejson: merged, path: ""))
+            } catch {
+                throw ServiceError(.invalidParameter, "\(error)")
+            }
+            return JSONResponse.make(app.config.ejson, mode: .relaxed)
+        }
+        dev.get("clock") { _, _ in
+            JSONResponse.make(["now": .int64(self.clock.now)], mode: .relaxed)
+        }
+        dev.post("clock") { request, context in
+            let body = try await RequestBody.read(request, context: context)
+            guard let value = body.document["advanceSeconds"] else {
+                throw ServiceError(.missingParameter, "missing parameter 'advanceSeconds'")
+            }
+            guard let seconds = value.integerValue, seconds >= 0 else {
+                throw ServiceError(.invalidParameter, "parameter 'advanceSeconds' must be a non-negative integer")
+            }
+            self.clock.advance(seconds: seconds)
+            return JSONResponse.make(["now": .int64(self.clock.now)], mode: .relaxed)
+        }
+    }
+
+    /// RFC 7396 JSON merge patch: documents merge key by key, null removes, anything else replaces.
+    static func mergePatch(_ target: EJSON, _ patch: EJSON) -> EJSON {
+        guard case .document(let p) = patch else { return patch }
+        var result = target.documentValue ?? [:]
+        for (key, value) in p {
+            if value == .null { result[key] = nil } else { result[key] = mergePatch(result[key] ?? .null, value) }
+        }
+        return .document(result)
+    }
+}

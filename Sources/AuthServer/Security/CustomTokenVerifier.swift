@@ -1,0 +1,113 @@
+import AsyncHTTPClient
+import AuthProtocol
+import JWTKit
+import NIOCore
+
+/// Verifies `custom-token` logins: JWTs that another service signed (HS256 or RS256 keys,
+/// or keys from a JWKS URL, refetched every 10 minutes).
+final class CustomTokenVerifier: Sendable {
+    let config: AppConfiguration.CustomToken
+    private let clock: ServerClock
+    private let staticKeys: JWTKeyCollection?
+    private let jwksCache = JWKSCache()
+
+    init(_ config: AppConfiguration.CustomToken, clock: ServerClock) async throws(ConfigError) {
+        self.config = config
+        self.clock = clock
+        if config.signingKeys.isEmpty {
+            staticKeys = nil
+            return
+        }
+        let keys = JWTKeyCollection()
+        for (i, key) in config.signingKeys.enumerated() {
+            if config.signingAlgorithm == "RS256" {
+                do {
+                    await keys.add(rsa: try Insecure.RSA.PublicKey(pem: key), digestAlgorithm: .sha256,
+                                   kid: JWKIdentifier(string: "key\(i)"))
+                } catch {
+                    throw ConfigError(key: "providers.custom-token.signingKeys[\(i)]", reason: "not an RSA public key in PEM")
+                }
+            } else {
+                await keys.add(hmac: HMACKey(from: key), digestAlgorithm: .sha256, kid: JWKIdentifier(string: "key\(i)"))
+            }
+        }
+        staticKeys = keys
+    }
+
+    /// Claims of a verified custom token.
+    struct Claims: JWTPayload {
+        var sub: SubjectClaim
+        var exp: ExpirationClaim
+        var aud: AudienceClaim?
+        func verify(using algorithm: some JWTAlgorithm) async throws {}
+    }
+
+    /// The external id (`sub`) and the profile fields the metadata config copies.
+    func verify(_ token: String) async throws(ServiceError) -> (externalId: String, profile: EJSONDocument) {
+        let payload: [UInt8]
+        let claims: Claims
+        do {
+            let keys = try await collection()
+            claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
+            payload = try Self.payloadBytes(token)
+        } catch let e as ServiceError {
+            throw e
+        } catch {
+            throw ServiceError(.authError, "invalid custom token: signature or format is not valid")
+        }
+        guard Int64(claims.exp.value.timeIntervalSince1970) > clock.now else {
+            throw ServiceError(.authError, "invalid custom token: token expired")
+        }
+        if let audience = config.audience {
+            guard let aud = claims.aud, aud.value.contains(where: audience.contains) else {
+                throw ServiceError(.authError, "invalid custom token: audience does not match")
+            }
+        }
+        let all = (try? EJSON(parsing: payload)) ?? [:]
+        var profile = EJSONDocument()
+        for field in config.metadataFields {
+            var value: EJSON? = all
+            for part in field.name.split(separator: ".") { value = value?[String(part)] }
+            if let value, value != .null {
+                profile[field.fieldName] = value
+            } else if field.required {
+                throw ServiceError(.authError, "invalid custom token: required metadata field '\(field.name)' is missing")
+            }
+        }
+        return (claims.sub.value, profile)
+    }
+
+    private static func payloadBytes(_ token: String) throws -> [UInt8] {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bytes = Base64.decode(String(parts[1])) else {
+            throw ServiceError(.authError, "invalid custom token: not a JWT")
+        }
+        return bytes
+    }
+
+    private func collection() async throws -> JWTKeyCollection {
+        if let staticKeys { return staticKeys }
+        guard let uri = config.jwkURI else { throw ServiceError(.authError, "invalid custom token: no keys configured") }
+        return try await jwksCache.keys(from: uri, now: clock.now)
+    }
+}
+
+/// The keys of a JWKS URL, fetched at most every 10 minutes.
+actor JWKSCache {
+    private var cached: (keys: JWTKeyCollection, fetchedAt: Int64)?
+
+    func keys(from uri: String, now: Int64) async throws -> JWTKeyCollection {
+        if let cached, now - cached.fetchedAt < 600 { return cached.keys }
+        var request = HTTPClientRequest(url: uri)
+        request.method = .GET
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        guard response.status == .ok else {
+            throw ServiceError(.authError, "invalid custom token: the JWKS URL answered \(response.status.code)")
+        }
+        let body = try await response.body.collect(upTo: 1 << 20)
+        let keys = JWTKeyCollection()
+        try await keys.add(jwksJSON: String(buffer: body))
+        cached = (keys, now)
+        return keys
+    }
+}

@@ -1,0 +1,31 @@
+import AuthProtocol
+import Crypto
+
+/// Random secrets and their stored forms.
+enum Secrets {
+    /// `count` random bytes from the system's generator, as lowercase hex.
+    static func randomHex(bytes count: Int) -> String {
+        var rng = SystemRandomNumberGenerator()
+        return Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
+    }
+
+    /// `count` random bytes.
+    static func randomBytes(_ count: Int) -> [UInt8] {
+        var rng = SystemRandomNumberGenerator()
+        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
+    }
+
+    /// The stored form of a high-entropy secret (refresh token, API key, email token): SHA-256.
+    /// A fast hash is right here: these are random, not guessable passwords.
+    static func digest(_ secret: String) -> [UInt8] {
+        Array(SHA256.hash(data: Array(secret.utf8)))
+    }
+
+    /// Compares two byte strings in time that depends only on their lengths.
+    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        var diff: UInt8 = 0
+        for i in a.indices { diff |= a[i] ^ b[i] }
+        return diff == 0
+    }
+}

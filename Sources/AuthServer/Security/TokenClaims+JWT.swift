@@ -1,0 +1,31 @@
+import AuthProtocol
+import JWTKit
+
+/// Any token this server issued, before its type is checked. Expiry is checked against the
+/// server's clock (which dev mode moves), not in `verify(using:)`.
+struct IssuedTokenClaims: JWTPayload {
+    var exp: Int64
+    var iat: Int64
+    var sub: String
+    var typ: String
+    /// Access tokens: the session id.
+    var iss: String?
+    /// Refresh tokens: the session id.
+    var baas_id: String?
+    var baas_device_id: String?
+    var baas_domain_id: String?
+    var user_data: EJSONDocument?
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+
+    /// The session the token belongs to.
+    var session: String? { typ == "access" ? iss : baas_id }
+}
+
+extension AccessTokenClaims: JWTPayload {
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
+
+extension RefreshTokenClaims: JWTPayload {
+    public func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

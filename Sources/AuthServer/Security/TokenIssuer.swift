@@ -1,0 +1,80 @@
+import AuthProtocol
+import JWTKit
+
+/// Signs and verifies the server's access and refresh tokens, with one key per app.
+///
+/// The key id (`kid`) of every token is its app id, so a token of another app is checked
+/// against that app's key and then refused by the route for naming another app.
+final class TokenIssuer: Sendable {
+    private let keys = JWTKeyCollection()
+    private let clock: ServerClock
+    /// ES256 public keys for the JWKS document, by app id.
+    private let publicKeys: [String: EJSON]
+
+    /// Loads (or creates and stores) each app's signing key.
+    init(apps: [AppConfiguration], store: any AuthStore, clock: ServerClock) async throws {
+        self.clock = clock
+        var published: [String: EJSON] = [:]
+        for app in apps {
+            let kid = JWKIdentifier(string: app.id)
+            if app.tokenSigningAlgorithm == "ES256" {
+                let pem = try await store.signingKey(app: app.id, algorithm: "ES256") {
+                    Array(ES256PrivateKey().pemRepresentation.utf8)
+                }
+                let key = try ES256PrivateKey(pem: String(decoding: pem, as: UTF8.self))
+                await keys.add(ecdsa: key, kid: kid)
+                if let p = key.parameters {
+                    published[app.id] = [
+                        "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": .string(app.id),
+                        "x": .string(p.x), "y": .string(p.y),
+                    ]
+                }
+            } else {
+                let secret = try await store.signingKey(app: app.id, algorithm: "HS256") { Secrets.randomBytes(32) }
+                await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
+            }
+        }
+        publicKeys = published
+    }
+
+    /// The JWKS document of an app: its ES256 public key, or no key for HS256 apps.
+    func jwks(app: String) -> EJSON {
+        ["keys": .array(publicKeys[app].map { [$0] } ?? [])]
+    }
+
+    func sign(_ claims: AccessTokenClaims) async throws -> String {
+        try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id))
+    }
+
+    func sign(_ claims: RefreshTokenClaims) async throws -> String {
+        try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id ?? ""))
+    }
+
+    /// Which token a route needs.
+    enum Kind { case access, refresh }
+
+    /// Verifies signature, type and expiry; the error is what the client should see.
+    func verify(_ token: String, as kind: Kind) async throws(ServiceError) -> IssuedTokenClaims {
+        let claims: IssuedTokenClaims
+        do {
+            claims = try await keys.verify(token, as: IssuedTokenClaims.self)
+        } catch {
+            throw ServiceError(.invalidSession, "invalid session: token is malformed or not signed by this server")
+        }
+        switch kind {
+        case .access where claims.typ != "access":
+            throw ServiceError(.invalidSession, "invalid access token: incorrect token type")
+        case .refresh where claims.typ != "refresh":
+            throw ServiceError(.invalidSession, "invalid refresh token: incorrect token type")
+        default: break
+        }
+        guard claims.session != nil, claims.baas_domain_id != nil else {
+            throw ServiceError(.invalidSession, "invalid session: token is missing its session")
+        }
+        if claims.exp <= clock.now {
+            throw ServiceError(.invalidSession, kind == .access ? "invalid session: access token expired"
+                                                                : "invalid session: refresh token expired")
+        }
+        return claims
+    }
+}

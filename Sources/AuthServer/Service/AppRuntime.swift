@@ -1,0 +1,51 @@
+import AuthProtocol
+import Synchronization
+
+/// One served app at run time: its configuration (which the dev API may change) and what is
+/// built from it.
+final class AppRuntime: Sendable {
+    let id: String
+    private struct State {
+        var config: AppConfiguration
+        var customToken: CustomTokenVerifier?
+    }
+    private let state: Mutex<State>
+    private let clock: ServerClock
+
+    init(_ config: AppConfiguration, clock: ServerClock) async throws(ConfigError) {
+        id = config.id
+        self.clock = clock
+        let verifier = try await config.providers.customToken.asyncMap { c throws(ConfigError) in
+            try await CustomTokenVerifier(c, clock: clock)
+        }
+        state = Mutex(State(config: config, customToken: verifier))
+    }
+
+    var config: AppConfiguration { state.withLock { $0.config } }
+    var customToken: CustomTokenVerifier? { state.withLock { $0.customToken } }
+
+    /// Replaces the configuration (dev API). The id and token signing cannot change at run time.
+    func update(_ config: AppConfiguration) async throws(ConfigError) {
+        let current = self.config
+        guard config.id == current.id else { throw ConfigError(key: "id", reason: "cannot be changed at run time") }
+        guard config.tokenSigningAlgorithm == current.tokenSigningAlgorithm else {
+            throw ConfigError(key: "tokenSigningAlgorithm", reason: "cannot be changed at run time")
+        }
+        let verifier = try await config.providers.customToken.asyncMap { c throws(ConfigError) in
+            try await CustomTokenVerifier(c, clock: clock)
+        }
+        state.withLock { $0 = State(config: config, customToken: verifier) }
+    }
+
+    /// The stable `provider_id` of one of this app's providers (24 hex digits).
+    func providerId(_ type: String) -> String {
+        String(Hex.encode(Secrets.digest("\(id)/\(type)")).prefix(24))
+    }
+}
+
+extension Optional {
+    func asyncMap<U, E: Error>(_ transform: (Wrapped) async throws(E) -> U) async throws(E) -> U? {
+        guard let self else { return nil }
+        return try await transform(self)
+    }
+}

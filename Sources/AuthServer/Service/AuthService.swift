@@ -1,0 +1,74 @@
+import AuthProtocol
+import Logging
+
+/// The server's shared state and the operations behind the routes.
+final class AuthService: Sendable {
+    let store: any AuthStore
+    let hasher: PasswordHasher
+    let clock: ServerClock
+    let tokens: TokenIssuer
+    let apps: [String: AppRuntime]
+    let mailer: any Mailer
+    /// Present in dev mode.
+    let outbox: DevOutbox?
+    let logger: Logger
+    /// Verified against when the user is unknown, so that both answers take as long.
+    let dummyHash: String
+
+    /// API keys per user.
+    static let apiKeyLimit = 20
+    /// Confirmation and reset links live 30 minutes.
+    static let linkLifetime: Int64 = 1800
+    /// "Never" for anonymous refresh tokens: 100 years.
+    static let noExpiry: Int64 = 3_155_760_000
+
+    init(configuration c: ServerConfiguration, store: any AuthStore) async throws {
+        self.store = store
+        hasher = PasswordHasher(parameters: c.passwordParameters)
+        clock = c.clock
+        logger = c.logger
+        tokens = try await TokenIssuer(apps: c.apps, store: store, clock: c.clock)
+        var apps: [String: AppRuntime] = [:]
+        for (i, app) in c.apps.enumerated() {
+            do {
+                apps[app.id] = try await AppRuntime(app, clock: c.clock)
+            } catch {
+                throw ConfigError(file: c.configFile, key: "apps[\(i)].\(error.key)", reason: error.reason)
+            }
+        }
+        self.apps = apps
+        if c.dev {
+            let outbox = DevOutbox()
+            self.outbox = outbox
+            mailer = outbox
+        } else {
+            outbox = nil
+            mailer = UndeliveredMail(logger: c.logger)
+        }
+        dummyHash = try await hasher.hash(Secrets.randomHex(bytes: 16))
+    }
+
+    /// The app named in the path, or 404.
+    func app(_ id: String) throws(ServiceError) -> AppRuntime {
+        guard let app = apps[id] else {
+            throw ServiceError(.appNotFound, "cannot find app using Client App ID '\(id)'")
+        }
+        return app
+    }
+
+    /// Passwords are 6 to 128 characters.
+    static func checkPasswordLength(_ password: String) throws(ServiceError) {
+        guard (6...128).contains(password.count) else {
+            throw ServiceError(.badRequest, "password must be between 6 and 128 characters")
+        }
+    }
+
+    /// A store call whose conflict means `conflict` to the client.
+    func storing<T>(_ conflict: ServiceError? = nil, _ body: () async throws -> T) async throws -> T {
+        do {
+            return try await body()
+        } catch let e as StoreError where e.isConflict && conflict != nil {
+            throw conflict!
+        }
+    }
+}

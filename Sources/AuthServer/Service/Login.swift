@@ -1,0 +1,127 @@
+import AuthProtocol
+
+/// Logging in and linking: credentials become an identity, the identity a user.
+extension AuthService {
+    /// Who the credentials prove the caller to be.
+    struct Proof {
+        var identity: IdentityRecord
+        /// Set when the credential already names its user (API keys log in as their owner).
+        var owner: String?
+        /// Fields merged into the profile `data` of the user.
+        var profile: EJSONDocument = [:]
+    }
+
+    /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
+    func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?) async throws -> EJSON {
+        let proof = try await authenticate(app: app, provider: provider, body: body)
+        if let linkToken { return try await link(proof, app: app, token: linkToken) }
+
+        var user: UserRecord
+        if let owner = proof.owner {
+            guard let u = try await store.user(id: owner, app: app.id) else { throw ServiceError(.authError, "invalid API key") }
+            user = u
+        } else if proof.identity.providerType != ProviderType.anonymous,
+            let id = try await store.userId(app: app.id, providerType: proof.identity.providerType,
+                                            externalId: proof.identity.externalId),
+            let u = try await store.user(id: id, app: app.id)
+        {
+            user = u
+        } else {
+            let now = clock.now
+            user = UserRecord(id: ObjectId(seconds: UInt32(truncatingIfNeeded: now)).hex, appId: app.id,
+                              data: proof.profile, createdAt: now, identities: [proof.identity])
+            try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
+                try await store.insertUser(user)
+            }
+        }
+        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
+        let tokens = try await startSession(app: app, user: user, providerType: proof.identity.providerType,
+                                            identityId: proof.identity.externalId, deviceId: deviceId(body))
+        return ["access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
+                "user_id": .string(user.id), "device_id": .string(tokens.deviceId)]
+    }
+
+    /// Adds the proven identity to the user of `token` (wire-protocol.md section 8).
+    private func link(_ proof: Proof, app: AppRuntime, token: String) async throws -> EJSON {
+        let (tokenApp, user, claims) = try await userOfAccessToken(token)
+        guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        let type = proof.identity.providerType
+        if type == ProviderType.anonymous {
+            throw ServiceError(.internalServerError, "linking an anonymous identity is not allowed")
+        }
+        if proof.owner != nil {
+            throw ServiceError(.internalServerError, "linking an API key identity is not allowed")
+        }
+        let holder = try await store.userId(app: app.id, providerType: type, externalId: proof.identity.externalId)
+        if let holder, holder != user.id {
+            throw ServiceError(.invalidSession, "a user already exists with the specified provider")
+        }
+        if holder == nil {
+            if type == ProviderType.userpass, user.identities.contains(where: { $0.providerType == ProviderType.userpass }) {
+                throw ServiceError(.internalServerError,
+                                   "linking a local-userpass identity is not allowed when one is already linked")
+            }
+            var profile = user.data
+            for (key, value) in proof.profile { profile[key] = value }
+            try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
+                try await store.addIdentity(proof.identity, toUser: user.id, app: app.id, profile: profile)
+            }
+        }
+        let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
+        let access = try await accessToken(app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId)
+        return ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
+    }
+
+    /// Checks the credentials of one provider.
+    private func authenticate(app: AppRuntime, provider: String, body: RequestBody) async throws -> Proof {
+        let config = app.config
+        let providers = config.providers
+        func identity(_ id: String, data: EJSONDocument = [:]) -> IdentityRecord {
+            IdentityRecord(externalId: id, providerType: provider, providerId: app.providerId(provider), data: data)
+        }
+        switch provider {
+        case ProviderType.anonymous where providers.anonymous:
+            return Proof(identity: identity(ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex))
+        case ProviderType.userpass where providers.userpass != nil:
+            let account = try await checkPassword(app: app, email: try body.string("username"),
+                                                  password: try body.string("password"))
+            return Proof(identity: identity(account.identityId, data: ["email": .string(account.email)]),
+                         profile: ["email": .string(account.email)])
+        case ProviderType.apiKey where providers.apiKey:
+            let key = try body.string("key")
+            guard let record = try await store.apiKey(app: app.id, digest: Secrets.digest(key)), !record.disabled else {
+                throw ServiceError(.authError, "invalid API key")
+            }
+            return Proof(identity: identity(record.id), owner: record.userId)
+        case ProviderType.customToken:
+            guard let verifier = app.customToken else { break }
+            let (sub, profile) = try await verifier.verify(try body.string("token"))
+            return Proof(identity: identity(sub, data: profile), profile: profile)
+        default:
+            break
+        }
+        throw ServiceError(.authProviderNotFound, "authentication via '\(provider)' is unsupported")
+    }
+
+    /// The email/password check of a login or link: the same answer and about the same time
+    /// for an unknown user and a wrong password.
+    func checkPassword(app: AppRuntime, email: String, password: String) async throws -> UserpassAccount {
+        let account = try await store.userpassAccount(app: app.id, email: email)
+        let matches = try await hasher.verify(password, against: account?.passwordHash ?? dummyHash)
+        guard let account, matches else { throw ServiceError(.invalidPassword, "invalid username/password") }
+        guard account.confirmed else { throw ServiceError(.authError, "confirmation required") }
+        if hasher.needsRehash(account.passwordHash) {
+            let hash = try await hasher.hash(password)
+            try await store.setPassword(app: app.id, email: email, hash: hash)
+        }
+        return account
+    }
+
+    /// `options.device.deviceId` when it is a real id, else a new one.
+    func deviceId(_ body: RequestBody) -> String {
+        if case .string(let s)? = body.document["options"]?["device"]?["deviceId"], let id = ObjectId(hex: s), id != .zero {
+            return id.hex
+        }
+        return ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex
+    }
+}

@@ -1,0 +1,69 @@
+import AuthProtocol
+
+/// Sessions and the tokens that stand for them.
+extension AuthService {
+    /// The tokens of a new session.
+    struct Tokens {
+        var access: String
+        var refresh: String
+        var deviceId: String
+    }
+
+    /// Starts a session for `user`, logged in through `identity`.
+    func startSession(app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
+                      deviceId: String) async throws -> Tokens {
+        let config = app.config
+        let now = clock.now
+        let sessionId = ObjectId(seconds: UInt32(truncatingIfNeeded: now)).hex
+        let anonymous = user.isAnonymous
+        let refreshExp = now + (anonymous ? Self.noExpiry : config.refreshTokenLifetimeSeconds)
+        let refresh = try await tokens.sign(RefreshTokenClaims(
+            exp: refreshExp, iat: now, sub: user.id, session: sessionId,
+            identity: .init(id: identityId, providerType: providerType, providerId: app.providerId(providerType)),
+            deviceId: deviceId, appId: app.id))
+        try await store.insertSession(SessionRecord(
+            id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
+            identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
+            expiresAt: anonymous ? nil : refreshExp))
+        let access = try await accessToken(app: config, user: user, session: sessionId, deviceId: deviceId)
+        return Tokens(access: access, refresh: refresh, deviceId: deviceId)
+    }
+
+    func accessToken(app: AppConfiguration, user: UserRecord, session: String, deviceId: String) async throws -> String {
+        let now = clock.now
+        return try await tokens.sign(AccessTokenClaims(
+            exp: now + app.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
+            appId: app.id, userData: user.customData))
+    }
+
+    /// The user of a valid access token (profile, delete, link, functions).
+    func userOfAccessToken(_ token: String) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+        let claims = try await tokens.verify(token, as: .access)
+        guard let appId = claims.baas_domain_id, let app = apps[appId] else {
+            throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
+        }
+        guard let user = try await store.user(id: claims.sub, app: app.id) else {
+            throw ServiceError(.invalidSession, "invalid session: user not found")
+        }
+        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
+        return (app, user, claims)
+    }
+
+    /// The live session of a valid refresh token (refresh, logout, API keys).
+    func sessionOfRefreshToken(_ token: String) async throws -> (AppRuntime, SessionRecord, UserRecord) {
+        let claims = try await tokens.verify(token, as: .refresh)
+        guard let appId = claims.baas_domain_id, let app = apps[appId] else {
+            throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
+        }
+        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId),
+            session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, Secrets.digest(token))
+        else {
+            throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")
+        }
+        if let expires = session.expiresAt, expires <= clock.now {
+            throw ServiceError(.invalidSession, "invalid session: refresh token expired")
+        }
+        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
+        return (app, session, user)
+    }
+}

@@ -1,0 +1,123 @@
+import AuthProtocol
+
+/// Email/password accounts: register, confirm, reset (wire-protocol.md section 6).
+extension AuthService {
+    func userpassConfig(_ app: AppRuntime) throws(ServiceError) -> AppConfiguration.Userpass {
+        guard let c = app.config.providers.userpass else {
+            throw ServiceError(.authProviderNotFound, "authentication via 'local-userpass' is unsupported")
+        }
+        return c
+    }
+
+    /// `register`: a pending account, then confirmation by email (or at once with autoConfirm).
+    func register(app: AppRuntime, email: String, password: String, origin: String) async throws {
+        let config = try userpassConfig(app)
+        try Self.checkEmail(email)
+        try Self.checkPasswordLength(password)
+        let inUse = ServiceError(.accountNameInUse, "name already in use")
+        if try await store.userpassAccount(app: app.id, email: email) != nil { throw inUse }
+        let hash = try await hasher.hash(password)
+        if config.runConfirmationFunction {
+            throw ServiceError(.functionNotFound, "confirmation functions need the plugin runtime, which is not built yet")
+        }
+        let account = UserpassAccount(appId: app.id, email: email, passwordHash: hash,
+                                      identityId: ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex,
+                                      confirmed: config.autoConfirm, createdAt: clock.now)
+        try await storing(inUse) { try await store.insertUserpassAccount(account) }
+        if !config.autoConfirm {
+            try await sendLink(.confirm, app: app, email: email, origin: origin)
+        }
+    }
+
+    /// `confirm`: uses a confirmation token once.
+    func confirm(app: AppRuntime, token: String, tokenId: String) async throws {
+        _ = try userpassConfig(app)
+        guard let email = try await store.consumeToken(app: app.id, kind: .confirm, id: tokenId,
+                                                       digest: Secrets.digest(token), now: clock.now),
+            let account = try await store.userpassAccount(app: app.id, email: email)
+        else { throw ServiceError(.badRequest, "invalid token data") }
+        guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
+        try await store.confirmUserpassAccount(app: app.id, email: email)
+    }
+
+    /// `confirm/send`: a new confirmation email.
+    func resendConfirmation(app: AppRuntime, email: String, origin: String) async throws {
+        _ = try userpassConfig(app)
+        let account = try await existingAccount(app: app, email: email)
+        guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
+        try await sendLink(.confirm, app: app, email: email, origin: origin)
+    }
+
+    /// `confirm/call`: re-runs the confirmation function.
+    func rerunConfirmation(app: AppRuntime, email: String) async throws {
+        let config = try userpassConfig(app)
+        if config.autoConfirm { throw ServiceError(.badRequest, "automatic confirmation is enabled") }
+        let account = try await existingAccount(app: app, email: email)
+        guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
+        guard config.runConfirmationFunction else {
+            throw ServiceError(.badRequest, "no confirmation function is configured")
+        }
+        throw ServiceError(.functionNotFound, "confirmation functions need the plugin runtime, which is not built yet")
+    }
+
+    /// `reset/send`: a reset email.
+    func sendReset(app: AppRuntime, email: String, origin: String) async throws {
+        let config = try userpassConfig(app)
+        if config.runResetFunction {
+            throw ServiceError(.badRequest, "a reset function is configured: use reset/call")
+        }
+        _ = try await existingAccount(app: app, email: email)
+        try await sendLink(.reset, app: app, email: email, origin: origin)
+    }
+
+    /// `reset`: sets the password with a reset token, once.
+    func reset(app: AppRuntime, token: String, tokenId: String, password: String) async throws {
+        _ = try userpassConfig(app)
+        try Self.checkPasswordLength(password)
+        guard let email = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId,
+                                                       digest: Secrets.digest(token), now: clock.now)
+        else { throw ServiceError(.badRequest, "invalid token data") }
+        let hash = try await hasher.hash(password)
+        try await store.setPassword(app: app.id, email: email, hash: hash)
+    }
+
+    /// `reset/call`: runs the reset function.
+    func callReset(app: AppRuntime, email: String, password: String) async throws {
+        let config = try userpassConfig(app)
+        try Self.checkPasswordLength(password)
+        _ = try await existingAccount(app: app, email: email)
+        guard config.runResetFunction else { throw ServiceError(.badRequest, "no reset function is configured") }
+        throw ServiceError(.functionNotFound, "reset functions need the plugin runtime, which is not built yet")
+    }
+
+    private func existingAccount(app: AppRuntime, email: String) async throws -> UserpassAccount {
+        guard let account = try await store.userpassAccount(app: app.id, email: email) else {
+            throw ServiceError(.userNotFound, "user not found")
+        }
+        return account
+    }
+
+    static func checkEmail(_ email: String) throws(ServiceError) {
+        guard !email.isEmpty, email.utf8.count <= 254, email.contains("@"), !email.contains(where: \.isWhitespace) else {
+            throw ServiceError(.badRequest, "email is not a valid address")
+        }
+    }
+
+    /// Creates a token, stores its digest, and mails `URL?token=..&tokenId=..`.
+    func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String) async throws {
+        let config = try userpassConfig(app)
+        let token = Secrets.randomHex(bytes: 32)
+        let tokenId = ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex
+        try await store.insertToken(OneTimeToken(id: tokenId, appId: app.id, kind: kind, email: email,
+                                                 digest: Secrets.digest(token), expiresAt: clock.now + Self.linkLifetime))
+        let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
+            ?? "\(origin)/\(kind == .confirm ? "confirm" : "reset")"
+        let link = "\(base)\(base.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)"
+        let subject = kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject
+        let body = kind == .confirm
+            ? "Confirm your account by opening this link (valid 30 minutes):\n\(link)\n"
+            : "Reset your password by opening this link (valid 30 minutes):\n\(link)\n"
+        await mailer.send(OutboxMessage(to: email, subject: subject, body: body, kind: kind.rawValue, token: token,
+                                        tokenId: tokenId, link: link, sentAt: clock.now), app: app.id)
+    }
+}

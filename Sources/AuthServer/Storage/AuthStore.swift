@@ -1,0 +1,71 @@
+import AuthProtocol
+
+/// Why a store operation failed, in terms the routes can answer.
+public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
+    enum Code: Sendable { case conflict, unavailable }
+    let code: Code
+    /// What was being done (never a bound value: no password, token or key).
+    public let operation: String
+
+    /// A unique key already exists (email, identity, API key name).
+    public static func conflict(_ operation: String) -> StoreError { .init(code: .conflict, operation: operation) }
+    /// The database failed (disk, corruption, lock timeout).
+    public static func unavailable(_ operation: String) -> StoreError { .init(code: .unavailable, operation: operation) }
+
+    public var isConflict: Bool { code == .conflict }
+    public var description: String { code == .conflict ? "conflict: \(operation)" : "database error: \(operation)" }
+}
+
+/// Everything the server keeps. One interface, so routes never know the engine
+/// (SQLite now; PostgreSQL can implement the same protocol).
+public protocol AuthStore: Sendable {
+    // Signing keys
+    /// The app's key material for `algorithm`, creating it with `make` if there is none yet.
+    func signingKey(app: String, algorithm: String, make: @Sendable () -> [UInt8]) async throws -> [UInt8]
+
+    // Users and identities
+    /// Inserts a user with its identities; conflict if an identity belongs to someone already.
+    func insertUser(_ user: UserRecord) async throws
+    /// The user with its identities, or nil.
+    func user(id: String, app: String) async throws -> UserRecord?
+    /// The id of the user holding this identity, or nil.
+    func userId(app: String, providerType: String, externalId: String) async throws -> String?
+    /// Appends an identity (and merges `data` into the profile); conflict if someone holds it.
+    func addIdentity(_ identity: IdentityRecord, toUser userId: String, app: String, profile: EJSONDocument) async throws
+    /// Sets the user's custom data document.
+    func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws
+    /// Deletes the user, its identities, sessions, API keys and email/password accounts.
+    func deleteUser(id: String, app: String) async throws
+
+    // Email/password
+    func userpassAccount(app: String, email: String) async throws -> UserpassAccount?
+    /// Inserts a new account; conflict if the email is taken.
+    func insertUserpassAccount(_ account: UserpassAccount) async throws
+    func deleteUserpassAccount(app: String, email: String) async throws
+    func confirmUserpassAccount(app: String, email: String) async throws
+    func setPassword(app: String, email: String, hash: String) async throws
+    /// Stores a confirmation or reset token, replacing older ones of that kind for that email.
+    func insertToken(_ token: OneTimeToken) async throws
+    /// Uses a token once: removes it and returns its email if the digest matches and it has not expired.
+    func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
+
+    // Sessions
+    func insertSession(_ session: SessionRecord) async throws
+    /// The session and its user (for a refresh: one read).
+    func sessionWithUser(id: String) async throws -> (SessionRecord, UserRecord)?
+    func deleteSession(id: String) async throws
+
+    // API keys
+    /// Inserts a key unless the user has `limit` already (returns false) ; conflict on a repeated name.
+    func insertAPIKey(_ key: APIKeyRecord, limit: Int) async throws -> Bool
+    func apiKeys(userId: String) async throws -> [APIKeyRecord]
+    func apiKey(id: String, userId: String) async throws -> APIKeyRecord?
+    func apiKey(app: String, digest: [UInt8]) async throws -> APIKeyRecord?
+    /// False when the user has no such key.
+    func deleteAPIKey(id: String, userId: String) async throws -> Bool
+    func setAPIKeyDisabled(_ disabled: Bool, id: String, userId: String) async throws -> Bool
+
+    // Dev mode
+    /// Deletes every user, identity, account, token, session and API key of the app.
+    func wipe(app: String) async throws
+}

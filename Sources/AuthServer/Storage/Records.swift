@@ -1,0 +1,78 @@
+import AuthProtocol
+
+/// A user of an app, with its identities in link order.
+public struct UserRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    /// `normal` or `server`.
+    public var type = "normal"
+    /// Profile `data` (email, name, ...).
+    public var data = EJSONDocument()
+    /// Custom user data, the `user_data` claim of access tokens.
+    public var customData: EJSONDocument?
+    public var disabled = false
+    public var createdAt: Int64
+    public var identities: [IdentityRecord] = []
+
+    /// True when every identity is anonymous.
+    public var isAnonymous: Bool { !identities.isEmpty && identities.allSatisfy { $0.providerType == ProviderType.anonymous } }
+}
+
+/// One identity of a user: who the user is to one provider.
+public struct IdentityRecord: Sendable, Equatable {
+    /// The id the provider knows the user by (userpass: the account's identity id; custom-token: `sub`).
+    public var externalId: String
+    public var providerType: String
+    public var providerId: String
+    public var data = EJSONDocument()
+}
+
+/// An email/password account. It gets a user on its first login (or link), as in App Services.
+public struct UserpassAccount: Sendable, Equatable {
+    public var appId: String
+    public var email: String
+    /// Argon2id PHC string.
+    public var passwordHash: String
+    /// The external id of its `local-userpass` identity.
+    public var identityId: String
+    public var confirmed: Bool
+    public var createdAt: Int64
+}
+
+/// A login session: the server side of a refresh token.
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var userId: String
+    public var deviceId: String
+    public var providerType: String
+    public var identityId: String
+    /// SHA-256 of the refresh token; the token itself is never stored.
+    public var refreshDigest: [UInt8]
+    public var createdAt: Int64
+    /// nil: never expires (anonymous sessions).
+    public var expiresAt: Int64?
+}
+
+/// A user API key; only its digest is stored.
+public struct APIKeyRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var userId: String
+    public var name: String
+    public var digest: [UInt8]
+    public var disabled: Bool
+    public var createdAt: Int64
+}
+
+/// A confirmation or reset token; only its digest is stored, and it is used once.
+public struct OneTimeToken: Sendable, Equatable {
+    public enum Kind: String, Sendable { case confirm, reset }
+    /// The `tokenId` of the link.
+    public var id: String
+    public var appId: String
+    public var kind: Kind
+    public var email: String
+    public var digest: [UInt8]
+    public var expiresAt: Int64
+}

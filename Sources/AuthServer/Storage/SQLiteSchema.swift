@@ -1,0 +1,47 @@
+import GRDB
+
+/// The schema of the SQLite engine, as numbered migrations (never edit a shipped one; add one).
+enum SQLiteSchema {
+    static var migrator: DatabaseMigrator {
+        var m = DatabaseMigrator()
+        m.registerMigration("v1") { db in
+            try db.execute(sql: """
+                CREATE TABLE signing_keys (
+                    app_id TEXT NOT NULL, algorithm TEXT NOT NULL, material BLOB NOT NULL,
+                    PRIMARY KEY (app_id, algorithm));
+                CREATE TABLE users (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL, type TEXT NOT NULL,
+                    data TEXT NOT NULL, custom_data TEXT, disabled INTEGER NOT NULL DEFAULT 0,
+                    created_at INTEGER NOT NULL);
+                CREATE INDEX users_app ON users(app_id);
+                CREATE TABLE identities (
+                    app_id TEXT NOT NULL, provider_type TEXT NOT NULL, external_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    provider_id TEXT NOT NULL, data TEXT NOT NULL, position INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, provider_type, external_id));
+                CREATE INDEX identities_user ON identities(user_id, position);
+                CREATE TABLE userpass_accounts (
+                    app_id TEXT NOT NULL, email TEXT NOT NULL, password_hash TEXT NOT NULL,
+                    identity_id TEXT NOT NULL, confirmed INTEGER NOT NULL, created_at INTEGER NOT NULL,
+                    PRIMARY KEY (app_id, email));
+                CREATE TABLE one_time_tokens (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, email TEXT NOT NULL,
+                    digest BLOB NOT NULL, expires_at INTEGER NOT NULL);
+                CREATE INDEX one_time_tokens_email ON one_time_tokens(app_id, kind, email);
+                CREATE TABLE sessions (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    device_id TEXT NOT NULL, provider_type TEXT NOT NULL, identity_id TEXT NOT NULL,
+                    refresh_digest BLOB NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER);
+                CREATE INDEX sessions_user ON sessions(user_id);
+                CREATE TABLE api_keys (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL,
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL, digest BLOB NOT NULL UNIQUE, disabled INTEGER NOT NULL,
+                    created_at INTEGER NOT NULL, seq INTEGER NOT NULL,
+                    UNIQUE (user_id, name));
+                """)
+        }
+        return m
+    }
+}

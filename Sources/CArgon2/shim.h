@@ -1,0 +1,4 @@
+#ifndef AUTHSH_CARGON2_SHIM_H
+#define AUTHSH_CARGON2_SHIM_H
+#include <argon2.h>
+#endif

@@ -1,0 +1,132 @@
+import AuthServer
+import Dispatch
+import Glibc
+import Hummingbird
+import Logging
+import Synchronization
+
+/// `authsh serve`: the server alone (server-contract.md).
+enum Serve {
+    static let usage = """
+        usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
+                            [--plugins DIR] [--dev] [--log-level info]
+        """
+
+    static let help = """
+        authsh serve: an App Services-compatible auth server.
+
+        \(usage)
+
+          --host HOST        address to listen on (default 127.0.0.1)
+          --port PORT        port; 0 binds an ephemeral one (default 9090)
+          --config FILE      JSON config of the apps (default: one app, `local`)
+          --data DIR         where the SQLite database and keys live (default as for authsh)
+          --plugins DIR      Lua plugins (default ./plugins; the plugin runtime is not built yet)
+          --dev              dev mode: outbox, wipe, config and clock routes under /api/dev/v1
+          --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
+
+        Prints `listening on http://HOST:PORT` once it accepts connections. SIGINT or SIGTERM
+        stops it gracefully (exit 0). A bad config exits 78, bad usage 64.
+        """
+
+    /// Exit status for a configuration that cannot be served (sysexits EX_CONFIG).
+    static let configError: Int32 = 78
+
+    static func main(_ args: [String]) -> Int32 {
+        var config = ServerConfiguration()
+        config.database = .directory(Paths.defaultDataDirectory())
+        var configFile: String?
+        var level = Logger.Level.info
+        var i = 0
+        func value(_ option: String) -> String? {
+            i += 1
+            return i < args.count ? args[i] : nil
+        }
+        func bad(_ message: String) -> Int32 {
+            Output.error("authsh serve: \(message)\n\(usage)")
+            return ExitStatus.usage
+        }
+        while i < args.count {
+            let arg = args[i]
+            switch arg {
+            case "-h", "--help":
+                print(help)
+                return 0
+            case "--dev": config.dev = true
+            case "--host":
+                guard let v = value(arg) else { return bad("--host needs a value") }
+                config.host = v
+            case "--port":
+                guard let v = value(arg), let port = Int(v), (0...65535).contains(port) else {
+                    return bad("--port needs a number from 0 to 65535")
+                }
+                config.port = port
+            case "--config":
+                guard let v = value(arg) else { return bad("--config needs a file") }
+                configFile = v
+            case "--data":
+                guard let v = value(arg) else { return bad("--data needs a directory") }
+                config.database = .directory(v)
+            case "--plugins":
+                guard let v = value(arg) else { return bad("--plugins needs a directory") }
+                config.pluginsDirectory = v
+            case "--log-level":
+                guard let v = value(arg), let l = Logger.Level(rawValue: v) else {
+                    return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
+                }
+                level = l
+            default:
+                return bad("unknown option '\(arg)'")
+            }
+            i += 1
+        }
+        if let configFile {
+            guard let bytes = Files.read(configFile) else {
+                Output.error("authsh serve: config \(configFile): cannot read it (\(String(cString: strerror(errno))))")
+                return configError
+            }
+            do {
+                try config.loadConfig(bytes, file: configFile)
+            } catch {
+                Output.error("authsh serve: \(error)")
+                return configError
+            }
+        }
+        var logger = Logger(label: "authsh.server")
+        logger.logLevel = level
+        config.logger = logger
+        if !config.dev {
+            logger.warning("email delivery is not configured: confirmation and reset emails are not sent (use --dev for an outbox)")
+        }
+        let finalConfig = config
+        return runBlocking {
+            do {
+                let app = try await buildApplication(finalConfig) { host, port in
+                    print("listening on http://\(host):\(port)")
+                    fflush(nil)
+                }
+                try await app.runService()
+                return 0
+            } catch let error as ConfigError {
+                Output.error("authsh serve: \(error)")
+                return configError
+            } catch {
+                Output.error("authsh serve: \(error)")
+                return ExitStatus.failure
+            }
+        }
+    }
+
+    /// Runs async work from the synchronous entry point and waits for its status.
+    private static func runBlocking(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+        let status = Mutex<Int32>(0)
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            let s = await body()
+            status.withLock { $0 = s }
+            done.signal()
+        }
+        done.wait()
+        return status.withLock { $0 }
+    }
+}
