@@ -49,6 +49,7 @@ let package = Package(
         .testTarget(name: "AuthServerTests", dependencies: [
             "AuthServer", "AuthProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
         ]),
         .testTarget(name: "authshTests", dependencies: ["authsh"]),
     ],

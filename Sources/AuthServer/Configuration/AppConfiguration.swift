@@ -191,10 +191,12 @@ extension AppConfiguration.Providers {
         }
         if let v = r.value(ProviderType.customToken) {
             var p = try ConfigReader(v, path: r.keyPath(ProviderType.customToken))
-            let enabled = try p.bool("enabled", default: true)
-            let t = try AppConfiguration.CustomToken(reader: &p)
-            customToken = enabled ? t : nil
-            try p.finish()
+            if try p.bool("enabled", default: true) {
+                customToken = try AppConfiguration.CustomToken(reader: &p)
+                try p.finish()
+            } else {
+                customToken = nil  // a disabled provider's other settings are not checked
+            }
         }
         try r.finish()
     }

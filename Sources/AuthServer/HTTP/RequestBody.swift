@@ -1,5 +1,6 @@
 import AuthProtocol
 import Hummingbird
+import NIOCore
 
 /// A request's JSON body, with readers whose errors name the field.
 struct RequestBody {
@@ -8,7 +9,12 @@ struct RequestBody {
     /// Reads and parses the body (at most the context's limit); an empty body is `{}`.
     static func read(_ request: Request, context: AuthRequestContext) async throws -> RequestBody {
         var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer: ByteBuffer
+        do {
+            buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        } catch is NIOTooManyBytesError {
+            throw ServiceError(.payloadTooLarge, "request body is larger than 1 MiB")
+        }
         if buffer.readableBytes == 0 { return RequestBody(document: [:]) }
         let value: EJSON
         do {

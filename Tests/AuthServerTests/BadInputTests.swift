@@ -1,0 +1,84 @@
+import AuthProtocol
+import AuthServer
+import Hummingbird
+import Testing
+
+@Suite struct BadInputTests {
+    @Test func malformedBodiesAreNamed400s() async throws {
+        try await TestServer.run { c in
+            let register = Routes.userpass("local", "register")
+            let cases: [([UInt8], String)] = [
+                (Array("{\"email\": ".utf8), "request body is not valid JSON"),
+                (Array("[1,2]".utf8), "request body must be a JSON object, got array"),
+                ([0x7b, 0x22, 0x65, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d], "invalid UTF-8"),
+                (Array("{\"email\": 5, \"password\": \"password1\"}".utf8), "parameter 'email' must be a string, got long"),
+                (Array("{\"password\": \"password1\"}".utf8), "missing parameter 'email'"),
+            ]
+            for (body, message) in cases {
+                let r = try await c.call(.post, register, raw: body)
+                #expect(r.status == 400, "\(message)")
+                #expect(r.message?.contains(message) == true, "\(r.message ?? "") should say \(message)")
+            }
+            let missing = try await c.call(.post, register, json: ["email": "a@example.com"])
+            #expect(missing.code == "MissingParameter")
+        }
+    }
+
+    @Test func oversizedBodyIs413() async throws {
+        try await TestServer.run { c in
+            let big = Array("{\"email\":\"".utf8) + [UInt8](repeating: 0x61, count: 1 << 20) + Array("\"}".utf8)
+            let r = try await c.call(.post, Routes.userpass("local", "register"), raw: big)
+            #expect(r.status == 413 && r.code == "PayloadTooLarge", "\(r.status) \(r.body)")
+        }
+    }
+
+    @Test func unknownProviderAndUnknownApp() async throws {
+        try await TestServer.run { c in
+            let p = try await c.login("oauth2-nothing", ["provider": "oauth2-nothing"])
+            #expect(p.status == 404 && p.code == "AuthProviderNotFound")
+            var other = c
+            other.app = "nope"
+            #expect(try await other.anonymous().status == 404)
+        }
+    }
+
+    @Test func badTokens() async throws {
+        try await TestServer.run { c in
+            let login = try await c.anonymous()
+            let at = login["access_token"]!
+            let parts = at.split(separator: ".").map(String.init)
+            let none = Base64.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8), urlSafe: true)
+            let forged = Base64.encode(Array(#"{"sub":"x","typ":"access","exp":9999999999,"iat":1,"iss":"s","baas_domain_id":"local"}"#.utf8), urlSafe: true)
+            for token in ["garbage", "a.b.c", "\(none).\(parts[1]).", "\(none).\(forged).", "\(parts[0]).\(forged).\(parts[2])",
+                          "\(parts[0]).\(parts[1]).\(parts[2].dropLast(2))xx"] {
+                let r = try await c.profile(token)
+                #expect(r.status == 401 && r.code == "InvalidSession", "token \(token)")
+                #expect(r.message?.contains(token) == false)
+            }
+            #expect(try await c.call(.get, Routes.profile).code == "MissingAuthReq")
+        }
+    }
+
+    @Test func tokenOfAnotherAppCannotLinkHere() async throws {
+        let apps = [AppConfiguration(id: "local"), AppConfiguration(id: "other")]
+        try await TestServer.run(TestServer.configuration(apps: apps)) { c in
+            var other = c
+            other.app = "other"
+            let foreign = try await other.anonymous()
+            try await c.registerConfirmed("app@example.com")
+            let r = try await c.emailLogin("app@example.com", "password1", link: foreign["access_token"]!)
+            #expect(r.status == 401 && r.code == "InvalidSession")
+            // Each app has its own key: the profile route still knows the token's own app.
+            #expect(try await c.profile(foreign["access_token"]!)["domain_id"] == "other")
+        }
+    }
+
+    @Test func devRoutesDoNotExistInProduction() async throws {
+        try await TestServer.run(TestServer.configuration(dev: false)) { (c: Client) async throws in
+            for (method, path) in [(HTTPRequest.Method.get, "\(Routes.dev)/clock"), (.delete, "\(Routes.dev)/apps/local/users"),
+                                   (.get, "\(Routes.dev)/apps/local/outbox")] {
+                #expect(try await c.call(method, path).status == 404)
+            }
+        }
+    }
+}
