@@ -51,7 +51,9 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
         ]),
-        .testTarget(name: "authshTests", dependencies: ["authsh"]),
+        .testTarget(name: "authshTests", dependencies: [
+            "authsh", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,70 @@
+import AsyncHTTPClient
+import Foundation
+import Testing
+
+/// `authsh serve`, the real binary: its command line, its one stdout line, its exit codes.
+@Suite struct ServeTests {
+    @Test func configErrorsExit78NamingFileAndKey() throws {
+        let dir = try Binary.temporaryDirectory()
+        let file = dir + "/authsh.json"
+        try Binary.write(#"{"apps":[{"id":"a","providers":{"anon-user":{"enabeld":true}}}]}"#, to: file)
+        let r = try Binary.run(["serve", "--config", file, "--data", dir, "--port", "0"])
+        #expect(r.status == 78)
+        #expect(r.stderr.contains("config \(file): apps[0].providers.anon-user.enabeld: unknown key"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
+        let missing = try Binary.run(["serve", "--config", dir + "/nope.json", "--port", "0"])
+        #expect(missing.status == 78 && missing.stderr.contains("nope.json"))
+    }
+
+    @Test func badUsageExits64() throws {
+        let r = try Binary.run(["serve", "--port", "http"])
+        #expect(r.status == 64 && r.stderr.contains("--port"))
+        #expect(try Binary.run(["serve", "--frobnicate"]).status == 64)
+    }
+
+    @Test func servesWithNoConfigAndStopsOnSIGTERM() async throws {
+        let dir = try Binary.temporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.path)
+        process.arguments = ["serve", "--port", "0", "--data", dir + "/data", "--dev", "--log-level", "info"]
+        // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
+        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
+        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
+        process.standardInput = FileHandle.nullDevice
+        try Binary.spawnLock.withLock { try process.run() }
+        defer { if process.isRunning { process.terminate() } }
+
+        var line = ""
+        for _ in 0..<200 where !line.hasSuffix("\n") {
+            line = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        let origin = try #require(line.split(separator: "\n").first.map { $0.replacingOccurrences(of: "listening on ", with: "") })
+        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
+
+        let base = origin + "/api/client/v2.0/app/local"
+        var request = HTTPClientRequest(url: base + "/auth/providers/local-userpass/register")
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/json")
+        request.body = .bytes(Array(#"{"email":"serve@example.com","password":"hunter22"}"#.utf8))
+        let register = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        #expect(register.status.code == 201)
+        let outbox = try await HTTPClient.shared.execute(HTTPClientRequest(url: origin + "/api/dev/v1/apps/local/outbox"),
+                                                         timeout: .seconds(10))
+        let text = String(buffer: try await outbox.body.collect(upTo: 1 << 20))
+        #expect(text.contains("serve@example.com") && text.contains(origin + "/confirm?token="))
+
+        process.terminate()  // SIGTERM
+        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(!process.isRunning)
+        #expect(process.terminationStatus == 0)
+        let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
+        #expect(out.split(separator: "\n").count == 1, "exactly one line on stdout: \(out)")
+        let log = try String(contentsOfFile: dir + "/err", encoding: .utf8)
+        #expect(log.contains("POST /api/client/v2.0/app/local/auth/providers/local-userpass/register 201"))
+        #expect(!log.contains("hunter22") && !log.contains("token="), "the log holds no secret")
+        #expect(FileManager.default.fileExists(atPath: dir + "/data/authsh.sqlite"))
+    }
+}
