@@ -50,6 +50,7 @@ let package = Package(
             "AuthServer", "AuthProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ]),
         .testTarget(name: "authshTests", dependencies: [
             "authsh", .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -2,6 +2,7 @@ import AuthProtocol
 import AuthServer
 import Foundation
 import JWTKit
+import _CryptoExtras
 import Testing
 
 @Suite struct ConfigAndStorageTests {
@@ -100,6 +101,30 @@ import Testing
                 let r = try await c.login("custom-token", ["provider": "custom-token", "token": .string(bad)])
                 #expect(r.status == 401 && r.code == "AuthError" && r.message?.contains(reason) == true, "\(reason): \(r.body)")
             }
+        }
+    }
+
+    @Test func customTokenWithRS256PublicKey() async throws {
+        let privateKey = try JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        let otherKey = try JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
+        var app = AppConfiguration(id: "local")
+        var ct = AppConfiguration.CustomToken()
+        ct.signingAlgorithm = "RS256"
+        ct.signingKeys = [privateKey.publicKey.pemRepresentation]
+        app.providers.customToken = ct
+        func token(_ key: JWTKit.Insecure.RSA.PrivateKey) async throws -> String {
+            let keys = JWTKeyCollection()
+            await keys.add(rsa: key, digestAlgorithm: .sha256)
+            return try await keys.sign(CustomClaims(sub: "rsa-user", exp: .init(value: Date().addingTimeInterval(600)),
+                                                    aud: .init(value: ["any"]), profile: nil))
+        }
+        let good = try await token(privateKey), forged = try await token(otherKey)
+        try await TestServer.run(TestServer.configuration(apps: [app])) { c in
+            let login = try await c.login("custom-token", ["provider": "custom-token", "token": .string(good)])
+            #expect(login.status == 200)
+            #expect(try await c.profile(login["access_token"]!).body["identities"]?.arrayValue?.first?["id"] == "rsa-user")
+            let bad = try await c.login("custom-token", ["provider": "custom-token", "token": .string(forged)])
+            #expect(bad.status == 401 && bad.code == "AuthError")
         }
     }
 
