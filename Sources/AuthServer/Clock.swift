@@ -13,13 +13,6 @@ public final class ServerClock: Sendable {
     /// Now, in Unix seconds.
     public var now: Int64 { Self.realSeconds() + offset.load(ordering: .relaxed) }
 
-    /// Now, in Unix milliseconds.
-    public var nowMilliseconds: Int64 {
-        var ts = timespec()
-        clock_gettime(CLOCK_REALTIME, &ts)
-        return Int64(ts.tv_sec) * 1000 + Int64(ts.tv_nsec) / 1_000_000 + offset.load(ordering: .relaxed) * 1000
-    }
-
     /// Moves the clock forward by `seconds` (the dev API; never backwards).
     public func advance(seconds: Int64) {
         offset.add(max(0, seconds), ordering: .relaxed)

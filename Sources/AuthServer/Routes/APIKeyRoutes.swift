@@ -16,7 +16,7 @@ extension AuthService {
             }
             guard !user.isAnonymous else { throw ServiceError(.badRequest, "anonymous users cannot create API keys") }
             let key = Secrets.randomHex(bytes: 32)
-            let record = APIKeyRecord(id: ObjectId(seconds: UInt32(truncatingIfNeeded: self.clock.now)).hex, appId: app.id,
+            let record = APIKeyRecord(id: self.newId(), appId: app.id,
                                       userId: user.id, name: name, digest: Secrets.digest(key), disabled: false,
                                       createdAt: self.clock.now)
             let inserted = try await self.storing(ServiceError(.apiKeyAlreadyExists, "API key with name already exists")) {

@@ -5,8 +5,7 @@ import Crypto
 enum Secrets {
     /// `count` random bytes from the system's generator, as lowercase hex.
     static func randomHex(bytes count: Int) -> String {
-        var rng = SystemRandomNumberGenerator()
-        return Hex.encode((0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) })
+        Hex.encode(randomBytes(count))
     }
 
     /// `count` random bytes.

@@ -48,6 +48,11 @@ final class AuthService: Sendable {
         dummyHash = try await hasher.hash(Secrets.randomHex(bytes: 16))
     }
 
+    /// A new id (users, identities, sessions, keys, token ids): 24 hex digits stamped with the server clock.
+    func newId() -> String {
+        ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex
+    }
+
     /// The app named in the path, or 404.
     func app(_ id: String) throws(ServiceError) -> AppRuntime {
         guard let app = apps[id] else {

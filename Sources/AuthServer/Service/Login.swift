@@ -28,7 +28,7 @@ extension AuthService {
             user = u
         } else {
             let now = clock.now
-            user = UserRecord(id: ObjectId(seconds: UInt32(truncatingIfNeeded: now)).hex, appId: app.id,
+            user = UserRecord(id: newId(), appId: app.id,
                               data: proof.profile, createdAt: now, identities: [proof.identity])
             try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
                 try await store.insertUser(user)
@@ -81,7 +81,7 @@ extension AuthService {
         }
         switch provider {
         case ProviderType.anonymous where providers.anonymous:
-            return Proof(identity: identity(ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex))
+            return Proof(identity: identity(newId()))
         case ProviderType.userpass where providers.userpass != nil:
             let account = try await checkPassword(app: app, email: try body.string("username"),
                                                   password: try body.string("password"))
@@ -122,6 +122,6 @@ extension AuthService {
         if case .string(let s)? = body.document["options"]?["device"]?["deviceId"], let id = ObjectId(hex: s), id != .zero {
             return id.hex
         }
-        return ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex
+        return newId()
     }
 }

@@ -14,7 +14,7 @@ extension AuthService {
                       deviceId: String) async throws -> Tokens {
         let config = app.config
         let now = clock.now
-        let sessionId = ObjectId(seconds: UInt32(truncatingIfNeeded: now)).hex
+        let sessionId = newId()
         let anonymous = user.isAnonymous
         let refreshExp = now + (anonymous ? Self.noExpiry : config.refreshTokenLifetimeSeconds)
         let refresh = try await tokens.sign(RefreshTokenClaims(

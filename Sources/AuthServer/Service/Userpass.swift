@@ -21,7 +21,7 @@ extension AuthService {
             throw ServiceError(.functionNotFound, "confirmation functions need the plugin runtime, which is not built yet")
         }
         let account = UserpassAccount(appId: app.id, email: email, passwordHash: hash,
-                                      identityId: ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex,
+                                      identityId: newId(),
                                       confirmed: config.autoConfirm, createdAt: clock.now)
         try await storing(inUse) { try await store.insertUserpassAccount(account) }
         if !config.autoConfirm {
@@ -107,7 +107,7 @@ extension AuthService {
     func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String) async throws {
         let config = try userpassConfig(app)
         let token = Secrets.randomHex(bytes: 32)
-        let tokenId = ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex
+        let tokenId = newId()
         try await store.insertToken(OneTimeToken(id: tokenId, appId: app.id, kind: kind, email: email,
                                                  digest: Secrets.digest(token), expiresAt: clock.now + Self.linkLifetime))
         let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
