@@ -511,26 +511,34 @@ static int safe_rawset(lua_State *L) {
     return 1;
 }
 
-/// Replaces global `name` by a read-only proxy of it (reads pass through, writes raise).
-static void make_readonly(lua_State *L, const char *name) {
-    lua_getfield(L, LUA_REGISTRYINDEX, READONLY_KEY);      // stack: ro
-    lua_newtable(L);                                       // stack: ro, proxy
-    lua_newtable(L);                                       // stack: ro, proxy, mt
-    lua_getglobal(L, name);
+void authsh_pushreadonly(lua_State *L, int idx, const char *name) {
+    idx = lua_absindex(L, idx);
+    lua_newtable(L);                                       // stack: proxy
+    lua_newtable(L);                                       // stack: proxy, mt
+    lua_pushvalue(L, idx);
     lua_setfield(L, -2, "__index");
     lua_pushstring(L, name);
     lua_pushcclosure(L, readonly_newindex, 1);
     lua_setfield(L, -2, "__newindex");
-    lua_getglobal(L, name);
+    lua_pushvalue(L, idx);
     lua_pushcclosure(L, readonly_pairs, 1);
     lua_setfield(L, -2, "__pairs");
     lua_pushboolean(L, 0);
     lua_setfield(L, -2, "__metatable");
-    lua_setmetatable(L, -2);                               // stack: ro, proxy
-    lua_pushvalue(L, -1);
-    lua_pushboolean(L, 1);
-    lua_rawset(L, -4);                                     // ro[proxy] = true
-    lua_setglobal(L, name);                                // stack: ro
+    lua_setmetatable(L, -2);                               // stack: proxy
+    if (lua_getfield(L, LUA_REGISTRYINDEX, READONLY_KEY) == LUA_TTABLE) {
+        lua_pushvalue(L, -2);
+        lua_pushboolean(L, 1);
+        lua_rawset(L, -3);                                 // ro[proxy] = true
+    }
+    lua_pop(L, 1);                                         // stack: proxy
+}
+
+/// Replaces global `name` by a read-only proxy of it (reads pass through, writes raise).
+static void make_readonly(lua_State *L, const char *name) {
+    lua_getglobal(L, name);
+    authsh_pushreadonly(L, -1, name);
+    lua_setglobal(L, name);
     lua_pop(L, 1);
 }
 

@@ -21,12 +21,14 @@ enum Serve {
           --port PORT        port; 0 binds an ephemeral one (default 9090)
           --config FILE      JSON config of the apps (default: one app, `local`)
           --data DIR         where the SQLite database and keys live (default as for authsh)
-          --plugins DIR      Lua plugins (default ./plugins; the plugin runtime is not built yet)
-          --dev              dev mode: outbox, wipe, config and clock routes under /api/dev/v1
+          --plugins DIR      Lua plugins, every *.lua file (default ./plugins, if it exists)
+          --dev              dev mode: outbox, wipe, config and clock routes under /api/dev/v1;
+                             changed plugin files are reloaded for the next call
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
 
         Prints `listening on http://HOST:PORT` once it accepts connections. SIGINT or SIGTERM
-        stops it gracefully (exit 0). A bad config exits 78, bad usage 64.
+        stops it gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin
+        exits 78, bad usage 64.
         """
 
     /// Exit status for a configuration that cannot be served (sysexits EX_CONFIG).
@@ -70,6 +72,7 @@ enum Serve {
             case "--plugins":
                 guard let v = value(arg) else { return bad("--plugins needs a directory") }
                 config.pluginsDirectory = v
+                config.pluginsDirectoryRequired = true
             case "--log-level":
                 guard let v = value(arg), let l = Logger.Level(rawValue: v) else {
                     return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
@@ -95,6 +98,7 @@ enum Serve {
         var logger = Logger(label: "authsh.server")
         logger.logLevel = level
         config.logger = logger
+        config.reloadPluginsOnHangup = !config.dev
         if !config.dev {
             logger.warning("email delivery is not configured: confirmation and reset emails are not sent (use --dev for an outbox)")
         }

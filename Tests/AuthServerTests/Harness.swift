@@ -71,8 +71,10 @@ struct Client {
 /// Server configurations for tests: in memory, dev mode, cheap Argon2 parameters.
 enum TestServer {
     static func configuration(apps: [AppConfiguration] = [AppConfiguration(id: "local")],
-                              database: ServerConfiguration.Database = .memory, dev: Bool = true) -> ServerConfiguration {
+                              database: ServerConfiguration.Database = .memory, dev: Bool = true,
+                              plugins: String? = nil) -> ServerConfiguration {
         var c = ServerConfiguration()
+        c.pluginsDirectory = plugins
         c.port = 0
         c.apps = apps
         c.database = database

@@ -15,8 +15,17 @@ public struct ServerConfiguration: Sendable {
     /// 0 binds an ephemeral port.
     public var port = 9090
     public var database = Database.memory
-    /// Where plugins come from (the plugin runtime is not built yet; see the README).
-    public var pluginsDirectory = "plugins"
+    /// Where Lua plugins come from (every `*.lua` file); nil: no plugins. A missing directory
+    /// has no plugins, unless ``pluginsDirectoryRequired`` (an explicit `--plugins`).
+    public var pluginsDirectory: String? = "plugins"
+    /// A missing plugins directory is a config error.
+    public var pluginsDirectoryRequired = false
+    /// Bytes one plugin state may allocate (32 MiB).
+    public var pluginMemoryLimit = 32 << 20
+    /// Wall-clock time one plugin call may take (1 s).
+    public var pluginTimeLimit = Duration.seconds(1)
+    /// Reload plugins on SIGHUP (`authsh serve` in production; dev mode reloads changed files by itself).
+    public var reloadPluginsOnHangup = false
     /// Dev mode: the outbox, wipe, config and clock routes.
     public var dev = false
     /// The apps served; the zero-config default is one app, `local`.

@@ -7,7 +7,7 @@ public struct OutboxMessage: Sendable, Equatable {
     public var to: String
     public var subject: String
     public var body: String
-    /// `confirm` or `reset`.
+    /// `confirm` or `reset` (the server's links), or `plugin` (`context.email.send`; no token or link).
     public var kind: String
     public var token: String
     public var tokenId: String

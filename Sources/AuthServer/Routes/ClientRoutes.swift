@@ -60,8 +60,13 @@ extension AuthService {
         }
         userpass.post("reset/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.callReset(app: app, email: try body.string("email"), password: try body.string("password"))
+            try await self.callReset(app: app, email: try body.string("email"), password: try body.string("password"),
+                                     arguments: try Self.arguments(body))
             return JSONResponse.empty
+        }
+        app.post("functions/call") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            return JSONResponse.make(try await self.callFunction(app: app, token: try request.bearerToken(), body: body))
         }
 
         let auth = router.group(RouterPath(Routes.base + "/auth"))

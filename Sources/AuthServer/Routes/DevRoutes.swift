@@ -9,8 +9,8 @@ extension AuthService {
             let app = try self.app(context.parameters.get("app") ?? "")
             let query = request.uri.queryParameters
             let kind = query.get("kind")
-            if let kind, kind != "confirm", kind != "reset" {
-                throw ServiceError(.invalidParameter, "kind must be \"confirm\" or \"reset\"")
+            if let kind, kind != "confirm", kind != "reset", kind != "plugin" {
+                throw ServiceError(.invalidParameter, "kind must be \"confirm\", \"reset\" or \"plugin\"")
             }
             let messages = outbox.messages(app: app.id, email: query.get("email"), kind: kind)
             return JSONResponse.make(.array(messages.map(\.ejson)), mode: .relaxed)
@@ -32,7 +32,9 @@ extension AuthService {
             let body = try await RequestBody.read(request, context: context)
             let merged = Self.mergePatch(app.config.ejson, .document(body.document))
             do {
-                try await app.update(try AppConfiguration(ejson: merged, path: ""))
+                let config = try AppConfiguration(ejson: merged, path: "")
+                try Self.checkFunctionNames(config, exports: self.plugins.exports)
+                try await app.update(config)
             } catch {
                 throw ServiceError(.invalidParameter, "\(error)")
             }

@@ -14,6 +14,8 @@ final class AuthService: Sendable {
     let logger: Logger
     /// Verified against when the user is unknown, so that both answers take as long.
     let dummyHash: String
+    /// The Lua plugins.
+    let plugins: PluginRuntime
 
     /// API keys per user.
     static let apiKeyLimit = 20
@@ -28,15 +30,6 @@ final class AuthService: Sendable {
         clock = c.clock
         logger = c.logger
         tokens = try await TokenIssuer(apps: c.apps, store: store, clock: c.clock)
-        var apps: [String: AppRuntime] = [:]
-        for (i, app) in c.apps.enumerated() {
-            do {
-                apps[app.id] = try await AppRuntime(app, clock: c.clock)
-            } catch {
-                throw ConfigError(file: c.configFile, key: "apps[\(i)].\(error.key)", reason: error.reason)
-            }
-        }
-        self.apps = apps
         if c.dev {
             let outbox = DevOutbox()
             self.outbox = outbox
@@ -44,6 +37,39 @@ final class AuthService: Sendable {
         } else {
             outbox = nil
             mailer = UndeliveredMail(logger: c.logger)
+        }
+        let mailer = mailer
+        plugins = try PluginRuntime(
+            directory: c.pluginsDirectory, required: c.pluginsDirectoryRequired,
+            limits: .init(memoryBytes: c.pluginMemoryLimit, deadline: c.pluginTimeLimit),
+            watch: c.dev, reloadOnHangup: c.reloadPluginsOnHangup,
+            apps: c.apps.map { PluginServices(appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger) },
+            logger: c.logger)
+        var configs = c.apps
+        // Zero config: custom-function login is on when a plugin exports `login`.
+        if c.configFile == nil, plugins.exports.contains("login") {
+            for i in configs.indices where configs[i].providers.customFunction == nil {
+                configs[i].providers.customFunction = .init()
+            }
+        }
+        var apps: [String: AppRuntime] = [:]
+        for (i, app) in configs.enumerated() {
+            do {
+                try Self.checkFunctionNames(app, exports: plugins.exports)
+                apps[app.id] = try await AppRuntime(app, clock: c.clock)
+            } catch {
+                throw ConfigError(file: c.configFile, key: "apps[\(i)].\(error.key)", reason: error.reason)
+            }
+        }
+        self.apps = apps
+        let runtimes = apps
+        plugins.setValidator { exports in
+            for app in runtimes.values {
+                do throws(ConfigError) { try Self.checkFunctionNames(app.config, exports: exports) } catch {
+                    return "app \(app.id): \(error.key): \(error.reason)"
+                }
+            }
+            return nil
         }
         dummyHash = try await hasher.hash(Secrets.randomHex(bytes: 16))
     }

@@ -93,6 +93,10 @@ extension AuthService {
                 throw ServiceError(.authError, "invalid API key")
             }
             return Proof(identity: identity(record.id), owner: record.userId)
+        case ProviderType.customFunction:
+            guard let f = providers.customFunction else { break }
+            let (id, profile) = try await customFunctionProof(app: app, name: f.authFunctionName, body: body)
+            return Proof(identity: identity(id, data: profile), profile: profile)
         case ProviderType.customToken:
             guard let verifier = app.customToken else { break }
             let (sub, profile) = try await verifier.verify(try body.string("token"))

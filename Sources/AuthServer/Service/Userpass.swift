@@ -1,4 +1,5 @@
 import AuthProtocol
+import Lua
 
 /// Email/password accounts: register, confirm, reset (wire-protocol.md section 6).
 extension AuthService {
@@ -17,15 +18,38 @@ extension AuthService {
         let inUse = ServiceError(.accountNameInUse, "name already in use")
         if try await store.userpassAccount(app: app.id, email: email) != nil { throw inUse }
         let hash = try await hasher.hash(password)
-        if config.runConfirmationFunction {
-            throw ServiceError(.functionNotFound, "confirmation functions need the plugin runtime, which is not built yet")
-        }
         let account = UserpassAccount(appId: app.id, email: email, passwordHash: hash,
                                       identityId: newId(),
                                       confirmed: config.autoConfirm, createdAt: clock.now)
         try await storing(inUse) { try await store.insertUserpassAccount(account) }
-        if !config.autoConfirm {
+        if config.autoConfirm { return }
+        guard config.runConfirmationFunction, let name = config.confirmationFunctionName else {
             try await sendLink(.confirm, app: app, email: email, origin: origin)
+            return
+        }
+        // The function decides; `fail` or an error leaves no account behind.
+        do {
+            try await runConfirmation(name, app: app, email: email)
+        } catch {
+            try await store.deleteUserpassAccount(app: app.id, email: email)
+            throw error
+        }
+    }
+
+    /// Runs the confirmation function with `{token, tokenId, username}`: `success` confirms,
+    /// `pending` waits for `/confirm` with that token, `fail` is BadRequest.
+    private func runConfirmation(_ name: String, app: AppRuntime, email: String) async throws {
+        let (token, tokenId) = try await newToken(.confirm, app: app, email: email)
+        let request = LuaTable(["token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
+                                "username": .string(LuaString(email))])
+        switch try await runStatusFunction(name, app: app, arguments: [.table(request)], role: "confirmation") {
+        case .success:
+            _ = try await store.consumeToken(app: app.id, kind: .confirm, id: tokenId, digest: Secrets.digest(token), now: clock.now)
+            try await store.confirmUserpassAccount(app: app.id, email: email)
+        case .pending:
+            return
+        case .fail:
+            throw ServiceError(.badRequest, "failed to confirm user \"\(email)\"")
         }
     }
 
@@ -54,10 +78,10 @@ extension AuthService {
         if config.autoConfirm { throw ServiceError(.badRequest, "automatic confirmation is enabled") }
         let account = try await existingAccount(app: app, email: email)
         guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
-        guard config.runConfirmationFunction else {
+        guard config.runConfirmationFunction, let name = config.confirmationFunctionName else {
             throw ServiceError(.badRequest, "no confirmation function is configured")
         }
-        throw ServiceError(.functionNotFound, "confirmation functions need the plugin runtime, which is not built yet")
+        try await runConfirmation(name, app: app, email: email)
     }
 
     /// `reset/send`: a reset email.
@@ -81,13 +105,33 @@ extension AuthService {
         try await store.setPassword(app: app.id, email: email, hash: hash)
     }
 
-    /// `reset/call`: runs the reset function.
-    func callReset(app: AppRuntime, email: String, password: String) async throws {
+    /// `reset/call`: runs the reset function with `{username, password, token, tokenId,
+    /// currentPasswordValid}` and the client's `arguments` spread after it. `success` sets the
+    /// password now, `pending` waits for `/reset` with that token, `fail` is BadRequest.
+    func callReset(app: AppRuntime, email: String, password: String, arguments: [EJSON]) async throws {
         let config = try userpassConfig(app)
         try Self.checkPasswordLength(password)
-        _ = try await existingAccount(app: app, email: email)
-        guard config.runResetFunction else { throw ServiceError(.badRequest, "no reset function is configured") }
-        throw ServiceError(.functionNotFound, "reset functions need the plugin runtime, which is not built yet")
+        let account = try await existingAccount(app: app, email: email)
+        guard config.runResetFunction, let name = config.resetFunctionName else {
+            throw ServiceError(.badRequest, "no reset function is configured")
+        }
+        let currentPasswordValid = try await hasher.verify(password, against: account.passwordHash)
+        let (token, tokenId) = try await newToken(.reset, app: app, email: email)
+        let request = LuaTable(["username": .string(LuaString(email)), "password": .string(LuaString(password)),
+                                "token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
+                                "currentPasswordValid": .boolean(currentPasswordValid)])
+        let status = try await runStatusFunction(name, app: app, arguments: [.table(request)] + arguments.map(LuaEJSON.lua),
+                                                 role: "reset")
+        switch status {
+        case .success:
+            _ = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: clock.now)
+            try await store.setPassword(app: app.id, email: email, hash: try await hasher.hash(password))
+        case .pending:
+            return
+        case .fail:
+            _ = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: clock.now)
+            throw ServiceError(.badRequest, "failed to reset password for user \"\(email)\"")
+        }
     }
 
     private func existingAccount(app: AppRuntime, email: String) async throws -> UserpassAccount {
@@ -103,13 +147,20 @@ extension AuthService {
         }
     }
 
-    /// Creates a token, stores its digest, and mails `URL?token=..&tokenId=..`.
-    func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String) async throws {
-        let config = try userpassConfig(app)
+    /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes),
+    /// replacing the email's earlier ones of that kind.
+    func newToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) async throws -> (token: String, tokenId: String) {
         let token = Secrets.randomHex(bytes: 32)
         let tokenId = newId()
         try await store.insertToken(OneTimeToken(id: tokenId, appId: app.id, kind: kind, email: email,
                                                  digest: Secrets.digest(token), expiresAt: clock.now + Self.linkLifetime))
+        return (token, tokenId)
+    }
+
+    /// Creates a token, stores its digest, and mails `URL?token=..&tokenId=..`.
+    func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String) async throws {
+        let config = try userpassConfig(app)
+        let (token, tokenId) = try await newToken(kind, app: app, email: email)
         let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
             ?? "\(origin)/\(kind == .confirm ? "confirm" : "reset")"
         let link = "\(base)\(base.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)"

@@ -32,8 +32,9 @@ public protocol AuthStore: Sendable {
     func userId(app: String, providerType: String, externalId: String) async throws -> String?
     /// Appends an identity (and merges `data` into the profile); conflict if someone holds it.
     func addIdentity(_ identity: IdentityRecord, toUser userId: String, app: String, profile: EJSONDocument) async throws
-    /// Sets the user's custom data document.
-    func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws
+    /// Sets the user's custom data document; false when the app has no such user.
+    @discardableResult
+    func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws -> Bool
     /// Deletes the user, its identities, sessions, API keys and email/password accounts.
     func deleteUser(id: String, app: String) async throws
 
@@ -64,6 +65,12 @@ public protocol AuthStore: Sendable {
     /// False when the user has no such key.
     func deleteAPIKey(id: String, userId: String) async throws -> Bool
     func setAPIKeyDisabled(_ disabled: Bool, id: String, userId: String) async throws -> Bool
+
+    // Plugins' key-value store (`context.store`), one namespace per app
+    func pluginValue(app: String, key: String) async throws -> EJSON?
+    /// Inserts or replaces.
+    func setPluginValue(_ value: EJSON, app: String, key: String) async throws
+    func deletePluginValue(app: String, key: String) async throws
 
     // Dev mode
     /// Deletes every user, identity, account, token, session and API key of the app.

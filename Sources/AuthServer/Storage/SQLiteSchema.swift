@@ -42,6 +42,13 @@ enum SQLiteSchema {
                     UNIQUE (user_id, name));
                 """)
         }
+        m.registerMigration("v2: plugin values") { db in
+            try db.execute(sql: """
+                CREATE TABLE plugin_values (
+                    app_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                    PRIMARY KEY (app_id, key));
+                """)
+        }
         return m
     }
 }

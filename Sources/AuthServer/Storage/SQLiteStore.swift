@@ -123,10 +123,11 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    public func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws {
+    public func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws -> Bool {
         try await write("set custom data") { db in
             try db.execute(sql: "UPDATE users SET custom_data = ? WHERE id = ? AND app_id = ?",
                            arguments: [data.map(Self.json), userId, app])
+            return db.changesCount > 0
         }
     }
 
@@ -285,6 +286,32 @@ public final class SQLiteStore: AuthStore {
         try await write("change API key") { db in
             try db.execute(sql: "UPDATE api_keys SET disabled = ? WHERE id = ? AND user_id = ?", arguments: [disabled, id, userId])
             return db.changesCount > 0
+        }
+    }
+
+    // MARK: plugin values
+
+    public func pluginValue(app: String, key: String) async throws -> EJSON? {
+        let text = try await read("read plugin value") { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM plugin_values WHERE app_id = ? AND key = ?"),
+                                arguments: [app, key])
+        }
+        return try text.map { try EJSON(parsing: $0) }
+    }
+
+    public func setPluginValue(_ value: EJSON, app: String, key: String) async throws {
+        let text = value.encodedString(.canonical)
+        try await write("write plugin value") { db in
+            try db.execute(sql: """
+                INSERT INTO plugin_values (app_id, key, value) VALUES (?, ?, ?)
+                ON CONFLICT (app_id, key) DO UPDATE SET value = excluded.value
+                """, arguments: [app, key, text])
+        }
+    }
+
+    public func deletePluginValue(app: String, key: String) async throws {
+        try await write("delete plugin value") { db in
+            try db.execute(sql: "DELETE FROM plugin_values WHERE app_id = ? AND key = ?", arguments: [app, key])
         }
     }
 

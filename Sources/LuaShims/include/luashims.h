@@ -82,6 +82,10 @@ int authsh_hostresume(lua_State *L, lua_State *co, int nargs, int *nresults);
 void authsh_traceback(lua_State *L, lua_State *co, const char *msg, int level);
 /// luaL_tolstring under a protected call: pushes the string, or an error text. Returns status.
 int authsh_tostring(lua_State *L, int idx);
+/// Pushes a read-only proxy of the table at `idx`: reads and `pairs` pass through, writes
+/// raise "attempt to modify read-only table 'name'", and the sandbox's `rawset` refuses it.
+/// [-0, +1, m]
+void authsh_pushreadonly(lua_State *L, int idx, const char *name);
 /// Opens the libraries of the profile: trusted (all but C module loading) or sandboxed.
 void authsh_openlibs(lua_State *L, int sandboxed);
 

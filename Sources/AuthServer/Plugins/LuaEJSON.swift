@@ -1,0 +1,180 @@
+import AuthProtocol
+import Lua
+
+/// The mapping between EJSON and Lua values that plugins see (documented in the README):
+///
+/// | EJSON | Lua |
+/// |---|---|
+/// | null | `ejson.null` (a userdata, so that arrays keep their length) |
+/// | bool, string | boolean, string |
+/// | int32, int64 | integer (`math.type(x) == "integer"`); back: int32 when it fits, else int64 |
+/// | double | float (a float stays a float, `3.0` included) |
+/// | array | sequence `{1..n}` |
+/// | document | table with string keys (other tables too; integer keys become "1", "2", ...) |
+/// | ObjectId, Date, Binary, Decimal128, Timestamp, regex, MinKey, MaxKey | an `EJSON` userdata that keeps the value exactly (`v.type`, `v.hex`, `v.millis`, `tostring(v)`) |
+///
+/// An empty table goes out as an empty document.
+enum LuaEJSON {
+    /// A conversion that cannot be done, with the path of the offending value.
+    struct ConversionError: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// EJSON to Lua.
+    static func lua(_ value: EJSON) -> LuaValue {
+        switch value {
+        case .null: return .object(EJSONValue.null)
+        case .bool(let b): return .boolean(b)
+        case .int32(let i): return .integer(Int64(i))
+        case .int64(let i): return .integer(i)
+        case .double(let d): return .number(d)
+        case .string(let s): return .string(LuaString(s))
+        case .array(let items): return .table(LuaTable(array: items.map(lua)))
+        case .document(let doc):
+            var table = LuaTable()
+            for (key, item) in doc { table[key] = lua(item) }
+            return .table(table)
+        default: return .object(EJSONValue(value))
+        }
+    }
+
+    /// A document as a Lua table.
+    static func lua(_ document: EJSONDocument) -> LuaValue { lua(.document(document)) }
+
+    /// Lua to EJSON. Refuses functions, foreign userdata, non-UTF-8 strings and keys that are
+    /// neither strings nor integers, naming where they were.
+    static func ejson(_ value: LuaValue, path: String = "") throws(ConversionError) -> EJSON {
+        switch value {
+        case .nil: return .null
+        case .boolean(let b): return .bool(b)
+        case .integer(let i): return Int32(exactly: i).map(EJSON.int32) ?? .int64(i)
+        case .number(let d): return .double(d)
+        case .string(let s):
+            guard let text = s.text else { throw ConversionError(description: "string is not valid UTF-8\(at: path)") }
+            return .string(text)
+        case .object(let box):
+            guard let v = box.object as? EJSONValue else {
+                throw ConversionError(description: "cannot convert a userdata value\(at: path) to EJSON")
+            }
+            return v.value
+        case .function:
+            throw ConversionError(description: "cannot convert a function\(at: path) to EJSON")
+        case .table(let t):
+            if t.fields.isEmpty && !t.array.isEmpty {
+                var items: [EJSON] = []
+                items.reserveCapacity(t.array.count)
+                for (i, item) in t.array.enumerated() { items.append(try ejson(item, path: "\(path)[\(i + 1)]")) }
+                return .array(items)
+            }
+            var pairs: [(String, EJSON)] = []
+            for (i, item) in t.array.enumerated() {
+                pairs.append((String(i + 1), try ejson(item, path: "\(path)[\(i + 1)]")))
+            }
+            for (key, item) in t.fields {
+                let name: String
+                switch key {
+                case .string(let s):
+                    guard let text = s.text else { throw ConversionError(description: "key is not valid UTF-8\(at: path)") }
+                    name = text
+                case .integer(let i): name = String(i)
+                default:
+                    throw ConversionError(description: "a \(key.typeName) key\(at: path) cannot be an EJSON field name")
+                }
+                pairs.append((name, try ejson(item, path: path.isEmpty ? name : "\(path).\(name)")))
+            }
+            // Lua tables have no order: sort (sequence keys first, numerically) so output is stable.
+            pairs.sort { a, b in
+                switch (Int(a.0), Int(b.0)) {
+                case let (x?, y?): return x < y
+                case (.some, nil): return true
+                case (nil, .some): return false
+                case (nil, nil): return a.0 < b.0
+                }
+            }
+            return .document(EJSONDocument(pairs))
+        }
+    }
+}
+
+extension String.StringInterpolation {
+    fileprivate mutating func appendInterpolation(at path: String) {
+        if !path.isEmpty { appendLiteral(" (at \(path))") }
+    }
+}
+
+/// An EJSON value with no native Lua type (ObjectId, Date, Binary, ...), and `null`, as a
+/// userdata that converts back to exactly the same value.
+final class EJSONValue: LuaObject {
+    let value: EJSON
+    init(_ value: EJSON) { self.value = value }
+
+    /// The one `null` (so `v == ejson.null` works).
+    static let null = EJSONValue(.null)
+
+    /// The EJSON type name: `objectId`, `date`, `binary`, `decimal128`, `timestamp`, `regex`, `minKey`, `maxKey`, `null`.
+    var typeName: String {
+        switch value {
+        case .null: "null"
+        case .objectId: "objectId"
+        case .date: "date"
+        case .binary: "binary"
+        case .decimal128: "decimal128"
+        case .timestamp: "timestamp"
+        case .regularExpression: "regex"
+        case .minKey: "minKey"
+        case .maxKey: "maxKey"
+        default: "other"
+        }
+    }
+
+    static let luaClass = LuaClass<EJSONValue>(
+        "EJSON",
+        properties: [
+            "type": { .string(LuaString($0.typeName)) },
+            "hex": { if case .objectId(let id) = $0.value { .string(LuaString(id.hex)) } else { .nil } },
+            "millis": { if case .date(let ms) = $0.value { .integer(ms) } else { .nil } },
+        ],
+        description: { v in
+            switch v.value {
+            case .null: "null"
+            case .objectId(let id): "ObjectId(\"\(id.hex)\")"
+            case .date(let ms): "Date(\"\(ISODate.format(milliseconds: ms))\")"
+            default: v.value.encodedString(.canonical)
+            }
+        })
+}
+
+/// The `ejson` library of the plugin sandbox: `ejson.null`, `ejson.objectId([hex])`,
+/// `ejson.date([millis])`, `ejson.encode(v)`, `ejson.decode(text)`.
+enum EJSONLibrary {
+    static func install(into state: LuaState, clock: ServerClock) throws {
+        try state.setField("null", of: "ejson", to: .object(EJSONValue.null))
+        try state.setField("objectId", of: "ejson", to: .function(LuaFunction("objectId") { call in
+            guard let hex = try call.optionalString(1) else {
+                return .one(.object(EJSONValue(.objectId(ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now))))))
+            }
+            guard let id = ObjectId(hex: hex) else {
+                throw LuaArgumentError(index: 1, message: "an ObjectId is 24 hexadecimal digits")
+            }
+            return .one(.object(EJSONValue(.objectId(id))))
+        }))
+        try state.setField("date", of: "ejson", to: .function(LuaFunction("date") { call in
+            let ms = try call.optionalInteger(1) ?? clock.now * 1000
+            return .one(.object(EJSONValue(.date(ms))))
+        }))
+        try state.setField("encode", of: "ejson", to: .function(LuaFunction("encode") { call in
+            do {
+                return .one(.string(LuaString(try LuaEJSON.ejson(try call.value(1)).encodedString(.canonical))))
+            } catch let e as LuaEJSON.ConversionError {
+                throw LuaArgumentError(index: 1, message: e.description)
+            }
+        }))
+        try state.setField("decode", of: "ejson", to: .function(LuaFunction("decode") { call in
+            do {
+                return .one(LuaEJSON.lua(try EJSON(parsing: try call.bytes(1))))
+            } catch let e as EJSONError {
+                throw LuaRaise("ejson.decode: \(e)")
+            }
+        }))
+    }
+}

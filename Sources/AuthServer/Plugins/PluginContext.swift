@@ -1,0 +1,235 @@
+import AuthProtocol
+import Logging
+import Lua
+import Synchronization
+
+/// What one plugin call runs for: set while the call runs, read by `context`.
+struct PluginInvocation: Sendable {
+    /// The function called, for log lines.
+    var function: String
+    /// The app's configured `values`.
+    var values: EJSONDocument
+    /// The calling user (callable functions only).
+    var user: UserRecord?
+}
+
+/// What `context` reaches, all of it scoped to one app: a plugin state serves one app only,
+/// so no call can see another app's users or stored values.
+struct PluginServices: Sendable {
+    let appId: String
+    let store: any AuthStore
+    let mailer: any Mailer
+    let clock: ServerClock
+    let logger: Logger
+}
+
+/// Limits on what plugins hand to `context`.
+enum PluginLimits {
+    static let storeKeyBytes = 256
+    static let storeValueBytes = 64 << 10
+    static let emailBodyBytes = 64 << 10
+    static let emailSubjectBytes = 998
+    static let logLineBytes = 4096
+}
+
+/// The host functions behind `context` for one plugin state. `slot` holds the invocation
+/// while a call runs; outside a call (a file's top-level code) the functions refuse to work.
+final class PluginContext: Sendable {
+    let services: PluginServices
+    let slot = Mutex<PluginInvocation?>(nil)
+
+    init(services: PluginServices) { self.services = services }
+
+    private func invocation(_ what: String) throws -> PluginInvocation {
+        guard let current = slot.withLock({ $0 }) else {
+            throw LuaRaise("\(what) is only available while a plugin function runs, not when its file loads")
+        }
+        return current
+    }
+
+    /// The `host` table the prelude receives.
+    var hostTable: LuaValue {
+        var t = LuaTable()
+        t["readonly"] = .function(.readonly)
+        t["log"] = .function(log)
+        t["now"] = .function(now)
+        t["send"] = .function(send)
+        t["get"] = .function(get)
+        t["set"] = .function(set)
+        t["delete"] = .function(delete)
+        t["setCustomData"] = .function(setCustomData)
+        t["current"] = .function(current)
+        return .table(t)
+    }
+
+    /// `context.values` and `context.user`, converted on first use in each call.
+    private var current: LuaFunction {
+        LuaFunction("context") { [self] call in
+            let key = try call.string(1)
+            let invocation = try invocation("context.\(key)")
+            if key == "values" { return .one(LuaEJSON.lua(invocation.values)) }
+            guard let user = invocation.user else { return .none }
+            return .one(Self.lua(user))
+        }
+    }
+
+    /// The user as `context.user` shows it (App Services' field names).
+    static func lua(_ user: UserRecord) -> LuaValue {
+        var t = LuaTable()
+        t["id"] = .string(LuaString(user.id))
+        t["type"] = .string(LuaString(user.type))
+        t["data"] = LuaEJSON.lua(user.data)
+        t["custom_data"] = LuaEJSON.lua(user.customData ?? [:])
+        t["identities"] = .table(LuaTable(array: user.identities.map { identity in
+            .table(LuaTable(["id": .string(LuaString(identity.externalId)),
+                             "provider_type": .string(LuaString(identity.providerType)),
+                             "provider_id": .string(LuaString(identity.providerId))]))
+        }))
+        return .table(t)
+    }
+
+    /// `context.log(...)`: one info line in the server log, tagged with app and function.
+    private var log: LuaFunction {
+        LuaFunction("log") { [self] call in
+            let invocation = try invocation("context.log")
+            var parts: [String] = []
+            for i in 1...max(call.count, 1) where i <= call.count {
+                let value = try call.value(i)
+                switch value {
+                case .string(let s): parts.append(s.description)
+                case .table, .object:
+                    parts.append((try? LuaEJSON.ejson(value).encodedString(.relaxed)) ?? value.typeName)
+                case .integer(let n): parts.append(String(n))
+                case .number(let d): parts.append(String(d))
+                case .boolean(let b): parts.append(String(b))
+                case .nil: parts.append("nil")
+                case .function: parts.append("function")
+                }
+            }
+            var line = parts.joined(separator: "\t")
+            if line.utf8.count > PluginLimits.logLineBytes {
+                line = String(decoding: line.utf8.prefix(PluginLimits.logLineBytes), as: UTF8.self) + "..."
+            }
+            services.logger.info("\(line)", metadata: ["app": "\(services.appId)", "plugin": "\(invocation.function)"])
+            return .none
+        }
+    }
+
+    /// `context.now()`: the server clock in Unix seconds (the dev clock moves it).
+    private var now: LuaFunction {
+        LuaFunction("now") { [self] _ in .one(.integer(services.clock.now)) }
+    }
+
+    /// `context.email.send{to=, subject=, body=}`.
+    private var send: LuaFunction {
+        LuaFunction("send") { [self] call in
+            _ = try invocation("context.email.send")
+            let t = try call.table(1)
+            func field(_ name: String, limit: Int) throws -> String {
+                guard let text = t[name].stringValue, !text.isEmpty else {
+                    throw LuaArgumentError(index: 1, message: "field '\(name)' must be a non-empty string")
+                }
+                guard text.utf8.count <= limit else {
+                    throw LuaArgumentError(index: 1, message: "field '\(name)' is longer than \(limit) bytes")
+                }
+                return text
+            }
+            let to = try field("to", limit: 254)
+            guard to.contains("@"), !to.contains(where: \.isWhitespace) else {
+                throw LuaArgumentError(index: 1, message: "field 'to' is not an email address")
+            }
+            let message = OutboxMessage(to: to, subject: try field("subject", limit: PluginLimits.emailSubjectBytes),
+                                        body: try field("body", limit: PluginLimits.emailBodyBytes), kind: "plugin",
+                                        token: "", tokenId: "", link: "", sentAt: services.clock.now)
+            let mailer = services.mailer, app = services.appId
+            return .async {
+                await mailer.send(message, app: app)
+                return []
+            }
+        }
+    }
+
+    private func key(_ call: LuaCall, _ what: String) throws -> String {
+        _ = try invocation(what)
+        let key = try call.string(1)
+        guard !key.isEmpty, key.utf8.count <= PluginLimits.storeKeyBytes else {
+            throw LuaArgumentError(index: 1, message: "a key is 1 to \(PluginLimits.storeKeyBytes) bytes")
+        }
+        return key
+    }
+
+    /// `context.store.get(key)`: the stored value, or nil.
+    private var get: LuaFunction {
+        LuaFunction("get") { [self] call in
+            let key = try key(call, "context.store.get")
+            let store = services.store, app = services.appId
+            return .async {
+                guard let value = try await store.pluginValue(app: app, key: key) else { return [.nil] }
+                return [LuaEJSON.lua(value)]
+            }
+        }
+    }
+
+    /// `context.store.set(key, value)`: any EJSON-able value up to 64 KiB; nil deletes.
+    private var set: LuaFunction {
+        LuaFunction("set") { [self] call in
+            let key = try key(call, "context.store.set")
+            let store = services.store, app = services.appId
+            if call.isNil(2) { return .async { try await store.deletePluginValue(app: app, key: key); return [] } }
+            let raw = try call.value(2)
+            let value: EJSON
+            do throws(LuaEJSON.ConversionError) { value = try LuaEJSON.ejson(raw) } catch {
+                throw LuaArgumentError(index: 2, message: error.description)
+            }
+            let size = value.encoded(.canonical).count
+            guard size <= PluginLimits.storeValueBytes else {
+                throw LuaArgumentError(index: 2, message: "value is \(size) bytes as EJSON, over the limit of \(PluginLimits.storeValueBytes)")
+            }
+            return .async {
+                try await store.setPluginValue(value, app: app, key: key)
+                return []
+            }
+        }
+    }
+
+    /// `context.store.delete(key)`.
+    private var delete: LuaFunction {
+        LuaFunction("delete") { [self] call in
+            let key = try key(call, "context.store.delete")
+            let store = services.store, app = services.appId
+            return .async { try await store.deletePluginValue(app: app, key: key); return [] }
+        }
+    }
+
+    /// `context.users.setCustomData(userId, table)`: the document becomes the `user_data` claim
+    /// of that user's next access tokens; nil clears it. Only users of this app.
+    private var setCustomData: LuaFunction {
+        LuaFunction("setCustomData") { [self] call in
+            _ = try invocation("context.users.setCustomData")
+            let userId = try call.string(1)
+            var document: EJSONDocument?
+            if !call.isNil(2) {
+                guard case .table = try call.value(2) else { throw call.typeError(2, expected: "table") }
+                do {
+                    guard case .document(let d) = try LuaEJSON.ejson(try call.value(2)) else {
+                        throw LuaArgumentError(index: 2, message: "custom data must be a table with named fields, not a list")
+                    }
+                    document = d
+                } catch let error as LuaEJSON.ConversionError {
+                    throw LuaArgumentError(index: 2, message: error.description)
+                }
+                let size = EJSON.document(document!).encoded(.canonical).count
+                guard size <= PluginLimits.storeValueBytes else {
+                    throw LuaArgumentError(index: 2, message: "custom data is \(size) bytes as EJSON, over the limit of \(PluginLimits.storeValueBytes)")
+                }
+            }
+            let store = services.store, app = services.appId, data = document
+            return .async {
+                guard try await store.setCustomData(data, userId: userId, app: app) else {
+                    throw LuaError(.runtime, "context.users.setCustomData: no user '\(userId)' in this app")
+                }
+                return []
+            }
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import AuthProtocol
+import Lua
+
+/// Plugin functions: callable functions, and the roles the config gives them
+/// (confirmation, reset, custom-function login).
+extension AuthService {
+    /// Checks that every plugin function the app's config uses resolves.
+    static func checkFunctionNames(_ app: AppConfiguration, exports: Set<String>) throws(ConfigError) {
+        func check(_ name: String?, key: String, switch flag: String) throws(ConfigError) {
+            guard let name, !name.isEmpty else {
+                throw ConfigError(key: key, reason: "missing: \(flag) needs a plugin function name")
+            }
+            guard exports.contains(name) else {
+                let known = exports.isEmpty ? "no plugin exports a function" : "plugins export \(exports.sorted().joined(separator: ", "))"
+                throw ConfigError(key: key, reason: "no plugin function '\(name)' (\(known))")
+            }
+        }
+        let userpass = "providers.\(ProviderType.userpass)"
+        if let u = app.providers.userpass {
+            if u.runConfirmationFunction {
+                try check(u.confirmationFunctionName, key: "\(userpass).confirmationFunctionName", switch: "runConfirmationFunction")
+            }
+            if u.runResetFunction {
+                try check(u.resetFunctionName, key: "\(userpass).resetFunctionName", switch: "runResetFunction")
+            }
+        }
+        if let f = app.providers.customFunction {
+            try check(f.authFunctionName, key: "providers.\(ProviderType.customFunction).authFunctionName",
+                      switch: "the custom-function provider")
+        }
+    }
+
+    /// The functions the app's config gives a role; users cannot call them through `functions/call`.
+    static func roleFunctions(_ app: AppConfiguration) -> Set<String> {
+        var names = Set<String>()
+        if let u = app.providers.userpass {
+            if u.runConfirmationFunction, let n = u.confirmationFunctionName { names.insert(n) }
+            if u.runResetFunction, let n = u.resetFunctionName { names.insert(n) }
+        }
+        if let f = app.providers.customFunction { names.insert(f.authFunctionName) }
+        return names
+    }
+
+    /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
+    func runPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], user: UserRecord? = nil) async throws -> LuaValue {
+        let invocation = PluginInvocation(function: name, values: app.config.values, user: user)
+        return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation)
+    }
+
+    /// Runs plugin function `name`, with failures as the wire errors of section 4.
+    func callPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], user: UserRecord? = nil) async throws -> LuaValue {
+        do {
+            return try await runPlugin(name, app: app, arguments: arguments, user: user)
+        } catch {
+            throw pluginError(error, function: name, app: app)
+        }
+    }
+
+    /// A plugin failure as the client sees it; the server log gets the traceback.
+    func pluginError(_ error: any Error, function: String, app: AppRuntime) -> any Error {
+        if error is ServiceError { return error }
+        guard let lua = error as? LuaError else {
+            logger.error("plugin call failed", metadata: ["app": "\(app.id)", "plugin": "\(function)", "error": "\(error)"])
+            return ServiceError(.functionExecutionError, "function '\(function)' could not run")
+        }
+        logger.warning("plugin error: \(lua.message)", metadata: [
+            "app": "\(app.id)", "plugin": "\(function)", "traceback": "\(lua.traceback ?? "")",
+        ])
+        switch lua.code {
+        case .timeout:
+            return ServiceError(.executionTimeLimitExceeded, "execution time limit exceeded")
+        case .conversion:
+            return ServiceError(.functionExecutionError, "function '\(function)' returned a value that cannot be converted: \(lua.message)")
+        default:
+            return ServiceError(.functionExecutionError, lua.message)
+        }
+    }
+
+    /// `POST {app}/functions/call`: a plugin function by name, for the user of the access token.
+    func callFunction(app: AppRuntime, token: String, body: RequestBody) async throws -> EJSON {
+        let (tokenApp, user, _) = try await userOfAccessToken(token)
+        guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        let name = try body.string("name")
+        guard !Self.roleFunctions(app.config).contains(name) else {
+            throw ServiceError(.functionNotFound, "function not found: '\(name)'")
+        }
+        let arguments = try Self.arguments(body)
+        let result = try await callPlugin(name, app: app, arguments: arguments.map(LuaEJSON.lua), user: user)
+        do {
+            return try LuaEJSON.ejson(result)
+        } catch {
+            throw ServiceError(.functionExecutionError, "function '\(name)' returned a value that cannot be converted: \(error)")
+        }
+    }
+
+    /// The body's `arguments` array (absent: none).
+    static func arguments(_ body: RequestBody) throws(ServiceError) -> [EJSON] {
+        switch body.document["arguments"] {
+        case nil, .null?: return []
+        case .array(let items)?: return items
+        case let other?:
+            throw ServiceError(.invalidParameter, "parameter 'arguments' must be an array, got \(other.typeName)")
+        }
+    }
+
+    /// The custom-function provider: the payload (without `provider` and `options`) goes to the
+    /// function, which returns an external id or `{id, name}`; `error("msg")` refuses the login.
+    func customFunctionProof(app: AppRuntime, name: String, body: RequestBody) async throws -> (id: String, profile: EJSONDocument) {
+        var payload = body.document
+        payload["provider"] = nil
+        payload["options"] = nil
+        let result: LuaValue
+        do {
+            result = try await runPlugin(name, app: app, arguments: [LuaEJSON.lua(payload)])
+        } catch let error as LuaError where error.code == .runtime {
+            logger.info("custom-function login refused", metadata: ["app": "\(app.id)", "plugin": "\(name)"])
+            throw ServiceError(.authError, Self.withoutPosition(error.message))
+        } catch {
+            throw pluginError(error, function: name, app: app)
+        }
+        let shape = "login function '\(name)' must return an id string or {id = ..., name = ...}"
+        switch result {
+        case .string(let s):
+            guard let id = s.text, !id.isEmpty, id.utf8.count <= 256 else { throw ServiceError(.functionExecutionError, shape) }
+            return (id, [:])
+        case .table(let t):
+            guard let id = t["id"].stringValue, !id.isEmpty, id.utf8.count <= 256 else {
+                throw ServiceError(.functionExecutionError, shape)
+            }
+            var profile = EJSONDocument()
+            if let name = t["name"].stringValue { profile["name"] = .string(name) }
+            return (id, profile)
+        default:
+            throw ServiceError(.functionExecutionError, "\(shape), got \(result.typeName)")
+        }
+    }
+
+    /// `error("msg")` in `login.lua` line 3 raises "login.lua:3: msg"; the client gets "msg".
+    static func withoutPosition(_ message: String) -> String {
+        guard let colon = message.firstIndex(of: ":"), message[..<colon].hasSuffix(".lua") else { return message }
+        let rest = message[message.index(after: colon)...]
+        guard let second = rest.firstIndex(of: ":"), !rest[..<second].isEmpty, rest[..<second].allSatisfy(\.isNumber) else {
+            return message
+        }
+        return String(rest[rest.index(after: second)...].drop(while: { $0 == " " }))
+    }
+
+    /// What a confirmation or reset function decided.
+    enum FunctionStatus: String { case success, pending, fail }
+
+    /// Runs a confirmation or reset function and reads its `{status = ...}`.
+    func runStatusFunction(_ name: String, app: AppRuntime, arguments: [LuaValue], role: String) async throws -> FunctionStatus {
+        let result = try await callPlugin(name, app: app, arguments: arguments)
+        guard case .table(let t) = result, let text = t["status"].stringValue, let status = FunctionStatus(rawValue: text) else {
+            throw ServiceError(.functionExecutionError,
+                               "\(role) function '\(name)' must return {status = \"success\" | \"pending\" | \"fail\"}")
+        }
+        return status
+    }
+}
