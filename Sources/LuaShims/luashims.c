@@ -1,5 +1,6 @@
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
 #include "luashims.h"
+#include "luapattern.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -576,6 +577,10 @@ static void open_sandboxed(lua_State *L) {
     lua_pushcclosure(L, safe_collectgarbage, 1);
     lua_setglobal(L, "collectgarbage");
     open_coroutine_overrides(L);
+    // Pattern functions a deadline can stop (the string metatable's __index is this table too).
+    lua_getglobal(L, "string");
+    authsh_open_patterns(L);
+    lua_pop(L, 1);
     // The string metatable is shared by every string: hide it.
     lua_pushliteral(L, "");
     lua_getmetatable(L, -1);                               // stack: "", mt

@@ -15,6 +15,7 @@ import Testing
         function m.hugeString() return #string.rep("x", 2^31) end
         function m.bigString() return #string.rep("x", 2^30) end
         function m.endlessTable() local t = {} local i = 0 while true do i = i + 1 t[i] = {i} end end
+        function m.pattern() return string.find(string.rep("a", 100000), ".-.-.-.-b") end
         function m.osExecute() return os.execute("true") end
         function m.ioOpen() return io.open("/etc/passwd") end
         function m.require() return require("os") end
@@ -45,6 +46,7 @@ import Testing
     @Test(arguments: [
         ("spin", "ExecutionTimeLimitExceeded", "execution time limit exceeded"),
         ("spinInPcall", "ExecutionTimeLimitExceeded", "execution time limit exceeded"),
+        ("pattern", "ExecutionTimeLimitExceeded", "execution time limit exceeded"),
         ("hugeString", "FunctionExecutionError", "resulting string too large"),
         ("bigString", "FunctionExecutionError", "not enough memory"),
         ("endlessTable", "FunctionExecutionError", "not enough memory"),
