@@ -44,6 +44,7 @@ let package = Package(
         // Benchmarks, run by scripts/bench.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),
+        .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"]),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
         .testTarget(name: "AuthServerTests", dependencies: [
@@ -51,6 +52,7 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         .testTarget(name: "authshTests", dependencies: [
             "authsh", .product(name: "AsyncHTTPClient", package: "async-http-client"),

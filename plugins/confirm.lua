@@ -23,6 +23,9 @@ local function listed(list, value)
 end
 
 return function(request)
+  -- Only the server calls a role function with a user's request; through functions/call
+  -- (context.user is set) it could mail anyone, so refuse.
+  if context.user ~= nil then error("confirm is not a callable function") end
   local d = domain(request.username)
   if listed(context.values.refuseDomains, d) then
     context.log("refused a registration from", d)

@@ -16,6 +16,9 @@ local function normalize(answer)
 end
 
 local function reset(request, args)
+  -- Only the server calls a role function; through functions/call (context.user is set) a
+  -- caller would choose the username and could have codes mailed to anyone, so refuse.
+  if context.user ~= nil then error("reset is not a callable function") end
   local stored = context.store.get("answer:" .. request.username)
   if args == nil or args.answer == nil then
     context.email.send {

@@ -644,6 +644,9 @@ static size_t wd_count, wd_capacity;
 static uint64_t wd_next_ticket = 1;
 static lua_State *wd_interrupt_target;
 static volatile sig_atomic_t sigint_pending;
+// What the watchdog sleeps until (under wd_lock): arming a later deadline need not wake it.
+static int wd_sleeps_forever = 1;
+static struct timespec wd_sleep_until;
 
 static int before(const struct timespec *a, const struct timespec *b) {
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
@@ -656,11 +659,16 @@ static void *watchdog_main(void *arg) {
         struct timespec now;
         pthread_mutex_lock(&wd_lock);
         clock_gettime(CLOCK_MONOTONIC, &now);
+        wd_sleeps_forever = 1;
         for (size_t i = 0; i < wd_count; i++) {
             long long ms = (long long)(wd_entries[i].deadline.tv_sec - now.tv_sec) * 1000 +
                            (wd_entries[i].deadline.tv_nsec - now.tv_nsec) / 1000000 + 1;
             if (ms < 0) ms = 0;
             if (timeout < 0 || ms < timeout) timeout = (int)ms;
+            if (wd_sleeps_forever || before(&wd_entries[i].deadline, &wd_sleep_until)) {
+                wd_sleep_until = wd_entries[i].deadline;
+                wd_sleeps_forever = 0;
+            }
         }
         pthread_mutex_unlock(&wd_lock);
         struct pollfd pfd = {.fd = wd_pipe[0], .events = POLLIN};
@@ -738,8 +746,15 @@ uint64_t authsh_watchdog_arm(lua_State *L, unsigned long gen, double seconds) {
     }
     uint64_t ticket = wd_next_ticket++;
     wd_entries[wd_count++] = (wd_entry){.ticket = ticket, .L = L, .gen = gen, .deadline = deadline};
+    // Wake the watchdog only if it would sleep past this deadline (one server call after
+    // another arms deadlines later than the one it already waits for: no syscall then).
+    int wake = wd_sleeps_forever || before(&deadline, &wd_sleep_until);
+    if (wake) {
+        wd_sleep_until = deadline;
+        wd_sleeps_forever = 0;
+    }
     pthread_mutex_unlock(&wd_lock);
-    wake_watchdog();
+    if (wake) wake_watchdog();
     return ticket;
 }
 

@@ -1,4 +1,5 @@
 import AuthProtocol
+import Foundation
 import AuthServer
 import Hummingbird
 import Testing
@@ -70,6 +71,13 @@ import Testing
             #expect(r.status == 401 && r.code == "InvalidSession")
             // Each app has its own key: the profile route still knows the token's own app.
             #expect(try await c.profile(foreign["access_token"]!)["domain_id"] == "other")
+            // Naming the other key in the header does not make the signature fit it.
+            let parts = foreign["access_token"]!.split(separator: ".").map(String.init)
+            let header = String(decoding: try #require(Base64.decode(parts[0])), as: UTF8.self)
+            #expect(header.contains(#""kid":"other""#))
+            let swapped = Base64.encode(Array(header.replacingOccurrences(of: #""kid":"other""#, with: #""kid":"local""#).utf8), urlSafe: true)
+            let r2 = try await c.profile("\(swapped).\(parts[1]).\(parts[2])")
+            #expect(r2.status == 401 && r2.code == "InvalidSession")
         }
     }
 

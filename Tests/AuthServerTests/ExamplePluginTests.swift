@@ -167,6 +167,19 @@ import Testing
         }
     }
 
+    @Test func exampleRoleFunctionsRefuseToBeCalledByUsers() async throws {
+        // Without a role in the config they are ordinary functions; they refuse all the same.
+        try await TestServer.run(TestServer.configuration(plugins: PluginDirectory.examples)) { (c: Client) async throws in
+            let token = try await c.anonymousToken()
+            let request: EJSON = ["username": "victim@example.com", "token": "t", "tokenId": "i"]
+            for name in ["reset", "confirm"] {
+                let r = try await c.function(name, [request], token: token)
+                #expect(r.code == "FunctionExecutionError" && r.message?.hasSuffix("\(name) is not a callable function") == true)
+            }
+            #expect(try await c.outbox("victim@example.com", kind: "plugin").isEmpty)
+        }
+    }
+
     // MARK: callable functions (functions.lua)
 
     @Test func callableExamples() async throws {

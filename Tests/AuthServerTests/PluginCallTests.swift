@@ -29,6 +29,7 @@ import Testing
         end
         function m.forget() context.store.delete("n"); return context.store.get("n") == nil end
         function m.tag(data) context.users.setCustomData(context.user.id, data); return true end
+        function m.say(...) context.log("hello", 42, {a = 1}, ...) return true end
         function m.tagOther(id) context.users.setCustomData(id, { x = 1 }); return true end
         return m
         """
@@ -138,6 +139,24 @@ import Testing
             let refused = try await c.function("tagOther", [.string(stranger)], token: token)
             #expect(refused.status == 400 && refused.code == "FunctionExecutionError")
             #expect(refused.message?.contains("no user '\(stranger)' in this app") == true)
+        }
+    }
+
+    @Test func logLinesAreTaggedWithAppAndFunction() async throws {
+        let dir = try PluginDirectory(["m.lua": Self.echo])
+        let log = CapturedLog()
+        var config = TestServer.withPlugins(dir.path)
+        config.logger = log.logger
+        try await TestServer.run(config) { (c: Client) async throws in
+            let token = try await c.anonymousToken()
+            #expect(try await c.function("say", [.double(1.5)], token: token).body == true)
+            let line = try #require(log.lines.withLock { $0 }.first { $0.metadata["plugin"] == "say" })
+            #expect(line.level == .info && line.message == "hello\t42\t{\"a\":1}\t1.5" && line.metadata["app"] == "local")
+            // A failing call logs its traceback, never the arguments.
+            _ = try await c.function("fail", ["secret-argument"], token: token)
+            let failure = try #require(log.lines.withLock { $0 }.first { $0.metadata["plugin"] == "fail" })
+            #expect(failure.message.contains("the answer is not 42") && failure.metadata["traceback"]?.contains("m.lua") == true)
+            #expect(!log.lines.withLock { $0 }.contains { "\($0)".contains("secret-argument") })
         }
     }
 

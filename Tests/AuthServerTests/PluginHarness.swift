@@ -1,6 +1,8 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import Logging
+import Synchronization
 import Testing
 
 /// A plugins directory of its own for one test, removed afterwards.
@@ -47,5 +49,35 @@ extension TestServer {
         var c = configuration(apps: [app], plugins: plugins)
         c.pluginTimeLimit = timeLimit
         return c
+    }
+}
+
+/// Log lines a server wrote, for tests that check what reaches the log.
+final class CapturedLog: Sendable {
+    struct Line: Sendable {
+        var level: Logger.Level
+        var message: String
+        var metadata: [String: String]
+    }
+
+    let lines = Mutex<[Line]>([])
+
+    var logger: Logger {
+        Logger(label: "test") { _ in Handler(log: self) }
+    }
+
+    struct Handler: LogHandler {
+        let log: CapturedLog
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+                 file: String, function: String, line: UInt) {
+            let all = self.metadata.merging(metadata ?? [:]) { $1 }.mapValues { "\($0)" }
+            log.lines.withLock { $0.append(Line(level: level, message: "\(message)", metadata: all)) }
+        }
     }
 }

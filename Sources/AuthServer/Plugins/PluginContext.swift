@@ -9,8 +9,11 @@ struct PluginInvocation: Sendable {
     var function: String
     /// The app's configured `values`.
     var values: EJSONDocument
-    /// The calling user (callable functions only).
+    /// The calling user (callable functions only), when already read.
     var user: UserRecord?
+    /// The calling user's id: `context.user` reads the user on first use (most functions never
+    /// look, so most calls skip the read).
+    var userId: String?
 }
 
 /// What `context` reaches, all of it scoped to one app: a plugin state serves one app only,
@@ -68,8 +71,15 @@ final class PluginContext: Sendable {
             let key = try call.string(1)
             let invocation = try invocation("context.\(key)")
             if key == "values" { return .one(LuaEJSON.lua(invocation.values)) }
-            guard let user = invocation.user else { return .none }
-            return .one(Self.lua(user))
+            if let user = invocation.user { return .one(Self.lua(user)) }
+            guard let id = invocation.userId else { return .none }
+            let store = services.store, app = services.appId
+            return .async {
+                guard let user = try await store.user(id: id, app: app) else {
+                    throw LuaError(.runtime, "context.user: the calling user no longer exists")
+                }
+                return [Self.lua(user)]
+            }
         }
     }
 

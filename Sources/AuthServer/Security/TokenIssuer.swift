@@ -1,4 +1,5 @@
 import AuthProtocol
+import Crypto
 import JWTKit
 
 /// Signs and verifies the server's access and refresh tokens, with one key per app.
@@ -10,11 +11,14 @@ final class TokenIssuer: Sendable {
     private let clock: ServerClock
     /// ES256 public keys for the JWKS document, by app id.
     private let publicKeys: [String: EJSON]
+    /// The synchronous path for HS256 tokens.
+    private let hs256: HS256Verifier
 
     /// Loads (or creates and stores) each app's signing key.
     init(apps: [AppConfiguration], store: any AuthStore, clock: ServerClock) async throws {
         self.clock = clock
         var published: [String: EJSON] = [:]
+        var hmacKeys: [String: SymmetricKey] = [:]
         for app in apps {
             let kid = JWKIdentifier(string: app.id)
             if app.tokenSigningAlgorithm == "ES256" {
@@ -32,9 +36,11 @@ final class TokenIssuer: Sendable {
             } else {
                 let secret = try await store.signingKey(app: app.id, algorithm: "HS256") { Secrets.randomBytes(32) }
                 await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
+                hmacKeys[app.id] = SymmetricKey(data: secret)
             }
         }
         publicKeys = published
+        hs256 = HS256Verifier(keys: hmacKeys)
     }
 
     /// The JWKS document of an app: its ES256 public key, or no key for HS256 apps.
@@ -55,11 +61,19 @@ final class TokenIssuer: Sendable {
 
     /// Verifies signature, type and expiry; the error is what the client should see.
     func verify(_ token: String, as kind: Kind) async throws(ServiceError) -> IssuedTokenClaims {
+        let malformed = ServiceError(.invalidSession, "invalid session: token is malformed or not signed by this server")
         let claims: IssuedTokenClaims
-        do {
-            claims = try await keys.verify(token, as: IssuedTokenClaims.self)
-        } catch {
-            throw ServiceError(.invalidSession, "invalid session: token is malformed or not signed by this server")
+        switch hs256.verify(token) {
+        case .verified(let c):
+            claims = c
+        case .refused:
+            throw malformed
+        case .notHandled:
+            do {
+                claims = try await keys.verify(token, as: IssuedTokenClaims.self)
+            } catch {
+                throw malformed
+            }
         }
         switch kind {
         case .access where claims.typ != "access":

@@ -42,15 +42,15 @@ extension AuthService {
     }
 
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
-    func runPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], user: UserRecord? = nil) async throws -> LuaValue {
-        let invocation = PluginInvocation(function: name, values: app.config.values, user: user)
+    func runPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil) async throws -> LuaValue {
+        let invocation = PluginInvocation(function: name, values: app.config.values, userId: userId)
         return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation)
     }
 
     /// Runs plugin function `name`, with failures as the wire errors of section 4.
-    func callPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], user: UserRecord? = nil) async throws -> LuaValue {
+    func callPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil) async throws -> LuaValue {
         do {
-            return try await runPlugin(name, app: app, arguments: arguments, user: user)
+            return try await runPlugin(name, app: app, arguments: arguments, userId: userId)
         } catch {
             throw pluginError(error, function: name, app: app)
         }
@@ -77,15 +77,18 @@ extension AuthService {
     }
 
     /// `POST {app}/functions/call`: a plugin function by name, for the user of the access token.
+    /// The token is checked (signature, type, expiry, app); the user is read only if the
+    /// function looks at `context.user`. Like every access token, it stays valid until it
+    /// expires, even if its session is revoked.
     func callFunction(app: AppRuntime, token: String, body: RequestBody) async throws -> EJSON {
-        let (tokenApp, user, _) = try await userOfAccessToken(token)
-        guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        let claims = try await tokens.verify(token, as: .access)
+        guard claims.baas_domain_id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
         let name = try body.string("name")
         guard !Self.roleFunctions(app.config).contains(name) else {
             throw ServiceError(.functionNotFound, "function not found: '\(name)'")
         }
         let arguments = try Self.arguments(body)
-        let result = try await callPlugin(name, app: app, arguments: arguments.map(LuaEJSON.lua), user: user)
+        let result = try await callPlugin(name, app: app, arguments: arguments.map(LuaEJSON.lua), userId: claims.sub)
         do {
             return try LuaEJSON.ejson(result)
         } catch {

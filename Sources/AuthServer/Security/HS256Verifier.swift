@@ -1,0 +1,61 @@
+import AuthProtocol
+import Crypto
+
+/// Verifies the server's own HS256 tokens synchronously, on the caller's thread.
+///
+/// jwt-kit's key collection is an actor and decodes claims with Foundation's JSON decoder;
+/// on the hot routes (every request with a token) the actor hop and the decoder were most
+/// of the cost. This path checks the same things (the key named by `kid`, HMAC-SHA256 over
+/// `header.payload` compared in constant time) and reads the claims with the EJSON parser.
+/// Tokens it does not handle (another algorithm, an unknown `kid`) go to jwt-kit.
+struct HS256Verifier: Sendable {
+    /// HMAC keys by app id (the `kid`).
+    let keys: [String: SymmetricKey]
+
+    /// Why a token was not handled here.
+    enum Outcome {
+        case verified(IssuedTokenClaims)
+        /// Not an HS256 token of a known app: let jwt-kit decide.
+        case notHandled
+        /// Handled and refused (bad signature, malformed claims).
+        case refused
+    }
+
+    func verify(_ token: String) -> Outcome {
+        let utf8 = Array(token.utf8)
+        guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            utf8[(secondDot + 1)...].firstIndex(of: UInt8(ascii: ".")) == nil,
+            let headerBytes = Base64.decode(String(decoding: utf8[..<firstDot], as: UTF8.self)),
+            case .document(let header)? = try? EJSON(parsing: headerBytes, maxDepth: 4),
+            header["alg"]?.stringValue == "HS256", let kid = header["kid"]?.stringValue, let key = keys[kid]
+        else { return .notHandled }
+        guard let signature = Base64.decode(String(decoding: utf8[(secondDot + 1)...], as: UTF8.self)),
+            HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: utf8[..<secondDot], using: key),
+            let payloadBytes = Base64.decode(String(decoding: utf8[(firstDot + 1)..<secondDot], as: UTF8.self)),
+            case .document(let p)? = try? EJSON(parsing: payloadBytes, maxDepth: 32),
+            let exp = p["exp"]?.exactInteger, let iat = p["iat"]?.exactInteger,
+            let sub = p["sub"]?.stringValue, let typ = p["typ"]?.stringValue
+        else { return .refused }
+        var userData: EJSONDocument?
+        if let data = p["user_data"], data != .null {
+            guard case .document(let d) = data else { return .refused }
+            userData = d
+        }
+        return .verified(IssuedTokenClaims(
+            exp: exp, iat: iat, sub: sub, typ: typ, iss: p["iss"]?.stringValue, baas_id: p["baas_id"]?.stringValue,
+            baas_device_id: p["baas_device_id"]?.stringValue, baas_domain_id: p["baas_domain_id"]?.stringValue,
+            user_data: userData))
+    }
+}
+
+extension EJSON {
+    /// An integer value (int32 or int64 only: a float `exp` is refused, as realm-core does).
+    fileprivate var exactInteger: Int64? {
+        switch self {
+        case .int32(let v): Int64(v)
+        case .int64(let v): v
+        default: nil
+        }
+    }
+}
