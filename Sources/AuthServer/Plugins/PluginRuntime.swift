@@ -10,9 +10,9 @@ import Synchronization
 /// The server's Lua plugins: the files of the plugins directory, the functions they export,
 /// and a pool of sandboxed states per app to run them on.
 ///
-/// Calls run on a thread pool of their own, never on the server's event loops or Swift's
-/// cooperative pool, so a plugin that spins until its deadline holds one of these threads and
-/// nothing else. In dev mode a changed file is reloaded for the next call; in production on
+/// Calls run on a thread pool of their own, or on the caller's cooperative thread while fewer
+/// than cores - 1 calls do so, never on the server's event loops: a plugin that spins until its
+/// deadline holds one thread, and at least one cooperative thread always stays free. In dev mode a changed file is reloaded for the next call; in production on
 /// SIGHUP. A file that no longer loads keeps its last good version, and the reason is logged.
 final class PluginRuntime: Sendable {
     let directory: String?
@@ -27,6 +27,8 @@ final class PluginRuntime: Sendable {
     /// Checks that the names the apps' configs use still resolve; returns what does not.
     private let validator = Mutex<(@Sendable (Set<String>) -> String?)?>(nil)
     private let hangup: HangupSignal?
+    /// Calls that may run on the caller's own thread (one fewer than the cores; see `call`).
+    private let inlineSlots = Atomic<Int>(max(0, System.coreCount - 1))
 
     /// Threads that run plugin calls: twice the cores, so that a few calls spinning until
     /// their deadline leave room for the others.
@@ -126,6 +128,18 @@ final class PluginRuntime: Sendable {
         let set = current.withLock { $0 }
         guard set.exports[name] != nil else { throw ServiceError(.functionNotFound, "function not found: '\(name)'") }
         guard let pool = pools[app] else { throw ServiceError(.appNotFound, "cannot find app using Client App ID '\(app)'") }
+        // Fast path: run on the calling thread (a cooperative-pool thread) when a slot is free.
+        // At most cores - 1 of those threads can be held by plugins at once, so however long
+        // plugins spin, one cooperative thread is always left for everything else; every
+        // other call hops to the plugin thread pool. The hop (two thread switches) cost more
+        // than a trivial call itself.
+        if inlineSlots.subtract(1, ordering: .acquiring).newValue >= 0 {
+            defer { inlineSlots.add(1, ordering: .releasing) }
+            return try pool.withState(set) { state in
+                try state.call(name, arguments: arguments, invocation: invocation)
+            }
+        }
+        inlineSlots.add(1, ordering: .relaxed)
         return try await Self.threadPool.runIfActive {
             try pool.withState(set) { state in
                 try state.call(name, arguments: arguments, invocation: invocation)

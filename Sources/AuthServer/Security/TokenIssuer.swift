@@ -1,6 +1,7 @@
 import AuthProtocol
 import Crypto
 import JWTKit
+import Synchronization
 
 /// Signs and verifies the server's access and refresh tokens, with one key per app.
 ///
@@ -13,6 +14,12 @@ final class TokenIssuer: Sendable {
     private let publicKeys: [String: EJSON]
     /// The synchronous path for HS256 tokens.
     private let hs256: HS256Verifier
+    /// Tokens whose signature was checked already, with their claims. A signature check gives
+    /// the same answer every time (keys never change while the server runs), so clients that
+    /// send one access token with many requests pay for it once; expiry and type are still
+    /// checked on every use. Emptied when full.
+    private let verified = Mutex<[String: IssuedTokenClaims]>([:])
+    static let verifiedCapacity = 4096
 
     /// Loads (or creates and stores) each app's signing key.
     init(apps: [AppConfiguration], store: any AuthStore, clock: ServerClock) async throws {
@@ -62,17 +69,25 @@ final class TokenIssuer: Sendable {
     /// Verifies signature, type and expiry; the error is what the client should see.
     func verify(_ token: String, as kind: Kind) async throws(ServiceError) -> IssuedTokenClaims {
         let malformed = ServiceError(.invalidSession, "invalid session: token is malformed or not signed by this server")
-        let claims: IssuedTokenClaims
-        switch hs256.verify(token) {
-        case .verified(let c):
-            claims = c
-        case .refused:
-            throw malformed
-        case .notHandled:
-            do {
-                claims = try await keys.verify(token, as: IssuedTokenClaims.self)
-            } catch {
+        var claims: IssuedTokenClaims
+        if let known = verified.withLock({ $0[token] }) {
+            claims = known
+        } else {
+            switch hs256.verify(token) {
+            case .verified(let c):
+                claims = c
+            case .refused:
                 throw malformed
+            case .notHandled:
+                do {
+                    claims = try await keys.verify(token, as: IssuedTokenClaims.self)
+                } catch {
+                    throw malformed
+                }
+            }
+            verified.withLock { cache in
+                if cache.count >= Self.verifiedCapacity { cache.removeAll(keepingCapacity: true) }
+                cache[token] = claims
             }
         }
         switch kind {
