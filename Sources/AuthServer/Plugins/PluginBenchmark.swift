@@ -11,9 +11,11 @@ public enum PluginBenchmark {
         /// On a state already checked out: argument conversion, the run (coroutine, deadline
         /// watchdog), result conversion.
         public var onState: Double
-        /// Through the runtime, as a request makes it: plugin lookup, the hop to the plugin
-        /// thread pool, state checkout and checkin, and the call.
-        public var throughRuntime: Double
+        /// Through the runtime on the caller's thread (the fast path): plugin lookup, state
+        /// checkout and checkin, and the call.
+        public var inline: Double
+        /// Through the runtime with the hop to the plugin thread pool and back.
+        public var throughPool: Double
     }
 
     /// Times `iterations` calls each way.
@@ -41,15 +43,20 @@ public enum PluginBenchmark {
         }
         let onState = clock.now - start
 
-        start = clock.now
-        for _ in 0..<iterations {
-            let result = try await runtime.call(app: "bench", function: "add", arguments: arguments, invocation: invocation)
-            precondition(result.tableValue?["sum"] == .integer(42))
+        func viaRuntime(inline: Bool) async throws -> Duration {
+            let start = clock.now
+            for _ in 0..<iterations {
+                let result = try await runtime.call(app: "bench", function: "add", arguments: arguments,
+                                                    invocation: invocation, inline: inline)
+                precondition(result.tableValue?["sum"] == .integer(42))
+            }
+            return clock.now - start
         }
-        let throughRuntime = clock.now - start
+        let inline = try await viaRuntime(inline: true)
+        let throughPool = try await viaRuntime(inline: false)
         func ns(_ d: Duration) -> Double {
             (Double(d.components.seconds) * 1e9 + Double(d.components.attoseconds) * 1e-9) / Double(iterations)
         }
-        return Figures(onState: ns(onState), throughRuntime: ns(throughRuntime))
+        return Figures(onState: ns(onState), inline: ns(inline), throughPool: ns(throughPool))
     }
 }

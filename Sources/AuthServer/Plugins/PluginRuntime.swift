@@ -123,7 +123,9 @@ final class PluginRuntime: Sendable {
     /// - Returns: the function's first result.
     /// - Throws: ``ServiceError`` `FunctionNotFound` for an unknown name; the `LuaError` of the
     ///   run otherwise (runtime, timeout, memory, conversion).
-    func call(app: String, function name: String, arguments: [LuaValue], invocation: PluginInvocation) async throws -> LuaValue {
+    /// - Parameter inline: allow the fast path on the caller's thread (benchmarks turn it off).
+    func call(app: String, function name: String, arguments: [LuaValue], invocation: PluginInvocation,
+              inline: Bool = true) async throws -> LuaValue {
         reloadIfChanged()
         let set = current.withLock { $0 }
         guard set.exports[name] != nil else { throw ServiceError(.functionNotFound, "function not found: '\(name)'") }
@@ -133,13 +135,13 @@ final class PluginRuntime: Sendable {
         // plugins spin, one cooperative thread is always left for everything else; every
         // other call hops to the plugin thread pool. The hop (two thread switches) cost more
         // than a trivial call itself.
-        if inlineSlots.subtract(1, ordering: .acquiring).newValue >= 0 {
+        if inline, inlineSlots.subtract(1, ordering: .acquiring).newValue >= 0 {
             defer { inlineSlots.add(1, ordering: .releasing) }
             return try pool.withState(set) { state in
                 try state.call(name, arguments: arguments, invocation: invocation)
             }
         }
-        inlineSlots.add(1, ordering: .relaxed)
+        if inline { inlineSlots.add(1, ordering: .relaxed) }
         return try await Self.threadPool.runIfActive {
             try pool.withState(set) { state in
                 try state.call(name, arguments: arguments, invocation: invocation)
