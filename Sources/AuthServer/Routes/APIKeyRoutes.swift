@@ -5,7 +5,7 @@ import Hummingbird
 extension AuthService {
     func addAPIKeyRoutes(to keys: RouterGroup<AuthRequestContext>) {
         keys.post { request, context in
-            let (app, _, user) = try await self.sessionOfRefreshToken(try request.bearerToken())
+            let (app, _, user) = try await self.sessionOfRefreshToken(try request.bearerToken(), identities: true)
             let body = try await RequestBody.read(request, context: context)
             let name = try body.string("name")
             guard !name.isEmpty, name.utf8.count <= 256 else {

@@ -13,7 +13,7 @@ final class TokenIssuer: Sendable {
     /// ES256 public keys for the JWKS document, by app id.
     private let publicKeys: [String: EJSON]
     /// The synchronous path for HS256 tokens.
-    private let hs256: HS256Verifier
+    private let hs256: HS256Tokens
     /// Tokens whose signature was checked already, with their claims. A signature check gives
     /// the same answer every time (keys never change while the server runs), so clients that
     /// send one access token with many requests pay for it once; expiry and type are still
@@ -47,7 +47,7 @@ final class TokenIssuer: Sendable {
             }
         }
         publicKeys = published
-        hs256 = HS256Verifier(keys: hmacKeys)
+        hs256 = HS256Tokens(keys: hmacKeys)
     }
 
     /// The JWKS document of an app: its ES256 public key, or no key for HS256 apps.
@@ -56,11 +56,28 @@ final class TokenIssuer: Sendable {
     }
 
     func sign(_ claims: AccessTokenClaims) async throws -> String {
-        try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id))
+        var payload: EJSONDocument = [
+            "exp": .int64(claims.exp), "iat": .int64(claims.iat), "sub": .string(claims.sub), "typ": .string(claims.typ),
+            "iss": .string(claims.iss), "baas_device_id": .string(claims.baas_device_id),
+            "baas_domain_id": .string(claims.baas_domain_id),
+        ]
+        if let data = claims.user_data { payload["user_data"] = .document(data) }
+        if let token = hs256.sign(payload, kid: claims.baas_domain_id) { return token }
+        return try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id))
     }
 
     func sign(_ claims: RefreshTokenClaims) async throws -> String {
-        try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id ?? ""))
+        let kid = claims.baas_domain_id ?? ""
+        var payload: EJSONDocument = [
+            "exp": .int64(claims.exp), "iat": .int64(claims.iat), "sub": .string(claims.sub), "typ": .string(claims.typ),
+            "baas_id": .string(claims.baas_id),
+            "baas_identity": ["id": .string(claims.baas_identity.id), "provider_type": .string(claims.baas_identity.provider_type),
+                              "provider_id": .string(claims.baas_identity.provider_id)],
+            "baas_device_id": .string(claims.baas_device_id),
+        ]
+        if let app = claims.baas_domain_id { payload["baas_domain_id"] = .string(app) }
+        if let token = hs256.sign(payload, kid: kid) { return token }
+        return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
     /// Which token a route needs.

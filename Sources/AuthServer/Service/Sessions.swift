@@ -49,13 +49,14 @@ extension AuthService {
         return (app, user, claims)
     }
 
-    /// The live session of a valid refresh token (refresh, logout, API keys).
-    func sessionOfRefreshToken(_ token: String) async throws -> (AppRuntime, SessionRecord, UserRecord) {
+    /// The live session of a valid refresh token (refresh, logout, API keys). The user comes
+    /// without identities unless `identities`.
+    func sessionOfRefreshToken(_ token: String, identities: Bool = false) async throws -> (AppRuntime, SessionRecord, UserRecord) {
         let claims = try await tokens.verify(token, as: .refresh)
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
         }
-        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId),
+        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: identities),
             session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, Secrets.digest(token))
         else {
             throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")

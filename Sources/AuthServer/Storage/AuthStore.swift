@@ -52,8 +52,9 @@ public protocol AuthStore: Sendable {
 
     // Sessions
     func insertSession(_ session: SessionRecord) async throws
-    /// The session and its user (for a refresh: one read).
-    func sessionWithUser(id: String) async throws -> (SessionRecord, UserRecord)?
+    /// The session and its user (for a refresh: one read); the user's identities only when
+    /// `identities` (a refresh does not need them).
+    func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)?
     func deleteSession(id: String) async throws
 
     // API keys

@@ -96,14 +96,17 @@ public final class SQLiteStore: AuthStore {
         var user = UserRecord(id: row["id"], appId: row["app_id"], type: row["type"], data: document(row["data"]) ?? [:],
                               customData: document(row["custom_data"]), disabled: row["disabled"],
                               createdAt: row["created_at"])
-        let rows = try Row.fetchAll(db.cachedStatement(sql: """
+        user.identities = try fetchIdentities(db, userId: id)
+        return user
+    }
+
+    private static func fetchIdentities(_ db: Database, userId: String) throws -> [IdentityRecord] {
+        try Row.fetchAll(db.cachedStatement(sql: """
             SELECT provider_type, external_id, provider_id, data FROM identities WHERE user_id = ? ORDER BY position
-            """), arguments: [id])
-        user.identities = rows.map {
+            """), arguments: [userId]).map {
             IdentityRecord(externalId: $0["external_id"], providerType: $0["provider_type"], providerId: $0["provider_id"],
                            data: document($0["data"]) ?? [:])
         }
-        return user
     }
 
     public func userId(app: String, providerType: String, externalId: String) async throws -> String? {
@@ -216,15 +219,23 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    public func sessionWithUser(id: String) async throws -> (SessionRecord, UserRecord)? {
+    public func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {
         try await read("read session") { db in
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM sessions WHERE id = ?"), arguments: [id])
+            // One statement for the session and its user; identities only when asked for.
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
+                SELECT s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest,
+                       s.created_at, s.expires_at, u.type, u.data, u.custom_data, u.disabled, u.created_at AS user_created_at
+                FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
+                """), arguments: [id])
             else { return nil }
             let digest: Data = row["refresh_digest"]
             let session = SessionRecord(id: row["id"], appId: row["app_id"], userId: row["user_id"], deviceId: row["device_id"],
                                         providerType: row["provider_type"], identityId: row["identity_id"],
                                         refreshDigest: Array(digest), createdAt: row["created_at"], expiresAt: row["expires_at"])
-            guard let user = try Self.fetchUser(db, id: session.userId, app: session.appId) else { return nil }
+            var user = UserRecord(id: session.userId, appId: session.appId, type: row["type"],
+                                  data: Self.document(row["data"]) ?? [:], customData: Self.document(row["custom_data"]),
+                                  disabled: row["disabled"], createdAt: row["user_created_at"])
+            if identities { user.identities = try Self.fetchIdentities(db, userId: user.id) }
             return (session, user)
         }
     }

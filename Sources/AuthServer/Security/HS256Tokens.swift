@@ -1,14 +1,14 @@
 import AuthProtocol
 import Crypto
 
-/// Verifies the server's own HS256 tokens synchronously, on the caller's thread.
+/// Signs and verifies the server's own HS256 tokens synchronously, on the caller's thread.
 ///
-/// jwt-kit's key collection is an actor and decodes claims with Foundation's JSON decoder;
-/// on the hot routes (every request with a token) the actor hop and the decoder were most
-/// of the cost. This path checks the same things (the key named by `kid`, HMAC-SHA256 over
-/// `header.payload` compared in constant time) and reads the claims with the EJSON parser.
-/// Tokens it does not handle (another algorithm, an unknown `kid`) go to jwt-kit.
-struct HS256Verifier: Sendable {
+/// jwt-kit's key collection is an actor and codes claims with Foundation's JSON coders; on
+/// the hot routes (every request with a token, every refresh) the actor hop and the coders
+/// were most of the cost. This path does the same work (the key named by `kid`, HMAC-SHA256
+/// over `header.payload`, compared in constant time) with the EJSON writer and parser. Tokens
+/// it does not handle (another algorithm, an unknown `kid`) go to jwt-kit.
+struct HS256Tokens: Sendable {
     /// HMAC keys by app id (the `kid`).
     let keys: [String: SymmetricKey]
 
@@ -19,6 +19,18 @@ struct HS256Verifier: Sendable {
         case notHandled
         /// Handled and refused (bad signature, malformed claims).
         case refused
+    }
+
+    /// A signed token of app `kid` with `claims` as its payload (relaxed EJSON: integers are
+    /// plain JSON integers); nil when the app has no HS256 key.
+    func sign(_ claims: EJSONDocument, kid: String) -> String? {
+        guard let key = keys[kid] else { return nil }
+        let header: EJSON = ["alg": "HS256", "kid": .string(kid), "typ": "JWT"]
+        var signed = Base64.encode(header.encoded(.relaxed), urlSafe: true)
+        signed += "."
+        signed += Base64.encode(EJSON.document(claims).encoded(.relaxed), urlSafe: true)
+        let mac = HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: key)
+        return signed + "." + Base64.encode(Array(mac), urlSafe: true)
     }
 
     func verify(_ token: String) -> Outcome {
