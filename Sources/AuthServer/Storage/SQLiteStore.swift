@@ -35,6 +35,12 @@ public final class SQLiteStore: AuthStore {
         do { return try writer.read(body) } catch { throw Self.translate(error, operation) }
     }
 
+    /// A read of one statement: it is atomic by itself, so it skips the BEGIN and COMMIT that
+    /// `read` wraps around its body (two more statements per query).
+    private func readOne<T: Sendable>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
+        do { return try writer.unsafeRead(body) } catch { throw Self.translate(error, operation) }
+    }
+
     private func write<T: Sendable>(_ operation: String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do { return try await writer.write(body) } catch { throw Self.translate(error, operation) }
     }
@@ -114,7 +120,7 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func userId(app: String, providerType: String, externalId: String) async throws -> String? {
-        try read("find identity") { db in
+        try readOne("find identity") { db in
             try String.fetchOne(db.cachedStatement(sql: """
                 SELECT user_id FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?
                 """), arguments: [app, providerType, externalId])
@@ -151,7 +157,7 @@ public final class SQLiteStore: AuthStore {
     // MARK: email/password
 
     public func userpassAccount(app: String, email: String) async throws -> UserpassAccount? {
-        try read("read account") { db in
+        try readOne("read account") { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM userpass_accounts WHERE app_id = ? AND email = ?"),
                              arguments: [app, email]).map {
                 UserpassAccount(appId: $0["app_id"], email: $0["email"], passwordHash: $0["password_hash"],
@@ -224,7 +230,7 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {
-        try read("read session") { db in
+        let body = { (db: Database) throws -> (SessionRecord, UserRecord)? in
             // One statement for the session and its user; identities only when asked for.
             guard let row = try Row.fetchOne(db.cachedStatement(sql: """
                 SELECT s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest,
@@ -242,6 +248,7 @@ public final class SQLiteStore: AuthStore {
             if identities { user.identities = try Self.fetchIdentities(db, userId: user.id) }
             return (session, user)
         }
+        return identities ? try read("read session", body) : try readOne("read session", body)
     }
 
     public func deleteSession(id: String) async throws {
@@ -272,19 +279,19 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func apiKeys(userId: String) async throws -> [APIKeyRecord] {
-        try read("list API keys") { db in
+        try readOne("list API keys") { db in
             try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE user_id = ? ORDER BY seq", arguments: [userId]).map(Self.apiKey)
         }
     }
 
     public func apiKey(id: String, userId: String) async throws -> APIKeyRecord? {
-        try read("read API key") { db in
+        try readOne("read API key") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ? AND user_id = ?", arguments: [id, userId]).map(Self.apiKey)
         }
     }
 
     public func apiKey(app: String, digest: [UInt8]) async throws -> APIKeyRecord? {
-        try read("read API key") { db in
+        try readOne("read API key") { db in
             try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE digest = ? AND app_id = ?",
                              arguments: [Data(digest), app]).map(Self.apiKey)
         }
@@ -307,7 +314,7 @@ public final class SQLiteStore: AuthStore {
     // MARK: plugin values
 
     public func pluginValue(app: String, key: String) async throws -> EJSON? {
-        let text = try read("read plugin value") { db in
+        let text = try readOne("read plugin value") { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM plugin_values WHERE app_id = ? AND key = ?"),
                                 arguments: [app, key])
         }
