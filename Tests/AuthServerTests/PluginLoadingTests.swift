@@ -52,6 +52,11 @@ import Testing
         await #expect(throws: ConfigError.self) { _ = try await buildApplication(config) }
     }
 
+    @Test func aServerWithNoAppIsAConfigError() async throws {
+        let config = TestServer.configuration(apps: [])
+        await #expect(throws: ConfigError.self) { _ = try await buildApplication(config) }
+    }
+
     @Test func devConfigPatchChecksFunctionNames() async throws {
         let dir = try PluginDirectory(["reset.lua": "return function() return {status = 'pending'} end"])
         try await TestServer.run(TestServer.withPlugins(dir.path)) { (c: Client) async throws in

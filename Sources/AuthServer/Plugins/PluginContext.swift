@@ -103,7 +103,7 @@ final class PluginContext: Sendable {
         LuaFunction("log") { [self] call in
             let invocation = try invocation("context.log")
             var parts: [String] = []
-            for i in 1...max(call.count, 1) where i <= call.count {
+            for i in 1..<(call.count + 1) {
                 let value = try call.value(i)
                 switch value {
                 case .string(let s): parts.append(s.description)

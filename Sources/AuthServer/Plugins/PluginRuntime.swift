@@ -46,11 +46,11 @@ final class PluginRuntime: Sendable {
     ///   - reloadOnHangup: reload on SIGHUP (production).
     init(directory: String?, required: Bool, limits: LuaState.SandboxLimits, watch: Bool, reloadOnHangup: Bool,
          apps: [PluginServices], logger: Logger) throws(ConfigError) {
+        guard let first = apps.first else { throw ConfigError(key: "apps", reason: "missing: there is no app to serve") }
         self.directory = directory
         self.limits = limits
         self.logger = logger
-        probeServices = PluginServices(appId: "", store: apps[0].store, mailer: apps[0].mailer,
-                                       clock: apps[0].clock, logger: logger)
+        probeServices = PluginServices(appId: "", store: first.store, mailer: first.mailer, clock: first.clock, logger: logger)
         let capacity = Self.threadPoolSize
         pools = Dictionary(uniqueKeysWithValues: apps.map {
             ($0.appId, PluginPool(services: $0, limits: limits, capacity: capacity))
@@ -147,12 +147,6 @@ final class PluginRuntime: Sendable {
                 try state.call(name, arguments: arguments, invocation: invocation)
             }
         }
-    }
-
-    /// True when `name` resolves to a plugin function now.
-    func exports(_ name: String) -> Bool {
-        reloadIfChanged()
-        return current.withLock { $0.exports[name] != nil }
     }
 
     // MARK: Reloading
