@@ -40,6 +40,9 @@ let package = Package(
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         // The command: REPL, batch runner, `serve`.
+        .target(name: "AuthClient", dependencies: [
+            "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthServer"]),
         // Benchmarks, run by scripts/bench.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
@@ -53,6 +56,9 @@ let package = Package(
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
+        ]),
+        .testTarget(name: "AuthClientTests", dependencies: [
+            "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         .testTarget(name: "authshTests", dependencies: [
             "authsh", .product(name: "AsyncHTTPClient", package: "async-http-client"),

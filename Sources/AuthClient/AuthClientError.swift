@@ -1,0 +1,40 @@
+import AuthProtocol
+
+/// Every failure of the client: a server error (its wire `error_code`), a check the client made
+/// before any request, or a transport failure.
+public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The wire `error_code` (`InvalidPassword`, ...), or one of the client codes below.
+    public var code: String
+    /// The HTTP status, when a server answered.
+    public var status: Int?
+    /// One readable line; never a token or a password.
+    public var message: String
+    /// The server's `link`, when it gave one.
+    public var link: String?
+
+    public init(code: String, message: String, status: Int? = nil, link: String? = nil) {
+        self.code = code
+        self.message = message
+        self.status = status
+        self.link = link
+    }
+
+    /// A server's error body.
+    init(_ error: ServiceError) {
+        self.init(code: error.code.rawValue, message: error.message, status: error.status, link: error.link)
+    }
+
+    public var description: String { "\(code): \(message)" }
+
+    // Client-side codes (realm-core's names).
+    public static let userNotFound = "ClientUserNotFound"
+    public static let userNotLoggedIn = "ClientUserNotLoggedIn"
+    public static let userAlreadyNamed = "ClientUserAlreadyNamed"
+    // Transport codes.
+    /// The server could not be reached (refused, unreachable, DNS).
+    public static let connectionFailed = "ConnectionFailed"
+    /// No answer within the request timeout.
+    public static let timedOut = "RequestTimedOut"
+    /// An answer that is not what the protocol says (not JSON, too large, missing fields).
+    public static let malformedResponse = "MalformedResponse"
+}

@@ -1,0 +1,64 @@
+import AuthProtocol
+
+/// How a user proves who they are; each kind is sent as wire-protocol.md section 3 says.
+public struct Credentials: Sendable, Equatable {
+    /// The provider's wire name (`anon-user`, `local-userpass`, ...).
+    public let provider: String
+    /// The login body, `provider` included except for custom-function (the payload itself).
+    public let body: EJSONDocument
+    /// Anonymous only: return the logged-in anonymous user if there is one, without a request.
+    public let reuse: Bool
+
+    init(provider: String, body: EJSONDocument, reuse: Bool = false) {
+        self.provider = provider
+        self.body = body
+        self.reuse = reuse
+    }
+
+    /// A new anonymous user, or (reuse) the logged-in anonymous user if there is one.
+    public static func anonymous(reuse: Bool = true) -> Credentials {
+        Credentials(provider: ProviderType.anonymous, body: ["provider": .string(ProviderType.anonymous)], reuse: reuse)
+    }
+
+    public static func emailPassword(email: String, password: String) -> Credentials {
+        Credentials(provider: ProviderType.userpass, body: [
+            "provider": .string(ProviderType.userpass), "username": .string(email), "password": .string(password),
+        ])
+    }
+
+    /// A user API key.
+    public static func userAPIKey(_ key: String) -> Credentials {
+        Credentials(provider: ProviderType.apiKey, body: ["provider": .string(ProviderType.apiKey), "key": .string(key)])
+    }
+
+    /// A server API key (the same wire form as a user key).
+    public static func serverAPIKey(_ key: String) -> Credentials { userAPIKey(key) }
+
+    /// A JWT of another service (custom-token).
+    public static func jwt(_ token: String) -> Credentials {
+        Credentials(provider: ProviderType.customToken, body: ["provider": .string(ProviderType.customToken), "token": .string(token)])
+    }
+
+    /// A custom-function payload: the document itself is the body, with no `provider` key.
+    public static func function(payload: EJSONDocument) -> Credentials {
+        Credentials(provider: ProviderType.customFunction, body: payload)
+    }
+
+    /// Google, by server auth code.
+    public static func google(authCode: String) -> Credentials {
+        Credentials(provider: ProviderType.google, body: ["provider": .string(ProviderType.google), "authCode": .string(authCode)])
+    }
+
+    /// Google, by ID token.
+    public static func google(idToken: String) -> Credentials {
+        Credentials(provider: ProviderType.google, body: ["provider": .string(ProviderType.google), "id_token": .string(idToken)])
+    }
+
+    public static func apple(idToken: String) -> Credentials {
+        Credentials(provider: ProviderType.apple, body: ["provider": .string(ProviderType.apple), "id_token": .string(idToken)])
+    }
+
+    public static func facebook(accessToken: String) -> Credentials {
+        Credentials(provider: ProviderType.facebook, body: ["provider": .string(ProviderType.facebook), "accessToken": .string(accessToken)])
+    }
+}

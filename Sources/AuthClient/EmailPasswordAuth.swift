@@ -1,0 +1,40 @@
+import AuthProtocol
+
+/// Email/password registration, confirmation and reset (wire-protocol.md section 6).
+public struct EmailPasswordAuth: Sendable {
+    let app: App
+
+    private func post(_ action: String, _ body: EJSONDocument) async throws(AuthClientError) {
+        _ = try await app.request("POST", Routes.userpass(app.id, action), body: .document(body), auth: .none)
+    }
+
+    public func registerUser(email: String, password: String) async throws(AuthClientError) {
+        try await post("register", ["email": .string(email), "password": .string(password)])
+    }
+
+    public func confirmUser(token: String, tokenId: String) async throws(AuthClientError) {
+        try await post("confirm", ["token": .string(token), "tokenId": .string(tokenId)])
+    }
+
+    public func resendConfirmationEmail(email: String) async throws(AuthClientError) {
+        try await post("confirm/send", ["email": .string(email)])
+    }
+
+    /// Runs the server's confirmation function again.
+    public func retryCustomConfirmation(email: String) async throws(AuthClientError) {
+        try await post("confirm/call", ["email": .string(email)])
+    }
+
+    public func sendResetPasswordEmail(email: String) async throws(AuthClientError) {
+        try await post("reset/send", ["email": .string(email)])
+    }
+
+    public func resetPassword(token: String, tokenId: String, password: String) async throws(AuthClientError) {
+        try await post("reset", ["token": .string(token), "tokenId": .string(tokenId), "password": .string(password)])
+    }
+
+    /// Runs the server's reset function with `arguments` after the request.
+    public func callResetPasswordFunction(email: String, password: String, arguments: [EJSON] = []) async throws(AuthClientError) {
+        try await post("reset/call", ["email": .string(email), "password": .string(password), "arguments": .array(arguments)])
+    }
+}

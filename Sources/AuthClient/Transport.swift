@@ -1,0 +1,91 @@
+import AsyncHTTPClient
+import NIOCore
+import NIOHTTP1
+
+/// One HTTP exchange, as the client needs it. `AsyncHTTPTransport` is the real one; tests use
+/// a seam of their own for network faults only (server down, timeout, garbage).
+public protocol AuthTransport: Sendable {
+    func send(_ request: TransportRequest) async throws(AuthClientError) -> TransportResponse
+}
+
+public struct TransportRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var headers: [(String, String)]
+    public var body: [UInt8]?
+    public var timeout: Duration
+
+    public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+                timeout: Duration = .seconds(60)) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+    }
+}
+
+public struct TransportResponse: Sendable {
+    public var status: Int
+    public var body: [UInt8]
+    public init(status: Int, body: [UInt8]) {
+        self.status = status
+        self.body = body
+    }
+}
+
+/// AsyncHTTPClient, with a deadline per request and a cap on the response size.
+public struct AsyncHTTPTransport: AuthTransport {
+    let client: HTTPClient
+    /// The largest response body read (16 MiB by default).
+    let maxResponseBytes: Int
+
+    public init(client: HTTPClient = AsyncHTTPTransport.sharedClient, maxResponseBytes: Int = 16 << 20) {
+        self.client = client
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    /// The process-wide client (never shut down, like `HTTPClient.shared`). Unlike the shared
+    /// one it does not retry a refused connection until the deadline: a server that is down
+    /// is reported at once, which is what someone exploring auth flows needs to see.
+    public static let sharedClient: HTTPClient = {
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .seconds(10)
+        return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
+    }()
+
+    public func send(_ request: TransportRequest) async throws(AuthClientError) -> TransportResponse {
+        var r = HTTPClientRequest(url: request.url)
+        r.method = HTTPMethod(rawValue: request.method)
+        for (name, value) in request.headers { r.headers.add(name: name, value: value) }
+        if let body = request.body { r.body = .bytes(ByteBuffer(bytes: body)) }
+        let server = Self.origin(request.url)
+        do {
+            let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
+                                                 + request.timeout.components.attoseconds / 1_000_000_000)
+            let response = try await client.execute(r, timeout: timeout)
+            let body = try await response.body.collect(upTo: maxResponseBytes)
+            return TransportResponse(status: Int(response.status.code), body: Array(buffer: body))
+        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
+            || error == .connectTimeout {
+            throw AuthClientError(code: AuthClientError.timedOut, message: "\(server) did not answer in time")
+        } catch is NIOTooManyBytesError {
+            throw AuthClientError(code: AuthClientError.malformedResponse,
+                                  message: "\(server) sent a response larger than \(maxResponseBytes >> 20) MiB")
+        } catch {
+            throw AuthClientError(code: AuthClientError.connectionFailed, message: "cannot reach \(server): \(error)")
+        }
+    }
+
+    /// `http://host:port` of a URL, for messages (never the path or query).
+    static func origin(_ url: String) -> String {
+        let bytes = Array(url.utf8)
+        guard let colon = bytes.indices.first(where: { i in
+            i + 2 < bytes.count && bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/")
+        }) else { return url }
+        let hostStart = colon + 3
+        let hostEnd = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
+        return String(decoding: bytes[..<hostEnd], as: UTF8.self)
+    }
+}

@@ -1,0 +1,128 @@
+import AuthProtocol
+
+/// A user of an app, as this client knows it. Two `User` values with one id are the same user;
+/// what they report (state, tokens, profile) is read from the app each time.
+public struct User: Sendable, Hashable, CustomStringConvertible {
+    /// realm-core's user states.
+    public enum State: String, Sendable, Equatable {
+        case loggedIn, loggedOut, removed
+    }
+
+    public let id: String
+    let app: App
+
+    init(id: String, app: App) {
+        self.id = id
+        self.app = app
+    }
+
+    public static func == (a: User, b: User) -> Bool { a.id == b.id && a.app === b.app }
+    public func hash(into hasher: inout Hasher) { hasher.combine(id) }
+
+    private var record: UserRecord? { app.users.withLock { $0[id] } }
+
+    /// LoggedIn, LoggedOut, or Removed (also for a user this app no longer knows).
+    public var state: State { record?.state ?? .removed }
+    public var isAnonymous: Bool { record?.isAnonymous ?? false }
+    /// Identities in link order.
+    public var identities: [UserIdentity] { record?.identities ?? [] }
+    public var profile: UserProfile { record?.profile ?? UserProfile() }
+    public var accessToken: String? { record?.accessToken }
+    public var refreshToken: String? { record?.refreshToken }
+    public var deviceId: String { record?.deviceId ?? ObjectId.zero.hex }
+
+    /// The access token's `user_data` claim (custom user data), or nil.
+    public var customData: EJSONDocument? {
+        guard let token = accessToken else { return nil }
+        let parts = token.split(separator: ".")
+        guard parts.count == 3, let bytes = Base64.decode(String(parts[1])),
+            case .document(let claims)? = try? EJSON(parsing: bytes), case .document(let data)? = claims["user_data"]
+        else { return nil }
+        return data
+    }
+
+    public var description: String {
+        let kind = isAnonymous ? "anonymous" : (profile.email ?? identities.first?.providerType ?? "user")
+        return "User(\(id), \(kind), \(state.rawValue))"
+    }
+
+    /// Logs out: tokens are cleared locally first (an anonymous user becomes Removed, others
+    /// LoggedOut), then the session is revoked on the server; a server error does not undo the
+    /// local logout. Logging out a user that is not logged in does nothing.
+    public func logOut() async throws(AuthClientError) {
+        guard let record, record.state == .loggedIn, let refresh = record.refreshToken else { return }
+        app.logOutLocally(id)
+        _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(refresh))
+    }
+
+    /// Forgets the user here (logging it out first if it is logged in). A removed user: error.
+    public func remove() async throws(AuthClientError) {
+        guard let record, record.state != .removed else {
+            throw AuthClientError(code: AuthClientError.userNotFound, message: "User has already been removed")
+        }
+        if record.state == .loggedIn { try await logOut() }
+        app.users.withLock { $0[id]?.state = .removed }
+    }
+
+    /// Deletes the user on the server; then it is Removed here. It must be logged in; on
+    /// failure nothing changes locally.
+    public func delete() async throws(AuthClientError) {
+        _ = try app.loggedIn(id)
+        _ = try await app.request("DELETE", Routes.deleteUser, body: nil, auth: .access(userId: id))
+        app.users.withLock { table in
+            table[id]?.state = .removed
+            table[id]?.accessToken = nil
+            table[id]?.refreshToken = nil
+        }
+    }
+
+    /// Adds the identity of `credentials` to this user. Refused before any request when the
+    /// user is not logged in or the credentials are anonymous.
+    @discardableResult
+    public func linkIdentity(credentials: Credentials) async throws(AuthClientError) -> User {
+        _ = try app.loggedIn(id)
+        guard credentials.provider != ProviderType.anonymous else {
+            throw AuthClientError(code: AuthClientError.userAlreadyNamed, message: "Cannot add anonymous credentials to an existing user.")
+        }
+        let reply = try await app.request("POST", Routes.login(app.id, provider: credentials.provider) + "?link=true",
+                                          body: .document(credentials.body), auth: .access(userId: id))
+        guard let access = reply["access_token"]?.stringValue else { throw app.malformed("the link answer has no access token") }
+        let profile = try await app.fetchProfile(accessToken: access)
+        app.users.withLock { table in
+            table[id]?.accessToken = access
+            table[id]?.profile = profile.profile
+            table[id]?.identities = profile.identities
+        }
+        return self
+    }
+
+    /// Reads the profile and identities from the server again.
+    @discardableResult
+    public func refreshProfile() async throws(AuthClientError) -> UserProfile {
+        let reply = try await app.request("GET", Routes.profile, body: nil, auth: .access(userId: id))
+        guard case .document(let data)? = reply["data"], case .array(let ids)? = reply["identities"] else {
+            throw app.malformed("the profile has no data or identities")
+        }
+        let identities = ids.compactMap { i -> UserIdentity? in
+            guard let id = i["id"]?.stringValue, let type = i["provider_type"]?.stringValue else { return nil }
+            return UserIdentity(id: id, providerType: type)
+        }
+        app.users.withLock { table in
+            table[id]?.profile = UserProfile(data: data)
+            table[id]?.identities = identities
+        }
+        return UserProfile(data: data)
+    }
+
+    /// A new access token, so `customData` shows what the server holds now.
+    public func refreshCustomData() async throws(AuthClientError) -> EJSONDocument? {
+        _ = try await app.refreshAccessToken(userId: id)
+        return customData
+    }
+
+    /// Calls a server function with EJSON arguments; returns its EJSON result.
+    public func callFunction(name: String, arguments: [EJSON] = []) async throws(AuthClientError) -> EJSON {
+        try await app.request("POST", Routes.functionsCall(app.id), body: ["name": .string(name), "arguments": .array(arguments)],
+                              auth: .access(userId: id))
+    }
+}

@@ -1,0 +1,62 @@
+import AuthProtocol
+
+/// One identity of a user, in link order.
+public struct UserIdentity: Sendable, Equatable {
+    public var id: String
+    public var providerType: String
+    public init(id: String, providerType: String) {
+        self.id = id
+        self.providerType = providerType
+    }
+}
+
+/// A user's profile: the raw `data` document and its well-known string fields.
+public struct UserProfile: Sendable, Equatable {
+    public var data: EJSONDocument
+    public init(data: EJSONDocument = [:]) { self.data = data }
+    public var name: String? { data["name"]?.stringValue }
+    public var email: String? { data["email"]?.stringValue }
+    public var pictureURL: String? { data["picture_url"]?.stringValue }
+    public var firstName: String? { data["first_name"]?.stringValue }
+    public var lastName: String? { data["last_name"]?.stringValue }
+    public var gender: String? { data["gender"]?.stringValue }
+    public var birthday: String? { data["birthday"]?.stringValue }
+    public var minAge: String? { data["min_age"]?.stringValue }
+    public var maxAge: String? { data["max_age"]?.stringValue }
+}
+
+/// What the client keeps of one user.
+struct UserRecord: Sendable, Equatable {
+    var id: String
+    var state: User.State
+    var accessToken: String?
+    var refreshToken: String?
+    var deviceId: String
+    var profile = UserProfile()
+    var identities: [UserIdentity] = []
+
+    var isAnonymous: Bool { !identities.isEmpty && identities.allSatisfy { $0.providerType == ProviderType.anonymous } }
+}
+
+/// Every user the app knows, in the order they were first seen, and the current one.
+struct UserTable: Sendable {
+    var order: [String] = []
+    var records: [String: UserRecord] = [:]
+    var currentId: String?
+
+    subscript(id: String) -> UserRecord? {
+        get { records[id] }
+        set {
+            if records[id] == nil, newValue != nil { order.append(id) }
+            records[id] = newValue
+            if newValue == nil { order.removeAll { $0 == id } }
+        }
+    }
+
+    /// realm-core's rule: the last user logged in or switched to if still logged in, else the
+    /// first logged-in user, else none.
+    var current: UserRecord? {
+        if let id = currentId, let r = records[id], r.state == .loggedIn { return r }
+        return order.lazy.compactMap { records[$0] }.first { $0.state == .loggedIn }
+    }
+}

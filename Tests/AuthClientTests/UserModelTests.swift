@@ -1,0 +1,108 @@
+import AuthClient
+import AuthProtocol
+import Testing
+
+/// realm-core's user model (wire-protocol.md section 9), through the real server.
+@Suite struct UserModelTests {
+    @Test func loginMakesTheUserCurrentAndFetchesTheProfile() async throws {
+        try await LiveServer.run { server in
+            let app = server.app()
+            try await server.registerConfirmed(app, "ada@example.com")
+            let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            #expect(app.currentUser == ada && ada.state == .loggedIn && !ada.isAnonymous)
+            #expect(ada.profile.email == "ada@example.com")
+            #expect(ada.identities.map(\.providerType) == ["local-userpass"])
+            #expect(ada.accessToken != nil && ada.refreshToken != nil && ada.deviceId != ObjectId.zero.hex)
+            let anon = try await app.login(credentials: .anonymous())
+            #expect(app.currentUser == anon && anon.isAnonymous)
+            #expect(Set(app.allUsers.keys) == [ada.id, anon.id])
+        }
+    }
+
+    @Test func aFailedLoginChangesNothing() async throws {
+        try await LiveServer.run { server in
+            let app = server.app()
+            let anon = try await app.login(credentials: .anonymous())
+            await #expect { try await app.login(credentials: .emailPassword(email: "nobody@example.com", password: "password1")) }
+                throws: { ($0 as? AuthClientError)?.code == "InvalidPassword" && ($0 as? AuthClientError)?.status == 401 }
+            #expect(app.currentUser == anon && app.allUsers.count == 1)
+        }
+    }
+
+    @Test func anonymousReuseMakesNoRequest() async throws {
+        try await LiveServer.run { server in
+            let counter = RequestCounter()
+            let app = server.app(counter: counter)
+            let first = try await app.login(credentials: .anonymous())
+            let before = counter.total
+            let again = try await app.login(credentials: .anonymous(reuse: true))
+            #expect(again == first && counter.total == before)
+            let fresh = try await app.login(credentials: .anonymous(reuse: false))
+            #expect(fresh != first && counter.total > before)
+        }
+    }
+
+    @Test func logoutFallsBackToAnotherLoggedInUser() async throws {
+        try await LiveServer.run { server in
+            let app = server.app()
+            try await server.registerConfirmed(app, "ada@example.com")
+            let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            let anon = try await app.login(credentials: .anonymous())
+            try await anon.logOut()
+            #expect(anon.state == .removed)                     // anonymous: Removed on logout
+            #expect(app.currentUser == ada)
+            try await ada.logOut()
+            #expect(ada.state == .loggedOut && ada.accessToken == nil)  // email: LoggedOut
+            #expect(app.currentUser == nil)
+            #expect(Array(app.allUsers.keys) == [ada.id])       // LoggedOut users stay listed
+            try await ada.logOut()                              // a no-op
+            // The session is revoked on the server: the old refresh token no longer works.
+        }
+    }
+
+    @Test func removeDeleteAndSwitchFollowTheirRules() async throws {
+        try await LiveServer.run { server in
+            let app = server.app()
+            try await server.registerConfirmed(app, "ada@example.com")
+            let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            let anon = try await app.login(credentials: .anonymous())
+            try app.switchUser(to: ada)
+            #expect(app.currentUser == ada)
+            try await ada.logOut()
+            #expect { try app.switchUser(to: ada) } throws: { ($0 as? AuthClientError)?.code == AuthClientError.userNotLoggedIn }
+            // delete needs a logged-in user, and changes nothing when refused.
+            await #expect { try await ada.delete() } throws: { ($0 as? AuthClientError)?.code == AuthClientError.userNotLoggedIn }
+            #expect(ada.state == .loggedOut)
+            try await ada.remove()
+            #expect(ada.state == .removed && app.allUsers[ada.id] == nil)
+            await #expect { try await ada.remove() } throws: { ($0 as? AuthClientError)?.message == "User has already been removed" }
+            #expect { try app.switchUser(to: ada) } throws: { ($0 as? AuthClientError)?.code == AuthClientError.userNotFound }
+            try await anon.delete()
+            #expect(anon.state == .removed && app.currentUser == nil)
+        }
+    }
+
+    @Test func linkingIsCheckedBeforeAnyRequest() async throws {
+        try await LiveServer.run { server in
+            let counter = RequestCounter()
+            let app = server.app(counter: counter)
+            try await server.registerConfirmed(app, "ada@example.com")
+            let anon = try await app.login(credentials: .anonymous())
+            let before = counter.total
+            await #expect { try await anon.linkIdentity(credentials: .anonymous()) } throws: {
+                ($0 as? AuthClientError)?.message == "Cannot add anonymous credentials to an existing user."
+            }
+            #expect(counter.total == before)
+            try await anon.linkIdentity(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            #expect(anon.identities.map(\.providerType) == ["anon-user", "local-userpass"] && !anon.isAnonymous)
+            // Logging in through the linked identity gives the same user.
+            let again = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            #expect(again == anon)
+            try await anon.logOut()
+            let count = counter.total
+            await #expect { try await anon.linkIdentity(credentials: .emailPassword(email: "x@example.com", password: "password1")) }
+                throws: { ($0 as? AuthClientError)?.message == "The specified user is not logged in." }
+            #expect(counter.total == count)
+        }
+    }
+}
