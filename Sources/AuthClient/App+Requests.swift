@@ -34,7 +34,7 @@ extension App {
             do {
                 return try await send(method, path, body: body, token: token)
             } catch where error.status == 401 {
-                logOutLocally(userId)
+                try? logOutLocally(userId)
                 throw error
             }
         }
@@ -59,7 +59,7 @@ extension App {
                 defer { _ = self.refreshes.withLock { $0.removeValue(forKey: userId) } }
                 let reply = try await self.request("POST", Routes.session, body: nil, auth: .refresh(userId: userId))
                 guard let access = reply["access_token"]?.stringValue else { throw self.malformed("the refresh answer has no access token") }
-                self.users.withLock { $0[userId]?.accessToken = access }
+                try self.change(userId) { $0?.accessToken = access }
                 return access
             }
             running[userId] = task
@@ -75,14 +75,19 @@ extension App {
         }
     }
 
-    /// Clears the user's tokens: anonymous users become Removed, others LoggedOut.
-    func logOutLocally(_ userId: String) {
-        users.withLock { table in
-            guard var record = table[userId], record.state == .loggedIn else { return }
-            record.state = record.isAnonymous ? .removed : .loggedOut
-            record.accessToken = nil
-            record.refreshToken = nil
-            table[userId] = record
+    /// Clears the user's tokens: an anonymous user is removed (forgotten here), others become
+    /// LoggedOut.
+    func logOutLocally(_ userId: String) throws(AuthClientError) {
+        try change(userId) { record in
+            guard var r = record, r.state == .loggedIn else { return }
+            if r.isAnonymous {
+                record = nil
+                return
+            }
+            r.state = .loggedOut
+            r.accessToken = nil
+            r.refreshToken = nil
+            record = r
         }
     }
 

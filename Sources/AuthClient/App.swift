@@ -1,19 +1,24 @@
 import AuthProtocol
+import Glibc
 import Synchronization
 
 /// An App Services app on one server: its users and the requests made for them.
 ///
-/// Users, their tokens and the current user live in memory for now; persisting them under the
-/// storage directory is the next step (see the README).
+/// With a storage directory, users, their tokens and the current user are kept there (see
+/// ``UserStore``), so a new process sees the same users with no request; without one they live
+/// in memory.
 public final class App: Sendable {
-    /// Where the server is and how long a request may take.
+    /// Where the server is, how long a request may take, where users are kept.
     public struct Configuration: Sendable {
         /// The server's origin, for instance `http://127.0.0.1:9090`.
         public var baseURL: String
         public var requestTimeout: Duration
-        public init(baseURL: String, requestTimeout: Duration = .seconds(60)) {
+        /// Where the user store lives; nil keeps users in memory only.
+        public var storageDirectory: String?
+        public init(baseURL: String, requestTimeout: Duration = .seconds(60), storageDirectory: String? = nil) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.requestTimeout = requestTimeout
+            self.storageDirectory = storageDirectory
         }
     }
 
@@ -26,10 +31,49 @@ public final class App: Sendable {
     /// Refreshes in flight, per user: concurrent requests that hit an expired token share one.
     let refreshes = Mutex<[String: Task<String, any Error>]>([:])
 
-    public init(id: String, configuration: Configuration, transport: (any AuthTransport)? = nil) {
+    let store: UserStore?
+    /// Store files that could not be read when the app opened its store: each was set aside
+    /// (renamed `*.corrupt-<time>`), and this says where. Empty when all was well.
+    public let storeProblems: [String]
+
+    /// An app, with the users its store holds.
+    /// - Throws: `ClientStoreFailed` when the storage directory cannot be created.
+    public init(id: String, configuration: Configuration, transport: (any AuthTransport)? = nil) throws(AuthClientError) {
         self.id = id
         self.configuration = configuration
         self.transport = transport ?? AsyncHTTPTransport()
+        if let directory = configuration.storageDirectory {
+            let store = try UserStore(storage: directory, server: configuration.baseURL, app: id)
+            let (table, problems) = store.load()
+            self.store = store
+            storeProblems = problems
+            users.withLock { $0 = table }
+        } else {
+            store = nil
+            storeProblems = []
+        }
+    }
+
+    /// Changes one user's record (nil removes it), in the store first when there is one.
+    @discardableResult
+    func change(_ id: String, _ body: (inout UserRecord?) -> Void) throws(AuthClientError) -> UserRecord? {
+        if let store {
+            let fresh = try store.update(id, body)
+            users.withLock { $0[id] = fresh }
+            return fresh
+        }
+        return users.withLock { table in
+            var record = table[id]
+            body(&record)
+            table[id] = record
+            return record
+        }
+    }
+
+    /// Names the current user, in the store first when there is one.
+    func setCurrent(_ id: String?) throws(AuthClientError) {
+        try store?.setCurrent(id)
+        users.withLock { $0.currentId = id }
     }
 
     /// The current user: the last one logged in or switched to, if still logged in; else the
@@ -52,7 +96,7 @@ public final class App: Sendable {
     @discardableResult
     public func login(credentials: Credentials) async throws(AuthClientError) -> User {
         if credentials.reuse, let existing = users.withLock({ t in t.order.compactMap { t.records[$0] }.first { $0.state == .loggedIn && $0.isAnonymous } }) {
-            users.withLock { $0.currentId = existing.id }
+            try setCurrent(existing.id)
             return User(id: existing.id, app: self)
         }
         var body = credentials.body
@@ -63,28 +107,34 @@ public final class App: Sendable {
         guard let access = reply["access_token"]?.stringValue, let refresh = reply["refresh_token"]?.stringValue,
             let userId = reply["user_id"]?.stringValue
         else { throw malformed("the login answer has no tokens") }
+        guard userId.utf8.allSatisfy({ Hex.value($0) != nil }), !userId.isEmpty else { throw malformed("the user id is not hexadecimal") }
         let profile = try await fetchProfile(accessToken: access)
-        let record = UserRecord(id: userId, state: .loggedIn, accessToken: access, refreshToken: refresh,
-                                deviceId: reply["device_id"]?.stringValue ?? ObjectId.zero.hex,
-                                profile: profile.profile, identities: profile.identities)
-        users.withLock {
-            $0[userId] = record
-            $0.currentId = userId
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        try change(userId) { record in
+            var updated = record ?? UserRecord(id: userId, state: .loggedIn, deviceId: ObjectId.zero.hex)
+            if record == nil { updated.seq = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) }
+            updated.state = .loggedIn
+            updated.accessToken = access
+            updated.refreshToken = refresh
+            updated.deviceId = reply["device_id"]?.stringValue ?? ObjectId.zero.hex
+            updated.profile = profile.profile
+            updated.identities = profile.identities
+            record = updated
         }
+        try setCurrent(userId)
         return User(id: userId, app: self)
     }
 
     /// Makes `user` current. It must be known here and logged in. No request.
     public func switchUser(to user: User) throws(AuthClientError) {
-        try users.withLock { table throws(AuthClientError) in
-            guard let record = table[user.id], record.state != .removed else {
-                throw AuthClientError(code: AuthClientError.userNotFound, message: "User does not exist")
-            }
-            guard record.state == .loggedIn else {
-                throw AuthClientError(code: AuthClientError.userNotLoggedIn, message: "The specified user is not logged in.")
-            }
-            table.currentId = user.id
+        guard let record = users.withLock({ $0[user.id] }), record.state != .removed else {
+            throw AuthClientError(code: AuthClientError.userNotFound, message: "User does not exist")
         }
+        guard record.state == .loggedIn else {
+            throw AuthClientError(code: AuthClientError.userNotLoggedIn, message: "The specified user is not logged in.")
+        }
+        try setCurrent(user.id)
     }
 
     /// GET profile with an access token: `data` and identities.

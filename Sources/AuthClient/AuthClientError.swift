@@ -30,6 +30,8 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public static let userNotFound = "ClientUserNotFound"
     public static let userNotLoggedIn = "ClientUserNotLoggedIn"
     public static let userAlreadyNamed = "ClientUserAlreadyNamed"
+    /// The user store could not be read or written (the message names the file).
+    public static let storeFailed = "ClientStoreFailed"
     // Transport codes.
     /// The server could not be reached (refused, unreachable, DNS).
     public static let connectionFailed = "ConnectionFailed"

@@ -51,7 +51,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     /// local logout. Logging out a user that is not logged in does nothing.
     public func logOut() async throws(AuthClientError) {
         guard let record, record.state == .loggedIn, let refresh = record.refreshToken else { return }
-        app.logOutLocally(id)
+        try app.logOutLocally(id)
         _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(refresh))
     }
 
@@ -61,7 +61,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
             throw AuthClientError(code: AuthClientError.userNotFound, message: "User has already been removed")
         }
         if record.state == .loggedIn { try await logOut() }
-        app.users.withLock { $0[id]?.state = .removed }
+        try app.change(id) { $0 = nil }
     }
 
     /// Deletes the user on the server; then it is Removed here. It must be logged in; on
@@ -69,11 +69,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     public func delete() async throws(AuthClientError) {
         _ = try app.loggedIn(id)
         _ = try await app.request("DELETE", Routes.deleteUser, body: nil, auth: .access(userId: id))
-        app.users.withLock { table in
-            table[id]?.state = .removed
-            table[id]?.accessToken = nil
-            table[id]?.refreshToken = nil
-        }
+        try app.change(id) { $0 = nil }
     }
 
     /// Adds the identity of `credentials` to this user. Refused before any request when the
@@ -88,10 +84,10 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
                                           body: .document(credentials.body), auth: .access(userId: id))
         guard let access = reply["access_token"]?.stringValue else { throw app.malformed("the link answer has no access token") }
         let profile = try await app.fetchProfile(accessToken: access)
-        app.users.withLock { table in
-            table[id]?.accessToken = access
-            table[id]?.profile = profile.profile
-            table[id]?.identities = profile.identities
+        try app.change(id) { record in
+            record?.accessToken = access
+            record?.profile = profile.profile
+            record?.identities = profile.identities
         }
         return self
     }
@@ -107,9 +103,9 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
             guard let id = i["id"]?.stringValue, let type = i["provider_type"]?.stringValue else { return nil }
             return UserIdentity(id: id, providerType: type)
         }
-        app.users.withLock { table in
-            table[id]?.profile = UserProfile(data: data)
-            table[id]?.identities = identities
+        try app.change(id) { record in
+            record?.profile = UserProfile(data: data)
+            record?.identities = identities
         }
         return UserProfile(data: data)
     }

@@ -34,6 +34,8 @@ struct UserRecord: Sendable, Equatable {
     var deviceId: String
     var profile = UserProfile()
     var identities: [UserIdentity] = []
+    /// First-seen order (`allUsers` lists users in it): nanoseconds of the first login here.
+    var seq: Int64 = 0
 
     var isAnonymous: Bool { !identities.isEmpty && identities.allSatisfy { $0.providerType == ProviderType.anonymous } }
 }

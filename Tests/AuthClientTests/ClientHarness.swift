@@ -32,8 +32,8 @@ struct Harness: Sendable {
     let origin: String
 
     /// A client app on this server; `counter` sees every request it makes.
-    func app(_ id: String = "local", counter: RequestCounter? = nil) -> App {
-        App(id: id, configuration: .init(baseURL: origin, requestTimeout: .seconds(10)), transport: counter)
+    func app(_ id: String = "local", counter: RequestCounter? = nil, storage: String? = nil) throws -> App {
+        try App(id: id, configuration: .init(baseURL: origin, requestTimeout: .seconds(10), storageDirectory: storage), transport: counter)
     }
 
     /// The dev API, straight over HTTP.

@@ -7,7 +7,7 @@ import Testing
     @Test func anExpiredAccessTokenIsRefreshedTransparently() async throws {
         try await LiveServer.run { server in
             let counter = RequestCounter()
-            let app = server.app(counter: counter)
+            let app = try server.app(counter: counter)
             let user = try await app.login(credentials: .anonymous())
             let old = user.accessToken
             try await server.advanceClock(1900)               // past the 30-minute access token
@@ -20,7 +20,7 @@ import Testing
     @Test func concurrentRequestsShareOneRefresh() async throws {
         try await LiveServer.run { server in
             let counter = RequestCounter()
-            let app = server.app(counter: counter)
+            let app = try server.app(counter: counter)
             let user = try await app.login(credentials: .anonymous())
             try await server.advanceClock(1900)
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -33,7 +33,7 @@ import Testing
 
     @Test func aRevokedRefreshTokenLogsTheUserOut() async throws {
         try await LiveServer.run { server in
-            let app = server.app()
+            let app = try server.app()
             try await server.registerConfirmed(app, "ada@example.com")
             let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
             // Another client revokes the session (wipe deletes every session of the app).
@@ -46,7 +46,7 @@ import Testing
 
     @Test func customDataAndFunctionsUseTheAccessToken() async throws {
         try await LiveServer.run { server in
-            let app = server.app()
+            let app = try server.app()
             let user = try await app.login(credentials: .anonymous())
             #expect(user.customData == nil)
             let missing = await #expect(throws: AuthClientError.self) { try await user.callFunction(name: "nope") }
@@ -56,11 +56,11 @@ import Testing
 
     @Test func transportFailuresNameTheServer() async throws {
         // A port nothing listens on: refused.
-        let app = App(id: "local", configuration: .init(baseURL: "http://127.0.0.1:9", requestTimeout: .seconds(5)))
+        let app = try App(id: "local", configuration: .init(baseURL: "http://127.0.0.1:9", requestTimeout: .seconds(5)))
         let refused = await #expect(throws: AuthClientError.self) { try await app.login(credentials: .anonymous()) }
         #expect(refused?.code == AuthClientError.connectionFailed && refused?.message.contains("http://127.0.0.1:9") == true)
         // A server that answers garbage (a transport seam: the fault cannot be staged on a real server).
-        let garbage = App(id: "local", configuration: .init(baseURL: "http://example.test"), transport: Garbage())
+        let garbage = try App(id: "local", configuration: .init(baseURL: "http://example.test"), transport: Garbage())
         let bad = await #expect(throws: AuthClientError.self) { try await garbage.login(credentials: .anonymous()) }
         #expect(bad?.code == AuthClientError.malformedResponse && bad?.message.contains("not JSON") == true)
     }

@@ -6,7 +6,7 @@ import Testing
 @Suite struct UserModelTests {
     @Test func loginMakesTheUserCurrentAndFetchesTheProfile() async throws {
         try await LiveServer.run { server in
-            let app = server.app()
+            let app = try server.app()
             try await server.registerConfirmed(app, "ada@example.com")
             let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
             #expect(app.currentUser == ada && ada.state == .loggedIn && !ada.isAnonymous)
@@ -21,7 +21,7 @@ import Testing
 
     @Test func aFailedLoginChangesNothing() async throws {
         try await LiveServer.run { server in
-            let app = server.app()
+            let app = try server.app()
             let anon = try await app.login(credentials: .anonymous())
             await #expect { try await app.login(credentials: .emailPassword(email: "nobody@example.com", password: "password1")) }
                 throws: { ($0 as? AuthClientError)?.code == "InvalidPassword" && ($0 as? AuthClientError)?.status == 401 }
@@ -32,7 +32,7 @@ import Testing
     @Test func anonymousReuseMakesNoRequest() async throws {
         try await LiveServer.run { server in
             let counter = RequestCounter()
-            let app = server.app(counter: counter)
+            let app = try server.app(counter: counter)
             let first = try await app.login(credentials: .anonymous())
             let before = counter.total
             let again = try await app.login(credentials: .anonymous(reuse: true))
@@ -44,7 +44,7 @@ import Testing
 
     @Test func logoutFallsBackToAnotherLoggedInUser() async throws {
         try await LiveServer.run { server in
-            let app = server.app()
+            let app = try server.app()
             try await server.registerConfirmed(app, "ada@example.com")
             let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
             let anon = try await app.login(credentials: .anonymous())
@@ -62,7 +62,7 @@ import Testing
 
     @Test func removeDeleteAndSwitchFollowTheirRules() async throws {
         try await LiveServer.run { server in
-            let app = server.app()
+            let app = try server.app()
             try await server.registerConfirmed(app, "ada@example.com")
             let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
             let anon = try await app.login(credentials: .anonymous())
@@ -85,7 +85,7 @@ import Testing
     @Test func linkingIsCheckedBeforeAnyRequest() async throws {
         try await LiveServer.run { server in
             let counter = RequestCounter()
-            let app = server.app(counter: counter)
+            let app = try server.app(counter: counter)
             try await server.registerConfirmed(app, "ada@example.com")
             let anon = try await app.login(credentials: .anonymous())
             let before = counter.total

@@ -1,0 +1,91 @@
+import AuthClient
+import AuthProtocol
+import Foundation
+import Testing
+
+/// The user store: survives a restart, is private to its owner, sets corrupt files aside, and
+/// keeps the updates of two users of one store.
+@Suite struct StoreTests {
+    final class TemporaryDirectory: Sendable {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-store-\(UUID().uuidString)").path
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+        /// Every file under the directory whose name ends with `suffix`.
+        func files(endingWith suffix: String) -> [String] {
+            (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+                .filter { $0.hasSuffix(suffix) }.map { path + "/" + $0 }
+        }
+    }
+
+    @Test func usersSurviveARestartWithNoRequest() async throws {
+        let storage = TemporaryDirectory()
+        try await LiveServer.run { server in
+            let first = try server.app(storage: storage.path)
+            try await server.registerConfirmed(first, "ada@example.com")
+            let ada = try await first.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            let anon = try await first.login(credentials: .anonymous())
+            try first.switchUser(to: ada)
+
+            let counter = RequestCounter()
+            let second = try server.app(counter: counter, storage: storage.path)
+            #expect(second.storeProblems.isEmpty)
+            let current = try #require(second.currentUser)
+            #expect(current.id == ada.id && current.state == .loggedIn && current.profile.email == "ada@example.com")
+            #expect(current.refreshToken == ada.refreshToken && current.deviceId == ada.deviceId)
+            #expect(Set(second.allUsers.keys) == [ada.id, anon.id] && second.allUsers[anon.id]?.isAnonymous == true)
+            #expect(counter.total == 0)
+            // And the restored tokens work.
+            try await current.refreshProfile()
+        }
+    }
+
+    @Test func filesAreReadableByTheirOwnerOnly() async throws {
+        let storage = TemporaryDirectory()
+        try await LiveServer.run { server in
+            let app = try server.app(storage: storage.path)
+            try await app.login(credentials: .anonymous())
+            let files = storage.files(endingWith: ".json")
+            #expect(files.count == 1)
+            for file in files {
+                let mode = try #require(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int)
+                #expect(mode == 0o600, "\(file)")
+                let dir = (file as NSString).deletingLastPathComponent
+                #expect(try FileManager.default.attributesOfItem(atPath: dir)[.posixPermissions] as? Int == 0o700)
+            }
+        }
+    }
+
+    @Test func aCorruptFileIsSetAsideAndReported() async throws {
+        let storage = TemporaryDirectory()
+        try await LiveServer.run { server in
+            let app = try server.app(storage: storage.path)
+            let kept = try await app.login(credentials: .anonymous(reuse: false))
+            let broken = try await app.login(credentials: .anonymous(reuse: false))
+            let file = try #require(storage.files(endingWith: "\(broken.id).json").first)
+            try Data("{\"version\": 1, \"id\": \"trunc".utf8).write(to: URL(fileURLWithPath: file))
+            // A temporary file left by a writer killed mid-write is ignored.
+            try Data("{\"half".utf8).write(to: URL(fileURLWithPath: file + ".tmp-99999"))
+            let reopened = try server.app(storage: storage.path)
+            #expect(reopened.storeProblems.count == 1 && reopened.storeProblems[0].contains(".corrupt-"))
+            #expect(storage.files(endingWith: ".json").count == 1)
+            #expect(!storage.files(endingWith: "").filter { $0.contains("\(broken.id).json.corrupt-") }.isEmpty)
+            #expect(Array(reopened.allUsers.keys) == [kept.id])
+        }
+    }
+
+    @Test func twoAppsOnOneStoreKeepEachOthersUpdates() async throws {
+        let storage = TemporaryDirectory()
+        try await LiveServer.run { server in
+            let a = try server.app(storage: storage.path), b = try server.app(storage: storage.path)
+            try await server.registerConfirmed(a, "ada@example.com")
+            try await server.registerConfirmed(a, "grace@example.com")
+            async let adaLogin = a.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            async let graceLogin = b.login(credentials: .emailPassword(email: "grace@example.com", password: "password1"))
+            let (ada, grace) = try await (adaLogin, graceLogin)
+            try await grace.logOut()
+            try await ada.refreshProfile()
+            let c = try server.app(storage: storage.path)
+            #expect(c.allUsers[ada.id]?.state == .loggedIn && c.allUsers[grace.id]?.state == .loggedOut)
+            #expect(c.allUsers[ada.id]?.accessToken == ada.accessToken)
+        }
+    }
+}
