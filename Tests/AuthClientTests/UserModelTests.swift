@@ -106,3 +106,26 @@ import Testing
         }
     }
 }
+
+@Suite struct ClientAPIKeyTests {
+    @Test func apiKeyLifecycle() async throws {
+        try await LiveServer.run { server in
+            let app = try server.app()
+            try await server.registerConfirmed(app, "ada@example.com")
+            let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
+            let created = try await ada.apiKeys.create(name: "ci")
+            let secret = try #require(created.key)
+            let listed = try await ada.apiKeys.list()
+            #expect(listed.map(\.name) == ["ci"] && listed.first?.key == nil)
+            try await ada.apiKeys.disable(id: created.id)
+            #expect(try await ada.apiKeys.fetch(id: created.id).disabled)
+            await #expect { try await app.login(credentials: .userAPIKey(secret)) } throws: {
+                ($0 as? AuthClientError)?.message == "invalid API key"
+            }
+            try await ada.apiKeys.enable(id: created.id)
+            #expect(try await app.login(credentials: .userAPIKey(secret)) == ada)
+            try await ada.apiKeys.delete(id: created.id)
+            await #expect { try await ada.apiKeys.fetch(id: created.id) } throws: { ($0 as? AuthClientError)?.code == "APIKeyNotFound" }
+        }
+    }
+}
