@@ -108,7 +108,7 @@ public final class App: Sendable {
             let userId = reply["user_id"]?.stringValue
         else { throw malformed("the login answer has no tokens") }
         guard userId.utf8.allSatisfy({ Hex.value($0) != nil }), !userId.isEmpty else { throw malformed("the user id is not hexadecimal") }
-        let profile = try await fetchProfile(accessToken: access)
+        let profile = try await fetchProfile(auth: .token(access))
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         try change(userId) { record in
@@ -137,9 +137,9 @@ public final class App: Sendable {
         try setCurrent(user.id)
     }
 
-    /// GET profile with an access token: `data` and identities.
-    func fetchProfile(accessToken: String) async throws(AuthClientError) -> (profile: UserProfile, identities: [UserIdentity]) {
-        let reply = try await request("GET", Routes.profile, body: nil, auth: .token(accessToken))
+    /// GET profile: `data` and identities.
+    func fetchProfile(auth: Auth) async throws(AuthClientError) -> (profile: UserProfile, identities: [UserIdentity]) {
+        let reply = try await request("GET", Routes.profile, body: nil, auth: auth)
         guard case .document(let data)? = reply["data"], case .array(let ids)? = reply["identities"] else {
             throw malformed("the profile has no data or identities")
         }

@@ -83,7 +83,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
         let reply = try await app.request("POST", Routes.login(app.id, provider: credentials.provider) + "?link=true",
                                           body: .document(credentials.body), auth: .access(userId: id))
         guard let access = reply["access_token"]?.stringValue else { throw app.malformed("the link answer has no access token") }
-        let profile = try await app.fetchProfile(accessToken: access)
+        let profile = try await app.fetchProfile(auth: .token(access))
         try app.change(id) { record in
             record?.accessToken = access
             record?.profile = profile.profile
@@ -95,19 +95,12 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     /// Reads the profile and identities from the server again.
     @discardableResult
     public func refreshProfile() async throws(AuthClientError) -> UserProfile {
-        let reply = try await app.request("GET", Routes.profile, body: nil, auth: .access(userId: id))
-        guard case .document(let data)? = reply["data"], case .array(let ids)? = reply["identities"] else {
-            throw app.malformed("the profile has no data or identities")
-        }
-        let identities = ids.compactMap { i -> UserIdentity? in
-            guard let id = i["id"]?.stringValue, let type = i["provider_type"]?.stringValue else { return nil }
-            return UserIdentity(id: id, providerType: type)
-        }
+        let fetched = try await app.fetchProfile(auth: .access(userId: id))
         try app.change(id) { record in
-            record?.profile = UserProfile(data: data)
-            record?.identities = identities
+            record?.profile = fetched.profile
+            record?.identities = fetched.identities
         }
-        return UserProfile(data: data)
+        return fetched.profile
     }
 
     /// A new access token, so `customData` shows what the server holds now.
