@@ -48,6 +48,9 @@ let package = Package(
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),
         .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"]),
+        .executableTarget(name: "client-bench", dependencies: [
+            "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+        ]),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
         .testTarget(name: "AuthServerTests", dependencies: [
