@@ -8,6 +8,15 @@ import NIOCore
 /// requests (login, profile) made with AsyncHTTPClient directly, and what the user store costs
 /// per login once it holds 1,000 users. Usage: client-bench ORIGIN [LOGINS]
 let arguments = CommandLine.arguments
+
+// `client-bench --store-writer DIR ORIGIN`: logs anonymous users in forever with the store in
+// DIR, for the test that kills a writer mid-write (Tests/AuthClientTests/StoreTests.swift).
+if arguments.count == 4, arguments[1] == "--store-writer" {
+    let app = try App(id: "local", configuration: .init(baseURL: arguments[3], storageDirectory: arguments[2]))
+    FileHandle.standardOutput.write(Data("writing\n".utf8))
+    while true { _ = try await app.login(credentials: .anonymous(reuse: false)) }
+}
+
 guard arguments.count >= 2, arguments[1].hasPrefix("http") else {
     FileHandle.standardError.write(Data("usage: client-bench ORIGIN [LOGINS] (ORIGIN: http://host:port)\n".utf8))
     exit(64)

@@ -89,3 +89,35 @@ import Testing
         }
     }
 }
+
+/// A writer killed with SIGKILL while it writes leaves a store that opens cleanly.
+@Suite struct KilledWriterTests {
+    static var writer: String {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/client-bench").path
+    }
+
+    @Test func aWriterKilledMidWriteLeavesAStoreThatOpens() async throws {
+        let storage = StoreTests.TemporaryDirectory()
+        try await LiveServer.run { server in
+            for round in 1...3 {
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: Self.writer)
+                process.arguments = ["--store-writer", storage.path, server.origin]
+                let out = Pipe()
+                process.standardOutput = out
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                _ = out.fileHandleForReading.availableData          // "writing": the loop has started
+                try await Task.sleep(for: .milliseconds(150 * round))
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                #expect(process.terminationReason == .uncaughtSignal)
+            }
+            let app = try server.app(storage: storage.path)
+            #expect(app.storeProblems.isEmpty, "\(app.storeProblems)")
+            #expect(app.allUsers.count >= 3, "the writer logged users in")
+            #expect(app.currentUser != nil)
+        }
+    }
+}
