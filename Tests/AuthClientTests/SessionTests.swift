@@ -1,5 +1,6 @@
 import AuthClient
 import AuthProtocol
+import Foundation
 import Testing
 
 /// Tokens: refresh on a 401, shared refreshes, a revoked refresh token, transport failures.
@@ -68,6 +69,42 @@ import Testing
     struct Garbage: AuthTransport {
         func send(_ request: TransportRequest) async throws(AuthClientError) -> TransportResponse {
             TransportResponse(status: 200, body: Array("<html>oops</html>".utf8))
+        }
+    }
+}
+
+@Suite struct ClientFaultTests {
+    /// The real transport, with GET profile answered by a failure (a fault the real server
+    /// cannot be made to produce on demand).
+    final class FailingProfile: AuthTransport {
+        let inner = AsyncHTTPTransport()
+        func send(_ request: TransportRequest) async throws(AuthClientError) -> TransportResponse {
+            if request.method == "GET", request.url.hasSuffix(Routes.profile) {
+                return TransportResponse(status: 503, body: Array(#"{"error":"down for maintenance","error_code":"MaintenanceInProgress"}"#.utf8))
+            }
+            return try await inner.send(request)
+        }
+    }
+
+    @Test func aProfileFailureFailsTheLogin() async throws {
+        try await LiveServer.run { server in
+            let app = try App(id: "local", configuration: .init(baseURL: server.origin), transport: FailingProfile())
+            let error = await #expect(throws: AuthClientError.self) { try await app.login(credentials: .anonymous()) }
+            #expect(error?.code == "MaintenanceInProgress" && error?.status == 503)
+            #expect(app.currentUser == nil && app.allUsers.isEmpty)
+        }
+    }
+
+    @Test func aServerThatDoesNotAnswerInTimeIsATimeout() async throws {
+        let plugins = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-spin-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: plugins) }
+        try Data("return function() while true do end end".utf8).write(to: URL(fileURLWithPath: plugins + "/spin.lua"))
+        try await LiveServer.run({ $0.pluginsDirectory = plugins }) { server in
+            let app = try App(id: "local", configuration: .init(baseURL: server.origin, requestTimeout: .milliseconds(500)))
+            let user = try await app.login(credentials: .anonymous())
+            let error = await #expect(throws: AuthClientError.self) { try await user.callFunction(name: "spin") }
+            #expect(error?.code == AuthClientError.timedOut && error?.message.contains(server.origin) == true)
         }
     }
 }
