@@ -96,11 +96,10 @@ import Testing
     }
 
     @Test func aServerThatDoesNotAnswerInTimeIsATimeout() async throws {
-        let plugins = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-spin-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: plugins) }
-        try Data("return function() while true do end end".utf8).write(to: URL(fileURLWithPath: plugins + "/spin.lua"))
-        try await LiveServer.run({ $0.pluginsDirectory = plugins }) { server in
+        let plugins = StoreTests.TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: plugins.path, withIntermediateDirectories: true)
+        try Data("return function() while true do end end".utf8).write(to: URL(fileURLWithPath: plugins.path + "/spin.lua"))
+        try await LiveServer.run({ $0.pluginsDirectory = plugins.path }) { server in
             let app = try App(id: "local", configuration: .init(baseURL: server.origin, requestTimeout: .milliseconds(500)))
             let user = try await app.login(credentials: .anonymous())
             let error = await #expect(throws: AuthClientError.self) { try await user.callFunction(name: "spin") }

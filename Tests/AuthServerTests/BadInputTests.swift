@@ -37,8 +37,7 @@ import Testing
         try await TestServer.run { c in
             let p = try await c.login("oauth2-nothing", ["provider": "oauth2-nothing"])
             #expect(p.status == 404 && p.code == "AuthProviderNotFound")
-            var other = c
-            other.app = "nope"
+            let other = c.inApp("nope")
             #expect(try await other.anonymous().status == 404)
         }
     }
@@ -63,8 +62,7 @@ import Testing
     @Test func tokenOfAnotherAppCannotLinkHere() async throws {
         let apps = [AppConfiguration(id: "local"), AppConfiguration(id: "other")]
         try await TestServer.run(TestServer.configuration(apps: apps)) { c in
-            var other = c
-            other.app = "other"
+            let other = c.inApp("other")
             let foreign = try await other.anonymous()
             try await c.registerConfirmed("app@example.com")
             let r = try await c.emailLogin("app@example.com", "password1", link: foreign["access_token"]!)

@@ -40,6 +40,13 @@ struct Client {
         }
     }
 
+    /// The same server, addressed as app `id`.
+    func inApp(_ id: String) -> Client {
+        var other = self
+        other.app = id
+        return other
+    }
+
     // The routes, by name.
     var appRoute: String { Routes.app(app) }
     func login(_ provider: String, _ body: EJSON, link token: String? = nil) async throws -> Reply {

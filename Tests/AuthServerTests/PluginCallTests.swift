@@ -101,12 +101,9 @@ import Testing
 
     @Test func theStorePersistsPerApp() async throws {
         let dir = try PluginDirectory(["m.lua": Self.echo])
-        var config = TestServer.configuration(apps: [AppConfiguration(id: "a"), AppConfiguration(id: "b")], plugins: dir.path)
-        config.pluginTimeLimit = .seconds(1)
+        let config = TestServer.configuration(apps: [AppConfiguration(id: "a"), AppConfiguration(id: "b")], plugins: dir.path)
         try await TestServer.run(config) { (c: Client) async throws in
-            var a = c, b = c
-            a.app = "a"
-            b.app = "b"
+            let a = c.inApp("a"), b = c.inApp("b")
             let ta = try await a.anonymousToken(), tb = try await b.anonymousToken()
             #expect(try await a.function("counter", token: ta).body == .int32(1))
             #expect(try await a.function("counter", token: ta).body == .int32(2))
@@ -122,8 +119,7 @@ import Testing
 
     @Test func customDataReachesTheNextAccessToken() async throws {
         let dir = try PluginDirectory(["m.lua": Self.echo])
-        var config = TestServer.configuration(apps: [AppConfiguration(id: "local"), AppConfiguration(id: "other")], plugins: dir.path)
-        config.pluginTimeLimit = .seconds(1)
+        let config = TestServer.configuration(apps: [AppConfiguration(id: "local"), AppConfiguration(id: "other")], plugins: dir.path)
         try await TestServer.run(config) { (c: Client) async throws in
             let login = try await c.anonymous()
             let token = try #require(login["access_token"]), refresh = try #require(login["refresh_token"])
@@ -133,9 +129,7 @@ import Testing
             // JWT claims are plain JSON: the integer comes back as an int64.
             #expect(claims["user_data"]?["plan"] == "pro" && claims["user_data"]?["seats"]?.integerValue == 5)
             // A user of another app cannot be touched.
-            var other = c
-            other.app = "other"
-            let stranger = try #require(try await other.anonymous()["user_id"])
+            let stranger = try #require(try await c.inApp("other").anonymous()["user_id"])
             let refused = try await c.function("tagOther", [.string(stranger)], token: token)
             #expect(refused.status == 400 && refused.code == "FunctionExecutionError")
             #expect(refused.message?.contains("no user '\(stranger)' in this app") == true)

@@ -109,12 +109,9 @@ import Testing
 
     @Test func aPluginNeverSeesAnotherAppsState() async throws {
         let dir = try PluginDirectory(["friendly.lua": Self.friendly])
-        var config = TestServer.configuration(apps: [AppConfiguration(id: "a"), AppConfiguration(id: "b")], plugins: dir.path)
-        config.pluginTimeLimit = .seconds(1)
+        let config = TestServer.configuration(apps: [AppConfiguration(id: "a"), AppConfiguration(id: "b")], plugins: dir.path)
         try await TestServer.run(config) { (c: Client) async throws in
-            var a = c, b = c
-            a.app = "a"
-            b.app = "b"
+            let a = c.inApp("a"), b = c.inApp("b")
             let ta = try await a.anonymousToken(), tb = try await b.anonymousToken()
             #expect(try await a.function("put", ["secret of a"], token: ta).body == true)
             #expect(try await a.function("get", token: ta).body == "secret of a")

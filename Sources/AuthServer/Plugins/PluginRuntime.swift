@@ -35,7 +35,7 @@ final class PluginRuntime: Sendable {
     /// Threads that run plugin calls: twice the cores, so that a few calls spinning until
     /// their deadline leave room for the others.
     static let threadPool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(4, 2 * System.coreCount))
+        let pool = NIOThreadPool(numberOfThreads: threadPoolSize)
         pool.start()
         return pool
     }()

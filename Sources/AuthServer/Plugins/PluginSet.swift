@@ -6,14 +6,6 @@ struct PluginFile: Sendable, Equatable {
     var name: String
     var fileName: String
     var source: [UInt8]
-    /// Changes when the file does (modification time, size, inode).
-    var stamp: Stamp
-
-    struct Stamp: Sendable, Equatable {
-        var modified: Int
-        var size: Int
-        var inode: UInt64
-    }
 
     /// Plugin files are text and small.
     static let maxBytes = 1 << 20
@@ -48,9 +40,7 @@ struct PluginSet: Sendable {
             guard let data = FileManager.default.contents(atPath: path) else {
                 throw PluginScanError(path: path, reason: "cannot be read")
             }
-            let stamp = PluginFile.Stamp(modified: info.st_mtim.tv_sec * 1_000_000_000 + info.st_mtim.tv_nsec,
-                                         size: Int(info.st_size), inode: UInt64(info.st_ino))
-            files.append(PluginFile(name: String(fileName.dropLast(4)), fileName: fileName, source: [UInt8](data), stamp: stamp))
+            files.append(PluginFile(name: String(fileName.dropLast(4)), fileName: fileName, source: [UInt8](data)))
         }
         return files
     }

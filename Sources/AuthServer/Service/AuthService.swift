@@ -46,8 +46,9 @@ final class AuthService: Sendable {
             apps: c.apps.map { PluginServices(appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger) },
             logger: c.logger)
         var configs = c.apps
+        let exports = plugins.exports
         // Zero config: custom-function login is on when a plugin exports `login`.
-        if c.configFile == nil, plugins.exports.contains("login") {
+        if c.configFile == nil, exports.contains("login") {
             for i in configs.indices where configs[i].providers.customFunction == nil {
                 configs[i].providers.customFunction = .init()
             }
@@ -55,7 +56,7 @@ final class AuthService: Sendable {
         var apps: [String: AppRuntime] = [:]
         for (i, app) in configs.enumerated() {
             do {
-                try Self.checkFunctionNames(app, exports: plugins.exports)
+                try Self.checkFunctionNames(app, exports: exports)
                 apps[app.id] = try await AppRuntime(app, clock: c.clock)
             } catch {
                 throw ConfigError(file: c.configFile, key: "apps[\(i)].\(error.key)", reason: error.reason)
