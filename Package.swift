@@ -29,9 +29,11 @@ let package = Package(
         .target(name: "Lua", dependencies: ["CLua", "LuaShims"]),
         // What client and server share: EJSON, routes, error codes, token claims.
         .target(name: "AuthProtocol"),
+        // EJSON <-> Lua values, shared by the plugin sandbox and the Lua bindings.
+        .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),
         // The App Services-compatible server.
         .target(name: "AuthServer", dependencies: [
-            "AuthProtocol", "Lua", "CArgon2",
+            "AuthProtocol", "Lua", "LuaEJSON", "CArgon2",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -39,11 +41,14 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        // The command: REPL, batch runner, `serve`.
+        // The async client of the App Services API.
         .target(name: "AuthClient", dependencies: [
             "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
-        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthServer"]),
+        // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.
+        .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
+        // The command: REPL, batch runner, `serve`, and the embedded dev server.
+        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "AuthServer"]),
         // Benchmarks, run by scripts/bench.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),

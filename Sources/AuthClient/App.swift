@@ -87,6 +87,13 @@ public final class App: Sendable {
         })
     }
 
+    /// Every user not removed, logged-out ones included, in the order they first logged in here.
+    public var usersInOrder: [User] {
+        users.withLock { table in
+            table.order.compactMap { table.records[$0] }.filter { $0.state != .removed }.map { User(id: $0.id, app: self) }
+        }
+    }
+
     /// Email/password registration, confirmation and reset.
     public var emailPasswordAuth: EmailPasswordAuth { EmailPasswordAuth(app: self) }
 

@@ -9,7 +9,9 @@ public struct Credentials: Sendable, Equatable {
     /// Anonymous only: return the logged-in anonymous user if there is one, without a request.
     public let reuse: Bool
 
-    init(provider: String, body: EJSONDocument, reuse: Bool = false) {
+    /// Credentials for any provider, with the login body as wire-protocol.md gives it (for
+    /// providers this type has no constructor for, such as `oauth2-*`).
+    public init(provider: String, body: EJSONDocument, reuse: Bool = false) {
         self.provider = provider
         self.body = body
         self.reuse = reuse

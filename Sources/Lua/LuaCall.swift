@@ -19,6 +19,14 @@ public struct LuaCall {
     /// The number of arguments.
     public var count: Int32 { lua_gettop(L) }
 
+    /// Where the Lua code that called this function is, as `chunk:line: ` (`luaL_where`), or
+    /// empty when that is not Lua code. For errors raised later, from async work.
+    public var position: String {
+        luaL_where(L, 1)
+        defer { clua_pop(L, 1) }
+        return LuaStack.text(at: -1, on: L) ?? ""
+    }
+
     /// The host state this call runs in.
     public var state: LuaState { LuaState.from(L) }
 
@@ -46,6 +54,9 @@ public struct LuaCall {
     public func typeError(_ i: Int32, expected: String) -> LuaArgumentError {
         LuaArgumentError(index: i, message: "\(expected) expected, got \(typeName(i))")
     }
+
+    /// True when argument `i` is a table.
+    public func isTable(_ i: Int32) -> Bool { lua_type(L, i) == LUA_TTABLE }
 
     /// True when argument `i` is absent or nil.
     public func isNil(_ i: Int32) -> Bool { lua_type(L, i) <= LUA_TNIL }

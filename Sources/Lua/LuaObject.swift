@@ -24,16 +24,20 @@ public struct LuaClass<Object: AnyObject & Sendable>: Sendable {
     /// For completion: the class name of properties that hold objects (`emailPasswordAuth`:
     /// `"EmailPasswordAuth"`), so `app.emailPasswordAuth:` completes without calling anything.
     public var propertyClasses: [String: String]
+    /// Answers reads of string keys that are neither methods nor properties (`user.functions.NAME`).
+    public var fallback: (@Sendable (Object, String) throws -> LuaValue)?
 
     public init(
         _ name: String, methods: [String: Method] = [:], properties: [String: Property] = [:],
-        propertyClasses: [String: String] = [:], description: (@Sendable (Object) -> String)? = nil
+        propertyClasses: [String: String] = [:], description: (@Sendable (Object) -> String)? = nil,
+        fallback: (@Sendable (Object, String) throws -> LuaValue)? = nil
     ) {
         self.name = name
         self.methods = methods
         self.properties = properties
         self.propertyClasses = propertyClasses
         self.description = description
+        self.fallback = fallback
     }
 
     /// Member names and kinds, as the metatable's `__members` lists them (for completion).
@@ -116,6 +120,7 @@ extension LuaState {
         }
         lua_setfield(L, -2, "__fields")
         let properties = cls.properties
+        let fallback = cls.fallback
         let index = LuaFunction("__index") { call in
             let object = try call.object(1, as: T.self)
             let L = call.L
@@ -125,10 +130,10 @@ extension LuaState {
             lua_rawget(L, -2)
             lua_pushvalue(L, 2)
             if lua_rawget(L, -2) != LUA_TNIL { return .pushed(1) }
-            guard lua_type(L, 2) == LUA_TSTRING, let key = try? call.string(2),
-                let getter = properties[key]
-            else { return .none }
-            return .one(try getter(object))
+            guard lua_type(L, 2) == LUA_TSTRING, let key = try? call.string(2) else { return .none }
+            if let getter = properties[key] { return .one(try getter(object)) }
+            if let fallback { return .one(try fallback(object, key)) }
+            return .none
         }
         LuaStack.pushFunction(index, on: L)
         lua_setfield(L, -2, "__index")
@@ -141,5 +146,14 @@ extension LuaState {
         }
         LuaStack.pushFunction(tostring, on: L)
         lua_setfield(L, -2, "__tostring")
+    }
+}
+
+extension LuaState {
+    /// Builds the metatable of T now, so completion knows T's members before the first object
+    /// of T is pushed (`app.emailPasswordAuth:` completes without a call).
+    public func registerClass<T: LuaObject>(_ type: T.Type) {
+        LuaState.pushMetatable(for: type, on: L)
+        clua_pop(L, 1)
     }
 }

@@ -1,3 +1,4 @@
+import AuthScript
 import Glibc
 import Lua
 
@@ -21,10 +22,13 @@ enum Authsh {
         }
         if invocation.showVersion { print(Help.versionLine) }
 
+        let dataDirectory = invocation.dataDirectory ?? Paths.defaultDataDirectory()
+        let bindings = AuthScript(scriptConfiguration(invocation, dataDirectory: dataDirectory))
         let session: Session
         do {
-            session = try Session(dataDirectory: invocation.dataDirectory, libraries: [TasksLibrary()])
+            session = try Session(dataDirectory: dataDirectory, libraries: [bindings])
             try session.setArguments(invocation.argTable, scriptIndex: invocation.scriptIndex)
+            if invocation.json { try session.printTablesAsJSON() }
         } catch {
             Output.error("authsh: \(error)")
             return ExitStatus.failure
@@ -59,7 +63,8 @@ enum Authsh {
         let ranSomething = invocation.script != nil || !invocation.actions.isEmpty || invocation.showVersion
         if invocation.interactive || (!ranSomething && isatty(0) != 0) {
             if !invocation.interactive && !invocation.showVersion { print(Help.versionLine) }
-            return REPL(session: session).run()
+            print(banner(bindings, dataDirectory: dataDirectory))
+            return REPL(session: session, bindings: bindings).run()
         }
         if !ranSomething {  // stdin is not a terminal: run it as a script, as lua does
             return session.execute(Files.readStandardInput(), name: "=stdin") ? 0 : ExitStatus.failure
@@ -68,15 +73,30 @@ enum Authsh {
     }
 }
 
+extension Authsh {
+    /// The default app: `--server`/`--app` (or AUTHSH_SERVER/AUTHSH_APP), else the embedded
+    /// server's `local` app.
+    static func scriptConfiguration(_ invocation: Invocation, dataDirectory: String) -> AuthScript.Configuration {
+        let appId = invocation.appId ?? Paths.environment("AUTHSH_APP") ?? "local"
+        let server: ScriptServer
+        if let url = invocation.server ?? Paths.environment("AUTHSH_SERVER") {
+            server = ScriptServer(url: url)
+        } else {
+            server = ScriptServer(embedded: EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins))
+        }
+        return AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
+    }
+
+    /// The REPL's one-line banner: which server and app, where data lives.
+    static func banner(_ bindings: AuthScript, dataDirectory: String) -> String {
+        let server = bindings.configuration.server
+        let place = server.isEmbedded ? "the embedded dev server (started on first use)" : server.baseURL
+        return "app \(bindings.app.id) on \(place); data in \(dataDirectory). Try login(credentials.anonymous()) or .help"
+    }
+}
+
 /// Exit statuses (sysexits for usage).
 enum ExitStatus {
     static let failure: Int32 = 1
     static let usage: Int32 = 64
-}
-
-/// The scheduler's primitives as `auth.spawn`, `auth.wait`, `auth.sleep`.
-struct TasksLibrary: LuaLibrary {
-    func install(into state: LuaState) throws {
-        for function in LuaTasks.all { try state.setField(function.name, of: "auth", to: .function(function)) }
-    }
 }

@@ -51,6 +51,9 @@ enum Help {
 
     static let repl = """
         .help       this text
+        .users      the users this client knows (* marks the current one)
+        .whoami     the current user and its identities
+        .outbox [EMAIL]  the dev server's outbox (confirmation and reset mails)
         .exit       leave (or Ctrl-D)
         An expression prints its values; `_` holds the first. A statement runs as is.
         An incomplete statement continues on a `>>` prompt. Tab completes names.

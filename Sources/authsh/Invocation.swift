@@ -17,6 +17,14 @@ struct Invocation {
     var showVersion = false
     var showHelp = false
     var dataDirectory: String?
+    /// `--server URL`: talk to that server instead of the embedded one.
+    var server: String?
+    /// `--app ID`: the default app's id.
+    var appId: String?
+    /// `--plugins DIR`: the embedded server's plugins.
+    var plugins: String?
+    /// `--json`: `print` writes tables as JSON.
+    var json = false
     /// Every argument, for the global `arg` (the script at index 0, options before it negative).
     var argTable: [String] = []
     var scriptIndex = 0
@@ -44,9 +52,19 @@ struct Invocation {
             case "-v", "--version": result.showVersion = true
             case "-h", "--help": result.showHelp = true
             case "--data": result.dataDirectory = try value(for: "--data")
+            case "--server": result.server = try value(for: "--server")
+            case "--app": result.appId = try value(for: "--app")
+            case "--plugins": result.plugins = try value(for: "--plugins")
+            case "--json": result.json = true
             default:
-                if argument.hasPrefix("--data=") {
-                    result.dataDirectory = String(argument.dropFirst("--data=".count))
+                if let (name, text) = Invocation.longOption(argument) {
+                    switch name {
+                    case "--data": result.dataDirectory = text
+                    case "--server": result.server = text
+                    case "--app": result.appId = text
+                    case "--plugins": result.plugins = text
+                    default: throw UsageError("unrecognized option '\(argument)'")
+                    }
                 } else if argument.hasPrefix("-e"), argument.count > 2 {
                     result.actions.append(.execute(String(argument.dropFirst(2))))
                 } else if argument.hasPrefix("-l"), argument.count > 2 {
@@ -62,7 +80,19 @@ struct Invocation {
             result.scriptIndex = i
             result.scriptArguments = Array(argv[(i + 1)...])
         }
+        if let server = result.server {
+            guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
+                throw UsageError("--server needs an http:// or https:// URL, got '\(server)'")
+            }
+        }
+        if result.appId?.isEmpty == true { throw UsageError("--app needs an app id") }
         return result
+    }
+
+    /// `--name=value` as (`--name`, value).
+    private static func longOption(_ argument: String) -> (String, String)? {
+        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return nil }
+        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 }
 

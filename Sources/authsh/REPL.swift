@@ -1,3 +1,4 @@
+import AuthScript
 import Glibc
 import Lua
 
@@ -5,8 +6,11 @@ import Lua
 /// chunks on `>> `), with pretty-printed results, `_`, completion and a history file.
 struct REPL {
     let session: Session
-    static let prompt = "authsh> "
+    let bindings: AuthScript
     static let continuation = ">> "
+
+    /// `authsh APP [USER]> `: the app and the current user's email.
+    var prompt: String { "authsh \(bindings.promptLabel)> " }
 
     func run() -> Int32 {
         let lua = session.lua
@@ -23,9 +27,12 @@ struct REPL {
                 continue
             case .meta(let command):
                 history.record(command, editor: editor)
-                switch command {
+                let parts = command.split(separator: " ", maxSplits: 1).map(String.init)
+                switch parts[0] {
                 case ".exit": return 0
                 case ".help": print(Help.repl)
+                case ".users", ".whoami", ".outbox":
+                    runMeta(parts[0], argument: parts.count > 1 ? parts[1].trimmingSpaces : nil)
                 default: Output.error("authsh: unknown command \(command) (try .help)")
                 }
                 continue
@@ -49,6 +56,48 @@ struct REPL {
         }
     }
 
+    /// The meta commands that show auth state: each runs a small chunk and prints its text.
+    static let metaChunks = [
+        ".users": """
+            local list, current = users(), whoami()
+            if #list == 0 then return "no users (log in with login(credentials.anonymous()))" end
+            local lines = {}
+            for i, u in ipairs(list) do lines[i] = (u == current and "* " or "  ") .. tostring(u) end
+            return table.concat(lines, "\n")
+            """,
+        ".whoami": """
+            local u = whoami()
+            if u == nil then return "no user is logged in" end
+            local ids = {}
+            for i, identity in ipairs(u.identities) do ids[i] = identity.providerType end
+            return ("%s\n  identities: %s"):format(tostring(u), table.concat(ids, ", "))
+            """,
+        ".outbox": """
+            local email = ...
+            local list = outbox{ email = email }
+            if #list == 0 then return "the outbox is empty" .. (email and (" for " .. email) or "") end
+            local lines = {}
+            for i, m in ipairs(list) do
+              lines[i] = ("%s  %-7s %s"):format(m.to, m.kind, m.subject)
+                .. (m.token and ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId) or "")
+            end
+            return table.concat(lines, "\n")
+            """,
+    ]
+
+    private func runMeta(_ name: String, argument: String?) {
+        guard let source = REPL.metaChunks[name] else { return }
+        do {
+            let results = try session.run(Array(source.utf8), name: "=" + name,
+                                          arguments: argument.map { [.string(LuaString($0))] } ?? [])
+            if let text = try results.values().first?.stringValue { print(text) }
+        } catch let error as LuaError {
+            session.report(error)
+        } catch {
+            Output.error("authsh: \(error)")
+        }
+    }
+
     enum ChunkInput {
         case chunk(LuaReference, entry: String)
         case meta(String)
@@ -61,7 +110,7 @@ struct REPL {
     private func readChunk(_ editor: LineEditor) -> ChunkInput {
         let lua = session.lua
         let first: String
-        switch editor.read(prompt: REPL.prompt) {
+        switch editor.read(prompt: prompt) {
         case .line(let line): first = line
         case .interrupted: return .nothing
         case .endOfFile: return .end

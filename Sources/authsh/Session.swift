@@ -50,6 +50,22 @@ final class Session {
         return try body()
     }
 
+    /// `--json`: `print` writes tables as JSON (relaxed EJSON), other values as `tostring`.
+    func printTablesAsJSON() throws {
+        let chunk = try lua.load("""
+            local encode, tostring, type, select, concat, write = auth.json.encode, tostring, type, select, table.concat, io.write
+            print = function(...)
+              local parts = {}
+              for i = 1, select("#", ...) do
+                local v = select(i, ...)
+                parts[i] = type(v) == "table" and encode(v) or tostring(v)
+              end
+              write(concat(parts, "\t"), "\n")
+            end
+            """, name: "=(--json)")
+        _ = try lua.run(chunk)
+    }
+
     /// `-l NAME`: `_G[NAME] = require(NAME)`, as lua 5.4.4 does.
     func require(_ module: String) -> Bool {
         let name = LuaFormatter.quote(Array(module.utf8))

@@ -1,6 +1,7 @@
 import AuthProtocol
 import Logging
 import Lua
+import LuaEJSON
 import Synchronization
 
 /// What one plugin call runs for: set while the call runs, read by `context`.

@@ -1,5 +1,6 @@
 import AuthProtocol
 import Lua
+import LuaEJSON
 
 /// One sandboxed Lua state with every file of a plugin set loaded, serving one app.
 ///
@@ -22,7 +23,8 @@ final class PluginState: @unchecked Sendable {
         lua = try LuaState(profile: .sandboxed(limits))
         self.generation = generation
         context = PluginContext(services: services)
-        try EJSONLibrary.install(into: lua, clock: services.clock)
+        let clock = services.clock
+        try lua.setGlobal("ejson", .table(EJSONLibrary.table(now: { clock.now })))
         let prelude = try lua.load(PluginPrelude.source, name: "=plugin host")
         let results = try lua.run(prelude, arguments: [context.hostTable])
         loadplugin = results.reference(0)

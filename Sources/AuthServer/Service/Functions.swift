@@ -1,5 +1,6 @@
 import AuthProtocol
 import Lua
+import LuaEJSON
 
 /// Plugin functions: callable functions, and the roles the config gives them
 /// (confirmation, reset, custom-function login).

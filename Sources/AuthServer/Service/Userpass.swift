@@ -1,5 +1,6 @@
 import AuthProtocol
 import Lua
+import LuaEJSON
 
 /// Email/password accounts: register, confirm, reset (wire-protocol.md section 6).
 extension AuthService {

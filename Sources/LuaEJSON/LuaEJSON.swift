@@ -14,14 +14,14 @@ import Lua
 /// | ObjectId, Date, Binary, Decimal128, Timestamp, regex, MinKey, MaxKey | an `EJSON` userdata that keeps the value exactly (`v.type`, `v.hex`, `v.millis`, `tostring(v)`) |
 ///
 /// An empty table goes out as an empty document.
-enum LuaEJSON {
+public enum LuaEJSON {
     /// A conversion that cannot be done, with the path of the offending value.
-    struct ConversionError: Error, CustomStringConvertible {
-        var description: String
+    public struct ConversionError: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// EJSON to Lua.
-    static func lua(_ value: EJSON) -> LuaValue {
+    public static func lua(_ value: EJSON) -> LuaValue {
         switch value {
         case .null: return .object(EJSONValue.null)
         case .bool(let b): return .boolean(b)
@@ -39,11 +39,11 @@ enum LuaEJSON {
     }
 
     /// A document as a Lua table.
-    static func lua(_ document: EJSONDocument) -> LuaValue { lua(.document(document)) }
+    public static func lua(_ document: EJSONDocument) -> LuaValue { lua(.document(document)) }
 
     /// Lua to EJSON. Refuses functions, foreign userdata, non-UTF-8 strings and keys that are
     /// neither strings nor integers, naming where they were.
-    static func ejson(_ value: LuaValue, path: String = "") throws(ConversionError) -> EJSON {
+    public static func ejson(_ value: LuaValue, path: String = "") throws(ConversionError) -> EJSON {
         switch value {
         case .nil: return .null
         case .boolean(let b): return .bool(b)
@@ -104,15 +104,16 @@ extension String.StringInterpolation {
 
 /// An EJSON value with no native Lua type (ObjectId, Date, Binary, ...), and `null`, as a
 /// userdata that converts back to exactly the same value.
-final class EJSONValue: LuaObject {
-    let value: EJSON
-    init(_ value: EJSON) { self.value = value }
+public final class EJSONValue: LuaObject {
+    /// The value, exactly as it came.
+    public let value: EJSON
+    public init(_ value: EJSON) { self.value = value }
 
     /// The one `null` (so `v == ejson.null` works).
-    static let null = EJSONValue(.null)
+    public static let null = EJSONValue(.null)
 
     /// The EJSON type name: `objectId`, `date`, `binary`, `decimal128`, `timestamp`, `regex`, `minKey`, `maxKey`, `null`.
-    var typeName: String {
+    public var typeName: String {
         switch value {
         case .null: "null"
         case .objectId: "objectId"
@@ -127,7 +128,7 @@ final class EJSONValue: LuaObject {
         }
     }
 
-    static let luaClass = LuaClass<EJSONValue>(
+    public static let luaClass = LuaClass<EJSONValue>(
         "EJSON",
         properties: [
             "type": { .string(LuaString($0.typeName)) },
@@ -144,37 +145,51 @@ final class EJSONValue: LuaObject {
         })
 }
 
-/// The `ejson` library of the plugin sandbox: `ejson.null`, `ejson.objectId([hex])`,
-/// `ejson.date([millis])`, `ejson.encode(v)`, `ejson.decode(text)`.
-enum EJSONLibrary {
-    static func install(into state: LuaState, clock: ServerClock) throws {
-        try state.setField("null", of: "ejson", to: .object(EJSONValue.null))
-        try state.setField("objectId", of: "ejson", to: .function(LuaFunction("objectId") { call in
+/// The `ejson` library: `null`, `objectId([hex])`, `date([millis])`, `encode(v)`, `decode(text)`.
+/// The plugin sandbox installs it as the global `ejson`; authsh as `auth.ejson`.
+public enum EJSONLibrary {
+    /// The library's functions as a table.
+    /// - Parameter now: the clock, in Unix seconds, for new ObjectIds and dates.
+    public static func table(now: @escaping @Sendable () -> Int64) -> LuaTable {
+        var t = LuaTable()
+        t["null"] = .object(EJSONValue.null)
+        t["objectId"] = .function(LuaFunction("objectId") { call in
             guard let hex = try call.optionalString(1) else {
-                return .one(.object(EJSONValue(.objectId(ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now))))))
+                return .one(.object(EJSONValue(.objectId(ObjectId(seconds: UInt32(truncatingIfNeeded: now()))))))
             }
             guard let id = ObjectId(hex: hex) else {
                 throw LuaArgumentError(index: 1, message: "an ObjectId is 24 hexadecimal digits")
             }
             return .one(.object(EJSONValue(.objectId(id))))
-        }))
-        try state.setField("date", of: "ejson", to: .function(LuaFunction("date") { call in
-            let ms = try call.optionalInteger(1) ?? clock.now * 1000
+        })
+        t["date"] = .function(LuaFunction("date") { call in
+            let ms = try call.optionalInteger(1) ?? now() * 1000
             return .one(.object(EJSONValue(.date(ms))))
-        }))
-        try state.setField("encode", of: "ejson", to: .function(LuaFunction("encode") { call in
+        })
+        t["encode"] = .function(encoder("encode", .canonical))
+        t["decode"] = .function(decoder("decode"))
+        return t
+    }
+
+    /// `name(value)`: the value as EJSON text in `format`.
+    public static func encoder(_ name: String, _ format: EJSON.Mode) -> LuaFunction {
+        LuaFunction(name) { call in
             do {
-                return .one(.string(LuaString(try LuaEJSON.ejson(try call.value(1)).encodedString(.canonical))))
+                return .one(.string(LuaString(try LuaEJSON.ejson(try call.value(1)).encodedString(format))))
             } catch let e as LuaEJSON.ConversionError {
                 throw LuaArgumentError(index: 1, message: e.description)
             }
-        }))
-        try state.setField("decode", of: "ejson", to: .function(LuaFunction("decode") { call in
+        }
+    }
+
+    /// `name(text)`: Extended JSON (canonical or relaxed) or plain JSON text as a Lua value.
+    public static func decoder(_ name: String) -> LuaFunction {
+        LuaFunction(name) { call in
             do {
                 return .one(LuaEJSON.lua(try EJSON(parsing: try call.bytes(1))))
             } catch let e as EJSONError {
-                throw LuaRaise("ejson.decode: \(e)")
+                throw LuaRaise("\(name): \(e)")
             }
-        }))
+        }
     }
 }

@@ -1,0 +1,113 @@
+import AuthClient
+import AuthProtocol
+import Lua
+import Synchronization
+
+/// An `App` as Lua sees it (`app`, or what `auth.app{}` returns). The client app is opened on
+/// first use, so a script that never touches auth pays nothing for it.
+public final class AppObject: LuaObject {
+    public let id: String
+    public let server: ScriptServer
+    let dev: DevAPI
+    private let open: @Sendable () throws(AuthClientError) -> App
+    private let opened = Mutex<App?>(nil)
+    /// One `User` object per user id, so that two handles on one user are `==` in Lua.
+    private let userObjects = Mutex<[String: UserObject]>([:])
+
+    /// - Parameters:
+    ///   - storageDirectory: where users are kept (nil: in memory only).
+    public init(id: String, server: ScriptServer, storageDirectory: String?, requestTimeout: Duration = .seconds(60)) {
+        self.id = id
+        self.server = server
+        dev = DevAPI(server: server, appId: id, requestTimeout: requestTimeout)
+        open = { () throws(AuthClientError) -> App in
+            try App(id: id, configuration: .init(baseURL: server.baseURL, requestTimeout: requestTimeout,
+                                                 storageDirectory: storageDirectory),
+                    transport: ScriptTransport(server: server))
+        }
+    }
+
+    /// The client app (opening its user store on first use).
+    public func app() throws(AuthClientError) -> App {
+        try opened.withLock { (app: inout App?) throws(AuthClientError) -> App in
+            if let app { return app }
+            let new = try open()
+            app = new
+            return new
+        }
+    }
+
+    /// The Lua object of `user` (the same one each time).
+    func object(_ user: User) -> UserObject {
+        userObjects.withLock { objects in
+            if let known = objects[user.id] { return known }
+            let new = UserObject(user, app: self)
+            objects[user.id] = new
+            return new
+        }
+    }
+
+    /// The current user, or nil; no request.
+    public var currentUser: User? { (try? app())?.currentUser }
+
+    /// A user given as a `User` object or an id.
+    func user(_ call: LuaCall, _ index: Int32) throws -> User {
+        if let object = try? call.object(index, as: UserObject.self) { return object.user }
+        guard let id = try? call.string(index) else { throw call.typeError(index, expected: "User or user id") }
+        guard let user = try app().allUsers[id] else {
+            throw ScriptError(AuthClientError(code: AuthClientError.userNotFound, message: "no user with id \(id) is known here"),
+                              position: call.position)
+        }
+        return user
+    }
+
+    /// `where the server is`, for banners and `tostring`.
+    public var serverName: String { server.isEmbedded ? "embedded" : server.baseURL }
+
+    public static let luaClass = LuaClass<AppObject>(
+        "App",
+        methods: [
+            "login": { app, call in try Verbs.login(app, call, credentialsAt: 2) },
+            "switchUser": { app, call in try Verbs.switchUser(app, call, userAt: 2) },
+        ],
+        properties: [
+            "id": { .string(LuaString($0.id)) },
+            "server": { .string(LuaString($0.serverName)) },
+            "currentUser": { app in try app.app().currentUser.map { .object(app.object($0)) } ?? .nil },
+            "allUsers": { app in .table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) })) },
+            "emailPasswordAuth": { .object(EmailPasswordAuthObject(app: $0)) },
+        ],
+        propertyClasses: ["emailPasswordAuth": "EmailPasswordAuth", "currentUser": "User"],
+        description: { "App(\($0.id), \($0.serverName))" })
+}
+
+/// `app.emailPasswordAuth`: registration, confirmation and password reset.
+final class EmailPasswordAuthObject: LuaObject {
+    let app: AppObject
+    init(app: AppObject) { self.app = app }
+
+    private static func method(_ names: [String], _ body: @escaping @Sendable (EmailPasswordAuth, [String]) async throws -> Void)
+        -> LuaClass<EmailPasswordAuthObject>.Method
+    {
+        { object, call in
+            let values = try call.strings(names, from: 2)
+            let auth = try object.app.app().emailPasswordAuth
+            return perform(call) { try await body(auth, values); return [] }
+        }
+    }
+
+    static let luaClass = LuaClass<EmailPasswordAuthObject>(
+        "EmailPasswordAuth",
+        methods: [
+            "registerUser": method(["email", "password"]) { try await $0.registerUser(email: $1[0], password: $1[1]) },
+            "confirmUser": method(["token", "tokenId"]) { try await $0.confirmUser(token: $1[0], tokenId: $1[1]) },
+            "resendConfirmationEmail": method(["email"]) { try await $0.resendConfirmationEmail(email: $1[0]) },
+            "retryCustomConfirmation": method(["email"]) { try await $0.retryCustomConfirmation(email: $1[0]) },
+            "sendResetPasswordEmail": method(["email"]) { try await $0.sendResetPasswordEmail(email: $1[0]) },
+            "resetPassword": method(["token", "tokenId", "password"]) {
+                try await $0.resetPassword(token: $1[0], tokenId: $1[1], password: $1[2])
+            },
+            "callResetPasswordFunction": { object, call in try Verbs.callResetFunction(object.app, call, from: 2) },
+        ],
+        description: { "EmailPasswordAuth(\($0.app.id))" })
+}

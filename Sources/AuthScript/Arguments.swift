@@ -1,0 +1,44 @@
+import AuthProtocol
+import Lua
+import LuaEJSON
+
+extension LuaCall {
+    /// Named string arguments, given either as one table (`f{email = e, password = p}`) or in
+    /// order (`f(e, p)`), starting at argument `first`. Missing or non-string ones raise an
+    /// error naming the field.
+    func strings(_ names: [String], from first: Int32) throws -> [String] {
+        if isTable(first) {
+            let options = try table(first)
+            return try names.map { name in
+                guard let value = options[name].stringValue else {
+                    throw LuaArgumentError(index: first, message: "field '\(name)' must be a string, got \(options[name].typeName)")
+                }
+                return value
+            }
+        }
+        return try names.indices.map { try string(first + Int32($0)) }
+    }
+
+    /// Arguments `first...count` as EJSON (function arguments).
+    func ejsonArguments(from first: Int32) throws -> [EJSON] {
+        guard count >= first else { return [] }
+        return try (first...count).map { i in
+            do { return try LuaEJSON.ejson(try value(i)) } catch let e as LuaEJSON.ConversionError {
+                throw LuaArgumentError(index: i, message: e.description)
+            }
+        }
+    }
+
+    /// An optional table field as an EJSON array (`args = {...}`).
+    func ejsonArray(_ value: LuaValue, field: String, index: Int32) throws -> [EJSON] {
+        switch value {
+        case .nil: return []
+        case .table(let t) where t.fields.isEmpty:
+            do { return try t.array.map { try LuaEJSON.ejson($0) } } catch {
+                throw LuaArgumentError(index: index, message: "field '\(field)': \(error)")
+            }
+        default:
+            throw LuaArgumentError(index: index, message: "field '\(field)' must be a sequence, got \(value.typeName)")
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import AuthClient
+import AuthProtocol
+import Glibc
+import Lua
+import LuaEJSON
+
+/// The `auth` module: other apps, tasks, JSON/EJSON, progress, password prompts, the clock and
+/// the dev API.
+enum AuthModule {
+    static func table(configuration: AuthScript.Configuration, app: AppObject) -> LuaTable {
+        var t = LuaTable()
+        for function in LuaTasks.all { t[function.name] = .function(function) }
+        t["app"] = .function(LuaFunction("auth.app") { call in
+            let options = call.isNil(1) ? LuaTable() : try call.table(1)
+            let id = options["id"] == .nil ? configuration.appId : try string(options, "id")
+            let server = options["server"] == .nil ? configuration.server : ScriptServer(url: try string(options, "server"))
+            let persist = options["persist"] == .nil || options["persist"].isTruthy
+            return .one(.object(AppObject(id: id, server: server, storageDirectory: persist ? configuration.dataDirectory : nil,
+                                          requestTimeout: configuration.requestTimeout)))
+        })
+        var json = LuaTable()
+        json["encode"] = .function(EJSONLibrary.encoder("auth.json.encode", .relaxed))
+        json["decode"] = .function(EJSONLibrary.decoder("auth.json.decode"))
+        t["json"] = .table(json)
+        t["ejson"] = .table(EJSONLibrary.table(now: { Int64(time(nil)) }))
+        t["progress"] = .function(LuaFunction("auth.progress") { call in
+            let total = try call.integer(1)
+            guard total >= 0 else { throw LuaArgumentError(index: 1, message: "total must not be negative") }
+            return .one(.object(ProgressObject(total: total, label: try call.optionalString(2) ?? "")))
+        })
+        t["password"] = .function(PasswordPrompt.function)
+        t["clock"] = .function(LuaFunction("auth.clock") { _ in .one(.number(ProgressObject.now())) })
+        t["dev"] = .table(devTable(app.dev))
+        return t
+    }
+
+    /// `auth.dev`: the dev API of the default app's server.
+    static func devTable(_ dev: DevAPI) -> LuaTable {
+        var t = LuaTable()
+        t["outbox"] = .function(LuaFunction("auth.dev.outbox") { call in
+            let filter = call.isNil(1) ? LuaTable() : try call.table(1)
+            return perform(call) { [LuaEJSON.lua(try await dev.outbox(email: filter["email"].stringValue, kind: filter["kind"].stringValue))] }
+        })
+        t["config"] = .function(LuaFunction("auth.dev.config") { call in
+            let patch: EJSONDocument?
+            if call.isNil(1) {
+                patch = nil
+            } else {
+                guard case .document(let d) = try LuaEJSON.ejson(.table(try call.table(1))) else {
+                    throw LuaArgumentError(index: 1, message: "the patch must be a table with string keys")
+                }
+                patch = d
+            }
+            return perform(call) { [LuaEJSON.lua(try await dev.config(patch: patch))] }
+        })
+        t["advanceClock"] = .function(LuaFunction("auth.dev.advanceClock") { call in
+            let seconds = try call.integer(1)
+            guard seconds >= 0 else { throw LuaArgumentError(index: 1, message: "seconds must not be negative") }
+            return perform(call) { [LuaEJSON.lua(try await dev.advanceClock(seconds: seconds))] }
+        })
+        t["wipeUsers"] = .function(LuaFunction("auth.dev.wipeUsers") { call in
+            perform(call) { try await dev.wipeUsers(); return [] }
+        })
+        return t
+    }
+
+    private static func string(_ options: LuaTable, _ name: String) throws -> String {
+        guard let value = options[name].stringValue else {
+            throw LuaArgumentError(index: 1, message: "field '\(name)' must be a string, got \(options[name].typeName)")
+        }
+        return value
+    }
+}

@@ -1,0 +1,88 @@
+import AuthClient
+import AuthProtocol
+import Lua
+import LuaEJSON
+
+/// Credentials as Lua sees them. `tostring` names the provider and, for email/password, the
+/// email; never a password, key or token.
+public final class CredentialsObject: LuaObject {
+    public let credentials: Credentials
+    public init(_ credentials: Credentials) { self.credentials = credentials }
+
+    var summary: String {
+        if let email = credentials.body["username"]?.stringValue { return "Credentials(\(credentials.provider), \(email))" }
+        if credentials.provider == ProviderType.anonymous { return "Credentials(\(credentials.provider)\(credentials.reuse ? "" : ", new"))" }
+        return "Credentials(\(credentials.provider))"
+    }
+
+    public static let luaClass = LuaClass<CredentialsObject>(
+        "Credentials",
+        properties: ["provider": { .string(LuaString($0.credentials.provider)) }],
+        description: { $0.summary })
+}
+
+/// The `credentials` table: one constructor per kind of login (DESIGN.md, "The Lua API").
+enum CredentialsLibrary {
+    static func table() -> LuaTable {
+        var t = LuaTable()
+        func add(_ name: String, _ make: @escaping @Sendable (LuaCall) throws -> Credentials) {
+            t[name] = .function(LuaFunction("credentials.\(name)") { call in .one(.object(CredentialsObject(try make(call)))) })
+        }
+        add("anonymous") { call in
+            guard !call.isNil(1) else { return .anonymous() }
+            let options = try call.table(1)
+            return .anonymous(reuse: options["reuse"] == .nil ? true : options["reuse"].isTruthy)
+        }
+        add("emailPassword") { call in
+            if call.count == 1, !call.isNil(1), let options = try? call.table(1) {  // emailPassword{email=, password=}
+                return .emailPassword(email: try field(options, "email", of: call), password: try field(options, "password", of: call))
+            }
+            return .emailPassword(email: try call.string(1), password: try call.string(2))
+        }
+        add("apiKey") { call in .userAPIKey(try call.string(1)) }
+        add("serverApiKey") { call in .serverAPIKey(try call.string(1)) }
+        add("jwt") { call in .jwt(try call.string(1)) }
+        add("customFunction") { call in
+            guard case .document(let payload) = try payloadEJSON(call) else {
+                throw LuaArgumentError(index: 1, message: "the payload must be a table with string keys")
+            }
+            return .function(payload: payload)
+        }
+        add("google") { call in
+            let options = try call.table(1)
+            if let code = options["authCode"].stringValue { return .google(authCode: code) }
+            if let token = options["idToken"].stringValue { return .google(idToken: token) }
+            throw LuaArgumentError(index: 1, message: "give authCode or idToken")
+        }
+        add("apple") { call in .apple(idToken: try call.string(1)) }
+        add("facebook") { call in .facebook(accessToken: try call.string(1)) }
+        add("oauth") { call in
+            let provider = try call.string(1)
+            var body: EJSONDocument = [:]
+            if !call.isNil(2) {
+                guard case .document(let options) = try LuaEJSON.ejson(.table(try call.table(2))) else {
+                    throw LuaArgumentError(index: 2, message: "options must be a table with string keys")
+                }
+                body = options
+            }
+            let wire = provider.hasPrefix("oauth2-") ? provider : "oauth2-" + provider
+            body["provider"] = .string(wire)
+            return Credentials(provider: wire, body: body)
+        }
+        return t
+    }
+
+    /// A required string field of an options table, or an argument error naming it.
+    static func field(_ options: LuaTable, _ name: String, of call: LuaCall, index: Int32 = 1) throws -> String {
+        guard let value = options[name].stringValue else {
+            throw LuaArgumentError(index: index, message: "field '\(name)' must be a string, got \(options[name].typeName)")
+        }
+        return value
+    }
+
+    private static func payloadEJSON(_ call: LuaCall) throws -> EJSON {
+        do { return try LuaEJSON.ejson(.table(try call.table(1))) } catch let e as LuaEJSON.ConversionError {
+            throw LuaArgumentError(index: 1, message: e.description)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import AuthClient
+import AuthProtocol
+
+/// The dev API of server-contract.md (outbox, config, clock, wipe) for one app. Only a server in
+/// dev mode answers it; any other gets `ServerNotInDevMode`.
+struct DevAPI: Sendable {
+    let server: ScriptServer
+    let appId: String
+    var requestTimeout: Duration = .seconds(60)
+
+    /// Messages the server "sent", newest last; `email` and `kind` filter.
+    func outbox(email: String?, kind: String?) async throws -> EJSON {
+        var query: [String] = []
+        if let email { query.append("email=" + Self.percentEncoded(email)) }
+        if let kind { query.append("kind=" + Self.percentEncoded(kind)) }
+        let path = "/apps/\(Self.percentEncoded(appId))/outbox" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        return try await send("GET", path)
+    }
+
+    /// The app's config, after applying `patch` (an RFC 7396 merge patch) when there is one.
+    func config(patch: EJSONDocument?) async throws -> EJSON {
+        let path = "/apps/\(Self.percentEncoded(appId))/config"
+        if let patch { return try await send("PATCH", path, body: .document(patch)) }
+        return try await send("GET", path)
+    }
+
+    /// Moves the server's clock forward; returns its new time (Unix seconds).
+    func advanceClock(seconds: Int64) async throws -> EJSON {
+        try await send("POST", "/clock", body: ["advanceSeconds": .int64(seconds)])
+    }
+
+    /// Deletes every user of the app (and empties nothing else).
+    func wipeUsers() async throws {
+        _ = try await send("DELETE", "/apps/\(Self.percentEncoded(appId))/users")
+    }
+
+    private func send(_ method: String, _ path: String, body: EJSON? = nil) async throws -> EJSON {
+        var headers = [("Accept", "application/json")]
+        if body != nil { headers.append(("Content-Type", "application/json")) }
+        let request = TransportRequest(method: method, url: server.baseURL + Routes.dev + path, headers: headers,
+                                       body: body?.encoded(.canonical), timeout: requestTimeout)
+        let response = try await ScriptTransport(server: server).send(request)
+        let parsed = response.body.isEmpty ? EJSON.document([:]) : (try? EJSON(parsing: response.body))
+        if (200..<300).contains(response.status), let parsed { return parsed }
+        let error = parsed.flatMap { ServiceError(body: $0, status: response.status) }
+        if response.status == 404, error?.code != .appNotFound {
+            throw AuthClientError(code: ScriptError.notInDevMode,
+                                  message: "\(server.isEmbedded ? "the embedded server" : server.baseURL) is not in dev mode"
+                                      + " (the dev API, outbox included, needs a server started with --dev)",
+                                  status: 404)
+        }
+        if let error {
+            throw AuthClientError(code: error.code.rawValue, message: error.message, status: error.status, link: error.link)
+        }
+        throw AuthClientError(code: AuthClientError.malformedResponse,
+                              message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
+    }
+
+    /// RFC 3986 unreserved characters kept, everything else %XX.
+    static func percentEncoded(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
+            }
+        }
+        return out
+    }
+}

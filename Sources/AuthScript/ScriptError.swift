@@ -1,0 +1,83 @@
+import AuthClient
+import Lua
+import LuaEJSON
+
+/// An auth failure as Lua sees it: an `AuthError` object with `code` (the wire name, such as
+/// `InvalidPassword`), `message`, `status` (HTTP, or nil), `link` and `where` (the calling
+/// script's `file:line:`). `tostring(err)` is one line.
+public final class AuthErrorObject: LuaObject {
+    public let error: AuthClientError
+    /// `chunk:line: ` of the call that failed, or empty.
+    public let position: String
+
+    public init(_ error: AuthClientError, position: String) {
+        self.error = error
+        self.position = position
+    }
+
+    /// `where code: message (HTTP status)`.
+    public var line: String {
+        var text = position + error.code + ": " + error.message
+        if let status = error.status { text += " (HTTP \(status))" }
+        return text
+    }
+
+    public static let luaClass = LuaClass<AuthErrorObject>(
+        "AuthError",
+        properties: [
+            "code": { .string(LuaString($0.error.code)) },
+            "message": { .string(LuaString($0.error.message)) },
+            "status": { $0.error.status.map { .integer(Int64($0)) } ?? .nil },
+            "link": { $0.error.link.map { .string(LuaString($0)) } ?? .nil },
+            "where": { .string(LuaString($0.position)) },
+        ],
+        description: { $0.line })
+}
+
+/// What an async binding throws: raised in Lua as an `AuthError` object.
+struct ScriptError: LuaErrorConvertible {
+    let object: AuthErrorObject
+    var luaValue: LuaValue { .object(object) }
+
+    init(_ error: AuthClientError, position: String) {
+        object = AuthErrorObject(error, position: position)
+    }
+
+    /// Any error of a binding's work, as an auth error.
+    init(_ error: any Error, position: String) {
+        switch error {
+        case let e as ScriptError: self = e
+        case let e as AuthClientError: self.init(e, position: position)
+        case let e as LuaEJSON.ConversionError:
+            self.init(AuthClientError(code: ScriptError.conversionFailed, message: e.description), position: position)
+        default:
+            self.init(AuthClientError(code: ScriptError.internalError, message: "\(error)"), position: position)
+        }
+    }
+
+    /// A value could not be converted between Lua and EJSON.
+    static let conversionFailed = "ConversionFailed"
+    /// Something that is no auth error failed (a bug if it is ever seen).
+    static let internalError = "InternalError"
+    /// A dev-only helper was used against a server that is not in dev mode.
+    static let notInDevMode = "ServerNotInDevMode"
+    /// The embedded server did not start.
+    static let embeddedServerFailed = "EmbeddedServerFailed"
+    /// A short verb needs a current user and there is none.
+    static let noCurrentUser = "ClientUserNotLoggedIn"
+}
+
+/// Runs a binding's async work; any failure is raised as an `AuthError` that names where the
+/// script called it.
+func perform(_ call: LuaCall, _ body: @escaping @Sendable () async throws -> [LuaValue]) -> LuaReturn {
+    let position = call.position
+    return .async {
+        do { return try await body() } catch { throw ScriptError(error, position: position) }
+    }
+}
+
+/// Client errors thrown before a binding yields (a store that cannot be opened, a user that is
+/// not logged in) are raised as `AuthError` objects too. Both modules are this package's own.
+extension AuthClientError: LuaErrorConvertible {
+    public var luaValue: LuaValue { .object(AuthErrorObject(self, position: "")) }
+}

@@ -1,0 +1,87 @@
+import AuthClient
+import AuthProtocol
+import Lua
+import LuaEJSON
+
+/// The short verbs of the REPL (`login`, `linkIdentity`, ...): each acts on one app and its
+/// current user. The object API's methods share these bodies.
+enum Verbs {
+    /// Every verb, bound to `app`.
+    static func functions(_ app: AppObject) -> [LuaFunction] {
+        [
+            LuaFunction("login") { call in try login(app, call, credentialsAt: 1) },
+            LuaFunction("linkIdentity") { call in
+                let credentials = try call.object(1, as: CredentialsObject.self).credentials
+                let user = try current(app, call)
+                return perform(call) { [.object(app.object(try await user.linkIdentity(credentials: credentials)))] }
+            },
+            LuaFunction("register") { call in
+                let values = try call.strings(["email", "password"], from: 1)
+                let auth = try app.app().emailPasswordAuth
+                return perform(call) { try await auth.registerUser(email: values[0], password: values[1]); return [] }
+            },
+            LuaFunction("confirm") { call in
+                let values = try call.strings(["token", "tokenId"], from: 1)
+                let auth = try app.app().emailPasswordAuth
+                return perform(call) { try await auth.confirmUser(token: values[0], tokenId: values[1]); return [] }
+            },
+            LuaFunction("resetPassword") { call in
+                let values = try call.strings(["token", "tokenId", "password"], from: 1)
+                let auth = try app.app().emailPasswordAuth
+                return perform(call) { try await auth.resetPassword(token: values[0], tokenId: values[1], password: values[2]); return [] }
+            },
+            LuaFunction("callResetFunction") { call in try callResetFunction(app, call, from: 1) },
+            LuaFunction("switchUser") { call in try switchUser(app, call, userAt: 1) },
+            LuaFunction("logout") { call in
+                let user = call.isNil(1) ? try current(app, call) : try app.user(call, 1)
+                return perform(call) { try await user.logOut(); return [] }
+            },
+            LuaFunction("whoami") { _ in .one(try app.app().currentUser.map { .object(app.object($0)) } ?? .nil) },
+            LuaFunction("users") { _ in .one(.table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) }))) },
+            LuaFunction("outbox") { call in
+                let filter = call.isNil(1) ? LuaTable() : try call.table(1)
+                let email = filter["email"].stringValue, kind = filter["kind"].stringValue
+                let dev = app.dev
+                return perform(call) { [LuaEJSON.lua(try await dev.outbox(email: email, kind: kind))] }
+            },
+        ]
+    }
+
+    static func login(_ app: AppObject, _ call: LuaCall, credentialsAt index: Int32) throws -> LuaReturn {
+        let credentials = try call.object(index, as: CredentialsObject.self).credentials
+        let client = try app.app()
+        return perform(call) { [.object(app.object(try await client.login(credentials: credentials)))] }
+    }
+
+    static func switchUser(_ app: AppObject, _ call: LuaCall, userAt index: Int32) throws -> LuaReturn {
+        let user = try app.user(call, index)
+        do { try app.app().switchUser(to: user) } catch { throw ScriptError(error, position: call.position) }
+        return .one(.object(app.object(user)))
+    }
+
+    /// `callResetFunction{email=, password=, args={...}}`: the server's reset function, with
+    /// `args` spread after its request.
+    static func callResetFunction(_ app: AppObject, _ call: LuaCall, from index: Int32) throws -> LuaReturn {
+        let values = try call.strings(["email", "password"], from: index)
+        let arguments: [EJSON]
+        if call.isTable(index) {
+            arguments = try call.ejsonArray(try call.table(index)["args"], field: "args", index: index)
+        } else {
+            arguments = try call.ejsonArguments(from: index + 2)
+        }
+        let auth = try app.app().emailPasswordAuth
+        return perform(call) {
+            try await auth.callResetPasswordFunction(email: values[0], password: values[1], arguments: arguments)
+            return []
+        }
+    }
+
+    /// The current user, or `ClientUserNotLoggedIn` naming the verb.
+    static func current(_ app: AppObject, _ call: LuaCall) throws -> User {
+        guard let user = try app.app().currentUser else {
+            throw ScriptError(AuthClientError(code: ScriptError.noCurrentUser, message: "\(call.name): no user is logged in (log in first)"),
+                              position: call.position)
+        }
+        return user
+    }
+}

@@ -1,0 +1,44 @@
+import AuthServer
+import Hummingbird
+import Logging
+
+/// The server `authsh` starts in-process when no `--server` is named: AuthServer in dev mode on
+/// 127.0.0.1 (an ephemeral port), its database under `DATA/server`, plugins from `--plugins`
+/// (default `./plugins` when it exists). It starts on the first request a script makes and
+/// stops with the process.
+enum EmbeddedServer {
+    /// A function that starts the server and returns its origin.
+    static func starter(dataDirectory: String, plugins: String?) -> @Sendable () async throws -> String {
+        {
+            var config = ServerConfiguration()
+            config.dev = true
+            config.host = "127.0.0.1"
+            config.port = 0
+            config.database = .directory(dataDirectory + "/server")
+            if let plugins {
+                config.pluginsDirectory = plugins
+                config.pluginsDirectoryRequired = true
+            }
+            var logger = Logger(label: "authsh.embedded", factory: { StreamLogHandler.standardError(label: $0) })
+            logger.logLevel = .warning
+            config.logger = logger
+            let listening = AsyncStream<Int>.makeStream()
+            let app = try await buildApplication(config) { _, port in
+                listening.continuation.yield(port)
+                listening.continuation.finish()
+            }
+            let running = Task {
+                defer { listening.continuation.finish() }
+                try await app.runService(gracefulShutdownSignals: [])
+            }
+            for await port in listening.stream { return "http://127.0.0.1:\(port)" }
+            try await running.value  // it stopped before listening: its error says why
+            throw EmbeddedServerError(message: "it stopped before listening")
+        }
+    }
+}
+
+struct EmbeddedServerError: Error, CustomStringConvertible {
+    let message: String
+    var description: String { message }
+}
