@@ -18,7 +18,8 @@ extension LuaState {
         var found = Found.value
         if separatorIndex != nil {
             for component in head.split(separator: ".", omittingEmptySubsequences: false) {
-                guard !component.isEmpty, component.allSatisfy({ $0 != ":" }), let next = field(String(component))
+                guard !component.isEmpty, component.allSatisfy({ $0 != ":" }),
+                    let next = field(String(component), inClass: found == .classMetatable)
                 else { return [] }
                 found = next
             }
@@ -39,8 +40,10 @@ extension LuaState {
 
     /// Replaces the value on top with its field `name` (raw, through `__index` tables and the
     /// static property types of Swift classes). Nil when there is no such field.
-    private func field(_ name: String) -> Found? {
+    /// - Parameter inClass: the value on top is a class metatable standing for an object.
+    private func field(_ name: String, inClass: Bool) -> Found? {
         let value = lua_gettop(L)
+        if inClass { return propertyClass(name, metatableAt: value) }
         switch lua_type(L, value) {
         case LUA_TTABLE:
             var hops = 0
@@ -62,20 +65,27 @@ extension LuaState {
             lua_settop(L, value)
             return nil
         case LUA_TUSERDATA:
-            // A property whose class is known: continue with that class's metatable.
             guard lua_getmetatable(L, value) != 0 else { return nil }
-            lua_pushstring(L, "__fields")
-            guard lua_rawget(L, -2) == LUA_TTABLE else { return nil }
-            LuaStack.pushString(name, on: L)
-            guard lua_rawget(L, -2) == LUA_TSTRING, let className = LuaStack.text(at: -1, on: L) else { return nil }
-            LuaStack.pushString(className, on: L)
-            guard lua_rawget(L, clua_registryindex) == LUA_TTABLE else { return nil }
-            clua_replace(L, value)
-            lua_settop(L, value)
-            return .classMetatable
+            return propertyClass(name, metatableAt: lua_gettop(L), replacing: value)
         default:
             return nil
         }
+    }
+
+    /// A property whose class is known (`__fields`): replaces the value at `replacing` with
+    /// that class's metatable.
+    private func propertyClass(_ name: String, metatableAt metatable: Int32, replacing value: Int32? = nil) -> Found? {
+        let value = value ?? metatable
+        lua_pushvalue(L, metatable)
+        lua_pushstring(L, "__fields")
+        guard lua_rawget(L, -2) == LUA_TTABLE else { return nil }
+        LuaStack.pushString(name, on: L)
+        guard lua_rawget(L, -2) == LUA_TSTRING, let className = LuaStack.text(at: -1, on: L) else { return nil }
+        LuaStack.pushString(className, on: L)
+        guard lua_rawget(L, clua_registryindex) == LUA_TTABLE else { return nil }
+        clua_replace(L, value)
+        lua_settop(L, value)
+        return .classMetatable
     }
 
     /// Adds the completable names of the value at `index`.

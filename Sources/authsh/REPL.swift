@@ -58,21 +58,21 @@ struct REPL {
 
     /// The meta commands that show auth state: each runs a small chunk and prints its text.
     static let metaChunks = [
-        ".users": """
+        ".users": #"""
             local list, current = users(), whoami()
             if #list == 0 then return "no users (log in with login(credentials.anonymous()))" end
             local lines = {}
             for i, u in ipairs(list) do lines[i] = (u == current and "* " or "  ") .. tostring(u) end
             return table.concat(lines, "\n")
-            """,
-        ".whoami": """
+            """#,
+        ".whoami": #"""
             local u = whoami()
             if u == nil then return "no user is logged in" end
             local ids = {}
             for i, identity in ipairs(u.identities) do ids[i] = identity.providerType end
             return ("%s\n  identities: %s"):format(tostring(u), table.concat(ids, ", "))
-            """,
-        ".outbox": """
+            """#,
+        ".outbox": #"""
             local email = ...
             local list = outbox{ email = email }
             if #list == 0 then return "the outbox is empty" .. (email and (" for " .. email) or "") end
@@ -82,7 +82,7 @@ struct REPL {
                 .. (m.token and ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId) or "")
             end
             return table.concat(lines, "\n")
-            """,
+            """#,
     ]
 
     private func runMeta(_ name: String, argument: String?) {

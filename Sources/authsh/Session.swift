@@ -52,7 +52,7 @@ final class Session {
 
     /// `--json`: `print` writes tables as JSON (relaxed EJSON), other values as `tostring`.
     func printTablesAsJSON() throws {
-        let chunk = try lua.load("""
+        let chunk = try lua.load(#"""
             local encode, tostring, type, select, concat, write = auth.json.encode, tostring, type, select, table.concat, io.write
             print = function(...)
               local parts = {}
@@ -62,7 +62,7 @@ final class Session {
               end
               write(concat(parts, "\t"), "\n")
             end
-            """, name: "=(--json)")
+            """#, name: "=(--json)")
         _ = try lua.run(chunk)
     }
 

@@ -50,7 +50,7 @@ struct REPLTests {
         let data = try Binary.temporaryDirectory()
         do {
             let term = try Terminal(dataDirectory: data)
-            try term.waitFor("authsh>")
+            try term.waitFor("authsh local>")
             try term.type("answer = 41")
             try term.type("login_password = 'hunter2hunter2'")
             try term.press("C-d")
@@ -63,8 +63,8 @@ struct REPLTests {
         #expect((attributes[.posixPermissions] as? Int) == 0o600)
 
         let again = try Terminal(dataDirectory: data)
-        try again.waitFor("authsh>")
+        try again.waitFor("authsh local>")
         try again.press("Up")
-        try again.waitFor("authsh> answer = 41")
+        try again.waitFor("authsh local> answer = 41")
     }
 }

@@ -15,7 +15,7 @@ final class Terminal {
     /// A REPL on a fresh data directory, ready at its prompt.
     static func started() throws -> Terminal {
         let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
-        try term.waitFor("authsh>")
+        try term.waitFor("authsh local>")
         return term
     }
 

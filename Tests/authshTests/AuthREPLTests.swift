@@ -1,0 +1,55 @@
+import Foundation
+import Testing
+
+/// The auth REPL in a real pseudo-terminal: the prompt follows the current user, completion
+/// knows the auth objects, results print as one-liners, and passwords stay out of history.
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")))
+struct AuthREPLTests {
+    @Test func promptFollowsTheCurrentUser() throws {
+        let data = try Binary.temporaryDirectory()
+        let term = try Terminal(arguments: ["--plugins", Binary.repository + "/plugins"], dataDirectory: data)
+        try term.waitFor("app local on the embedded dev server")
+        try term.waitFor("authsh local>")
+        try term.type("login(credentials.anonymous())")
+        try term.waitFor("User(")
+        try term.waitFor("authsh local anonymous>")
+        try term.type("register{ email = 'ann@example.com', password = 'ann-secret' }")
+        try term.type("confirm(outbox{ email = 'ann@example.com' }[1])")
+        try term.type("login(credentials.emailPassword('ann@example.com', 'ann-secret'))")
+        try term.waitFor("ann@example.com, loggedIn)")
+        try term.waitFor("authsh local ann@example.com>")
+        try term.type("whoami()")
+        let screen = try term.waitFor("\nUser(")
+        #expect(screen.components(separatedBy: "ann@example.com, loggedIn)").count >= 3)
+        try term.type(".users")
+        try term.waitFor("* User(")
+        try term.type(".outbox ann@example.com")
+        try term.waitFor("confirm{ token = ")
+        try term.type("pcall(login, credentials.emailPassword('ann@example.com', 'wrong-pass'))")
+        try term.waitFor("false   InvalidPassword: invalid username/password (HTTP 401)")
+        try term.press("C-d")
+        Thread.sleep(forTimeInterval: 0.3)
+        let history = try String(contentsOfFile: data + "/history", encoding: .utf8)
+        #expect(history.contains("whoami()"))
+        #expect(!history.contains("ann-secret") && !history.contains("wrong-pass"))
+    }
+
+    @Test func completionKnowsTheAuthObjects() throws {
+        let term = try Terminal.started()
+        try term.type("app.emailPasswordAuth:reg", enter: false)
+        try term.press("Tab")
+        try term.waitFor("app.emailPasswordAuth:registerUser")
+        try term.press("C-u")
+        try term.type("credentials.emailP", enter: false)
+        try term.press("Tab")
+        try term.waitFor("credentials.emailPassword")
+        try term.press("C-u")
+        try term.type("auth.dev.adv", enter: false)
+        try term.press("Tab")
+        try term.waitFor("auth.dev.advanceClock")
+        try term.press("C-u")
+        try term.type("app.currentUser.apiKeys:cr", enter: false)
+        try term.press("Tab")
+        try term.waitFor("app.currentUser.apiKeys:create")
+    }
+}

@@ -1,0 +1,53 @@
+import Foundation
+
+extension Binary {
+    /// The repository (the example plugins and recipes live there).
+    static let repository = productsDirectory.deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+
+    /// Runs Lua `source` as a script file with `authsh --data DATA --plugins REPO/plugins`,
+    /// against the embedded server; `options` go before the script, `arguments` after.
+    static func script(_ source: String, data: String, options: [String] = [], arguments: [String] = []) throws -> Result {
+        let dir = try temporaryDirectory()
+        try write(source, to: dir + "/scenario.lua")
+        return try run(["--data", data, "--plugins", repository + "/plugins"] + options + [dir + "/scenario.lua"] + arguments,
+                       directory: dir)
+    }
+}
+
+/// `authsh serve` as a child process on an ephemeral port, stopped when released.
+final class ServerProcess {
+    let process = Process()
+    let directory: String
+    private(set) var origin = ""
+
+    /// Starts `authsh serve --port 0 --data TMP/data ARGS` and waits for its `listening on` line.
+    init(_ arguments: [String]) throws {
+        directory = try Binary.temporaryDirectory()
+        process.executableURL = URL(fileURLWithPath: Binary.path)
+        process.arguments = ["serve", "--port", "0", "--data", directory + "/data", "--plugins", Binary.repository + "/plugins"] + arguments
+        // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
+        FileManager.default.createFile(atPath: directory + "/out", contents: nil)
+        FileManager.default.createFile(atPath: directory + "/err", contents: nil)
+        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/out"))
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/err"))
+        process.standardInput = FileHandle.nullDevice
+        try Binary.spawnLock.withLock { try process.run() }
+        for _ in 0..<400 {
+            let text = (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first, text.contains("\n") {
+                origin = line.replacingOccurrences(of: "listening on ", with: "")
+                return
+            }
+            Thread.sleep(forTimeInterval: 0.025)
+        }
+        process.terminate()
+        throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "")")
+    }
+
+    deinit {
+        if process.isRunning {
+            process.terminate()
+            process.waitUntilExit()
+        }
+    }
+}

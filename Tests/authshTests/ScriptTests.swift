@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+
+/// The Lua API run by the built binary in batch mode against the embedded server: every verb,
+/// the error paths of DESIGN.md, concurrency, persistence. (The recipes cover the long flows.)
+@Suite struct ScriptTests {
+    @Test func theVerbsDriveTheEmbeddedServer() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            assert(whoami() == nil and #users() == 0, "a fresh data directory has no users")
+            local guest = login(credentials.anonymous())
+            assert(guest.isAnonymous and guest.state == "loggedIn" and whoami() == guest)
+            assert(login(credentials.anonymous()) == guest, "anonymous{reuse = true} reuses the logged-in guest")
+            register{ email = "neo@example.com", password = "trinity1" }
+            local mail = outbox{ email = "neo@example.com", kind = "confirm" }
+            assert(#mail == 1 and mail[1].to == "neo@example.com" and mail[1].link:find("token=", 1, true))
+            confirm(mail[1])
+            local linked = linkIdentity(credentials.emailPassword("neo@example.com", "trinity1"))
+            assert(linked == guest and not guest.isAnonymous)
+            assert(guest.identities[1].providerType == "anon-user" and guest.identities[2].providerType == "local-userpass")
+            assert(guest.profile.email == "neo@example.com")
+            local other = login(credentials.customFunction{ username = "morpheus" })
+            assert(whoami() == other and other ~= guest and #users() == 2)
+            assert(other.functions.greet("Neo") == app.currentUser:callFunction("greet", "Neo"))
+            print(other.functions.sum(2, 40), math.type(other.functions.sum(2, 40)))
+            assert(other.functions.visit() == 1 and other:refreshCustomData().visits == 1 and other.customData.visits == 1)
+            assert(switchUser(guest.id) == guest and whoami() == guest)
+            logout()
+            assert(guest.state == "loggedOut" and guest.accessToken == nil and whoami() == other)
+            local again = login(credentials.emailPassword("neo@example.com", "trinity1"))
+            assert(again == guest and guest.state == "loggedIn")
+            app.emailPasswordAuth:sendResetPasswordEmail("neo@example.com")
+            local reset = outbox{ email = "neo@example.com", kind = "reset" }
+            resetPassword{ token = reset[1].token, tokenId = reset[1].tokenId, password = "zion-2199" }
+            assert(login(credentials.emailPassword("neo@example.com", "zion-2199")) == guest)
+            guest:delete()
+            assert(guest.state == "removed" and #users() == 1)
+            print(tostring(app), tostring(credentials.emailPassword("neo@example.com", "zion-2199")))
+            """, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "42\tinteger\nApp(local, embedded)\tCredentials(local-userpass, neo@example.com)\n")
+    }
+
+    @Test func authErrorsAreObjectsWithCodeStatusAndPosition() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            register{ email = "amy@example.com", password = "secret-1" }
+            local ok, err = pcall(function() register{ email = "amy@example.com", password = "secret-1" } end)
+            assert(not ok)
+            print(err.code, err.status, err.message)
+            print(tostring(err))
+            print(err.where)
+            ok, err = pcall(login, credentials.emailPassword("amy@example.com", "wrong-one"))
+            print(err.code, err.status)
+            ok, err = pcall(linkIdentity, credentials.emailPassword("amy@example.com", "secret-1"))
+            print(err.code, err.message)
+            ok, err = pcall(switchUser, "0123456789abcdef01234567")
+            print(err.code)
+            ok, err = pcall(login, 42)
+            print(err)
+            ok, err = pcall(register, { email = "x@example.com" })
+            print(err)
+            ok, err = pcall(function() table.sort({ 2, 1 }, function(a, b) login(credentials.anonymous()) return a < b end) end)
+            print(err)
+            login(credentials.emailPassword("amy@example.com", "not-her-password"))
+            """, data: data)
+        #expect(r.status == 1)
+        let lines = r.stdout.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        #expect(lines[0] == "AccountNameInUse\t409\tname already in use")
+        #expect(lines[1].hasSuffix("scenario.lua:2: AccountNameInUse: name already in use (HTTP 409)"))
+        #expect(lines[2].hasSuffix("scenario.lua:2: "))
+        #expect(lines[3] == "InvalidPassword\t401")
+        #expect(lines[4] == "ClientUserNotLoggedIn\tlinkIdentity: no user is logged in (log in first)")
+        #expect(lines[5] == "ClientUserNotFound")
+        #expect(lines[6].contains("bad argument #1 to 'login' (Credentials expected, got number)"))
+        #expect(lines[7].contains("bad argument #1 to 'register' (field 'password' must be a string, got nil)"))
+        #expect(lines[8].contains("cannot yield"))
+        // Uncaught: exit 1, the code and message with the script's position, and a traceback.
+        #expect(r.stderr.contains("scenario.lua:19: InvalidPassword: invalid username/password (HTTP 401)"))
+        #expect(r.stderr.contains("stack traceback:"))
+        #expect(!r.stderr.contains("not-her-password"))
+    }
+
+    @Test func spawnRunsLoginsConcurrently() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            local a = auth.app{ persist = false }
+            local tasks = {}
+            for i = 1, 40 do tasks[i] = auth.spawn(function() return a:login(credentials.anonymous{ reuse = false }).id end) end
+            local ids, seen = auth.wait(tasks), {}
+            for _, id in ipairs(ids) do seen[id] = true end
+            local distinct = 0
+            for _ in pairs(seen) do distinct = distinct + 1 end
+            print(#ids, distinct, #a.allUsers, #users())
+            """, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        // 40 users in the in-memory app; none in the default app's store.
+        #expect(r.stdout == "40\t40\t40\t0\n")
+        #expect(!FileManager.default.fileExists(atPath: data + "/users/http___authsh.embedded/local/current"))
+    }
+
+    @Test func usersAndTheServerPersistAcrossRuns() throws {
+        let data = try Binary.temporaryDirectory()
+        let first = try Binary.script("""
+            register{ email = "kim@example.com", password = "persist-1" }
+            confirm(outbox{ email = "kim@example.com" }[1])
+            print(login(credentials.emailPassword("kim@example.com", "persist-1")).id)
+            """, data: data)
+        #expect(first.status == 0, "\(first.stderr)")
+        let second = try Binary.script("""
+            local me = whoami()
+            print(me.id, me.state, me.profile.email)
+            print(me.functions.whoami().id == me.id)   -- the old tokens work against the restarted server
+            """, data: data)
+        #expect(second.status == 0, "\(second.stderr)")
+        let id = first.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(second.stdout == "\(id)\tloggedIn\tkim@example.com\ntrue\n")
+    }
+
+    @Test func theEmbeddedServerStartsOnlyWhenAScriptNeedsIt() throws {
+        let data = try Binary.temporaryDirectory()
+        let quiet = try Binary.run(["--data", data, "-e", "print(app.id, whoami(), #users())"])
+        #expect(quiet.status == 0 && quiet.stdout == "local\tnil\t0\n")
+        #expect(!FileManager.default.fileExists(atPath: data + "/server"))
+        let busy = try Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
+        #expect(busy.status == 0, "\(busy.stderr)")
+        #expect(FileManager.default.fileExists(atPath: data + "/server/authsh.sqlite"))
+    }
+
+    @Test func aServerThatCannotStartIsAClearError() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.run(["--data", data, "--plugins", data + "/no-such-dir", "-e", "login(credentials.anonymous())"])
+        #expect(r.status == 1)
+        #expect(r.stderr.contains("EmbeddedServerFailed: the embedded server did not start"))
+        #expect(r.stderr.contains("no-such-dir"))
+    }
+
+    @Test func jsonModePrintsTablesAsJSON() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            login(credentials.anonymous())
+            print({ n = 1, list = { true, "x" } }, 7)
+            local u = whoami()
+            print({ id = u.id, identities = u.identities })
+            """, data: data, options: ["--json"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == #"{"list":[true,"x"],"n":1}"# + "\t7")
+        let second = try JSONSerialization.jsonObject(with: Data(lines[1].utf8)) as? [String: Any]
+        #expect((second?["identities"] as? [[String: String]])?.first?["providerType"] == "anon-user")
+    }
+
+    @Test func badCommandLinesExit64() throws {
+        let r = try Binary.run(["--server", "localhost:9090", "-e", "print(1)"])
+        #expect(r.status == 64 && r.stderr.contains("--server needs an http:// or https:// URL"))
+        #expect(try Binary.run(["--app", "", "-e", "print(1)"]).status == 64)
+    }
+}
