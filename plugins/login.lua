@@ -2,7 +2,7 @@
 -- external id (a string) or {id = ..., name = ...}. error("...") refuses the login, and the
 -- client gets 401 AuthError with that message.
 --
--- From authsh:  login(credentials.function{ username = "ada" })
+-- From authsh:  login(credentials.customFunction{ username = "ada" })
 --
 -- Because this file exports `login`, a server started without --config enables the
 -- custom-function provider with it.

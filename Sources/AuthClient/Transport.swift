@@ -47,10 +47,13 @@ public struct AsyncHTTPTransport: AuthTransport {
 
     /// The process-wide client (never shut down, like `HTTPClient.shared`). Unlike the shared
     /// one it does not retry a refused connection until the deadline: a server that is down
-    /// is reported at once, which is what someone exploring auth flows needs to see.
+    /// is reported at once, which is what someone exploring auth flows needs to see. It keeps
+    /// up to 64 connections per server (AsyncHTTPClient's default is 8), so that a script's
+    /// concurrent requests (`auth.spawn`) are not queued behind eight.
     public static let sharedClient: HTTPClient = {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         configuration.timeout.connect = .seconds(10)
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()

@@ -13,7 +13,16 @@ enum AuthModule {
         t["app"] = .function(LuaFunction("auth.app") { call in
             let options = call.isNil(1) ? LuaTable() : try call.table(1)
             let id = options["id"] == .nil ? configuration.appId : try string(options, "id")
-            let server = options["server"] == .nil ? configuration.server : ScriptServer(url: try string(options, "server"))
+            let server: ScriptServer
+            if options["server"] == .nil {
+                server = configuration.server
+            } else {
+                let url = try string(options, "server")
+                guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
+                    throw LuaArgumentError(index: 1, message: "field 'server' must be an http:// or https:// URL")
+                }
+                server = ScriptServer(url: url)
+            }
             let persist = options["persist"] == .nil || options["persist"].isTruthy
             return .one(.object(AppObject(id: id, server: server, storageDirectory: persist ? configuration.dataDirectory : nil,
                                           requestTimeout: configuration.requestTimeout)))

@@ -10,7 +10,9 @@ public final class CredentialsObject: LuaObject {
     public init(_ credentials: Credentials) { self.credentials = credentials }
 
     var summary: String {
-        if let email = credentials.body["username"]?.stringValue { return "Credentials(\(credentials.provider), \(email))" }
+        if credentials.provider == ProviderType.userpass, let email = credentials.body["username"]?.stringValue {
+            return "Credentials(\(credentials.provider), \(email))"
+        }
         if credentials.provider == ProviderType.anonymous { return "Credentials(\(credentials.provider)\(credentials.reuse ? "" : ", new"))" }
         return "Credentials(\(credentials.provider))"
     }

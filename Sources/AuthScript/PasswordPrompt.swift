@@ -4,7 +4,7 @@ import Lua
 /// `auth.password([prompt])`: reads a line with echo off when stdin is a terminal (the prompt
 /// goes to stderr), or a plain line from stdin otherwise. Ctrl-C gives up.
 enum PasswordPrompt {
-    static let function = LuaFunction("password") { call in
+    static let function = LuaFunction("auth.password") { call in
         let prompt = try call.optionalString(1) ?? "Password: "
         let terminal = isatty(0) != 0
         var saved = termios()
@@ -22,7 +22,7 @@ enum PasswordPrompt {
             }
         }
         guard let line = readLine(interruptible: terminal) else {
-            throw LuaRaise(terminal ? "password: interrupted" : "password: no input")
+            throw LuaRaise(terminal ? "auth.password: interrupted" : "auth.password: no input")
         }
         return .one(.string(LuaString(bytes: line)))
     }

@@ -63,8 +63,6 @@ struct ScriptError: LuaErrorConvertible {
     static let notInDevMode = "ServerNotInDevMode"
     /// The embedded server did not start.
     static let embeddedServerFailed = "EmbeddedServerFailed"
-    /// A short verb needs a current user and there is none.
-    static let noCurrentUser = "ClientUserNotLoggedIn"
 }
 
 /// Runs a binding's async work; any failure is raised as an `AuthError` that names where the

@@ -79,7 +79,7 @@ enum Verbs {
     /// The current user, or `ClientUserNotLoggedIn` naming the verb.
     static func current(_ app: AppObject, _ call: LuaCall) throws -> User {
         guard let user = try app.app().currentUser else {
-            throw ScriptError(AuthClientError(code: ScriptError.noCurrentUser, message: "\(call.name): no user is logged in (log in first)"),
+            throw ScriptError(AuthClientError(code: AuthClientError.userNotLoggedIn, message: "\(call.name): no user is logged in (log in first)"),
                               position: call.position)
         }
         return user

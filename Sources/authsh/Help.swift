@@ -28,25 +28,37 @@ enum Help {
           -i              enter interactive mode after running the script
           -v, --version   print the version
           -h, --help      print this help
-          --data DIR      where authsh keeps its data (REPL history); default
-                          $AUTHSH_DATA, else $XDG_DATA_HOME/authsh, else ~/.local/share/authsh
+          --server URL    talk to the server at URL instead of the embedded one
+          --app ID        the app to use (default: local)
+          --data DIR      where authsh keeps its data: the user store, the embedded server's
+                          database (DIR/server) and the REPL history; default $AUTHSH_DATA,
+                          else $XDG_DATA_HOME/authsh, else ~/.local/share/authsh
+          --plugins DIR   the embedded server's Lua plugins (default: ./plugins, if it exists)
+          --json          print writes tables as JSON
           --              stop handling options
+
+        With no --server, authsh starts its own auth server (dev mode, 127.0.0.1, an ephemeral
+        port) the first time a script makes a request; it stops when authsh exits.
 
         In the REPL: an expression prints its values (`_` holds the first); Tab completes
         globals, fields after `.` and methods after `:`; Ctrl-C interrupts running code;
         Ctrl-D or .exit leaves; .help shows the REPL's help. Lines that mention a password,
         token or secret are not saved in the history file.
 
+        Globals: app, credentials, auth, and the verbs login, linkIdentity, register, confirm,
+        resetPassword, callResetFunction, switchUser, logout, whoami, users, outbox.
         Async helpers: auth.spawn(f, ...) starts a task, auth.wait(t, ...) waits for tasks,
         auth.sleep(seconds) pauses the current task while others run.
 
-        Environment: AUTHSH_DATA (data directory), NO_COLOR (no colors in the REPL).
+        Environment: AUTHSH_SERVER, AUTHSH_APP (as --server, --app), AUTHSH_DATA (data
+        directory), NO_COLOR (no colors in the REPL).
         Exit status: 0 ok, 1 a Lua error (message and traceback on stderr), 64 bad usage,
         or the value given to os.exit.
 
-        Example:
-          authsh -e 'local t = auth.spawn(function() auth.sleep(0.1); return 42 end)' \\
-                 -e 'print(auth.wait(t))'
+        Examples:
+          authsh -e 'print(login(credentials.anonymous()))'
+          authsh scripts/recipes/signup.lua
+          authsh --server http://127.0.0.1:9090 --app local
         """
 
     static let repl = """

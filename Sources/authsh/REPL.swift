@@ -78,8 +78,15 @@ struct REPL {
             if #list == 0 then return "the outbox is empty" .. (email and (" for " .. email) or "") end
             local lines = {}
             for i, m in ipairs(list) do
-              lines[i] = ("%s  %-7s %s"):format(m.to, m.kind, m.subject)
-                .. (m.token and ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId) or "")
+              local line = ("%s  %-7s %s"):format(m.to, m.kind, m.subject)
+              if m.kind == "confirm" and (m.token or "") ~= "" then
+                line = line .. ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId)
+              elseif m.kind == "reset" and (m.token or "") ~= "" then
+                line = line .. ("\n    resetPassword{ token = %q, tokenId = %q, password = ... }"):format(m.token, m.tokenId)
+              else
+                line = line .. "\n    " .. m.body:gsub("\n", "\n    ")
+              end
+              lines[i] = line
             end
             return table.concat(lines, "\n")
             """#,

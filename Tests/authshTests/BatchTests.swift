@@ -68,7 +68,7 @@ import Testing
     @Test func helpTeachesAndVersionNamesLua() throws {
         let help = try Binary.run(["--help"])
         #expect(help.status == 0)
-        for needle in ["authsh FILE.lua", "-e CHUNK", "-i", "--data DIR", "Example:"] {
+        for needle in ["authsh FILE.lua", "-e CHUNK", "-i", "--data DIR", "--server URL", "--app ID", "--plugins DIR", "--json", "AUTHSH_SERVER", "Examples:"] {
             #expect(help.stdout.contains(needle), "help lacks \(needle)")
         }
         let version = try Binary.run(["--version"])

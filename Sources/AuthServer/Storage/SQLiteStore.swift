@@ -18,11 +18,29 @@ public final class SQLiteStore: AuthStore {
         }
         if let path {
             config.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
-            writer = try DatabasePool(path: path, configuration: config)
+            let configuration = config
+            writer = try Self.retryingWhileLocked { try DatabasePool(path: path, configuration: configuration) }
         } else {
             writer = try DatabaseQueue(configuration: config)
         }
-        try SQLiteSchema.migrator.migrate(writer)
+        let writer = self.writer
+        try Self.retryingWhileLocked { try SQLiteSchema.migrator.migrate(writer) }
+    }
+
+    /// Runs `body` again while another process holds the lock it needs, for up to 10 s.
+    /// Switching a new file to WAL needs an exclusive lock and SQLite does not wait for it
+    /// (busy handlers are not called there): two processes opening one new database at once
+    /// (two `authsh` runs on a fresh `--data`) would otherwise fail with "database is locked".
+    private static func retryingWhileLocked<T>(_ body: () throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where (error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED) && attempts < 200 {
+                attempts += 1
+                usleep(50_000)
+            }
+        }
     }
 
     // MARK: running statements
