@@ -34,22 +34,17 @@ struct AuthREPLTests {
         #expect(!history.contains("ann-secret") && !history.contains("wrong-pass"))
     }
 
-    @Test func completionKnowsTheAuthObjects() throws {
+    @Test(arguments: [
+        ("app.emailPasswordAuth:reg", "app.emailPasswordAuth:registerUser"),
+        ("credentials.emailP", "credentials.emailPassword"),
+        ("auth.dev.adv", "auth.dev.advanceClock"),
+        ("app.currentUser.apiKeys:cr", "app.currentUser.apiKeys:create"),
+        ("app.currentUser:linkI", "app.currentUser:linkIdentity"),
+    ])
+    func completionKnowsTheAuthObjects(typed: String, completed: String) throws {
         let term = try Terminal.started()
-        try term.type("app.emailPasswordAuth:reg", enter: false)
+        try term.type(typed, enter: false)
         try term.press("Tab")
-        try term.waitFor("app.emailPasswordAuth:registerUser")
-        try term.press("C-u")
-        try term.type("credentials.emailP", enter: false)
-        try term.press("Tab")
-        try term.waitFor("credentials.emailPassword")
-        try term.press("C-u")
-        try term.type("auth.dev.adv", enter: false)
-        try term.press("Tab")
-        try term.waitFor("auth.dev.advanceClock")
-        try term.press("C-u")
-        try term.type("app.currentUser.apiKeys:cr", enter: false)
-        try term.press("Tab")
-        try term.waitFor("app.currentUser.apiKeys:create")
+        try term.waitFor(completed)
     }
 }

@@ -20,11 +20,13 @@ final class ServerProcess {
     let directory: String
     private(set) var origin = ""
 
-    /// Starts `authsh serve --port 0 --data TMP/data ARGS` and waits for its `listening on` line.
-    init(_ arguments: [String]) throws {
+    /// Starts `authsh serve --port 0 --data TMP/data ARGS` (with `--plugins REPO/plugins`
+    /// unless `examplePlugins` is false) and waits for its `listening on` line.
+    init(_ arguments: [String], examplePlugins: Bool = true) throws {
         directory = try Binary.temporaryDirectory()
         process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments = ["serve", "--port", "0", "--data", directory + "/data", "--plugins", Binary.repository + "/plugins"] + arguments
+        process.arguments = ["serve", "--port", "0", "--data", directory + "/data"]
+            + (examplePlugins ? ["--plugins", Binary.repository + "/plugins"] : []) + arguments
         // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
         FileManager.default.createFile(atPath: directory + "/out", contents: nil)
         FileManager.default.createFile(atPath: directory + "/err", contents: nil)

@@ -23,26 +23,9 @@ import Testing
     }
 
     @Test func servesWithNoConfigAndStopsOnSIGTERM() async throws {
-        let dir = try Binary.temporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments = ["serve", "--port", "0", "--data", dir + "/data", "--dev", "--log-level", "info"]
-        // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
-        FileManager.default.createFile(atPath: dir + "/out", contents: nil)
-        FileManager.default.createFile(atPath: dir + "/err", contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/out"))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: dir + "/err"))
-        process.standardInput = FileHandle.nullDevice
-        try Binary.spawnLock.withLock { try process.run() }
-        defer { if process.isRunning { process.terminate() } }
-
-        var line = ""
-        for _ in 0..<200 where !line.hasSuffix("\n") {
-            line = (try? String(contentsOfFile: dir + "/out", encoding: .utf8)) ?? ""
-            try await Task.sleep(for: .milliseconds(50))
-        }
-        let origin = try #require(line.split(separator: "\n").first.map { $0.replacingOccurrences(of: "listening on ", with: "") })
-        #expect(line.hasPrefix("listening on http://127.0.0.1:"))
+        let server = try ServerProcess(["--dev", "--log-level", "info"], examplePlugins: false)
+        let dir = server.directory, process = server.process, origin = server.origin
+        #expect(origin.hasPrefix("http://127.0.0.1:"))
 
         let base = origin + "/api/client/v2.0/app/local"
         var request = HTTPClientRequest(url: base + "/auth/providers/local-userpass/register")
