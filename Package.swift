@@ -48,10 +48,8 @@ let package = Package(
         // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
         // The command: REPL, batch runner, `serve`, and the embedded dev server.
-        // Linked as a position-dependent executable: the binary is large (it holds the server),
-        // and a PIE must apply ~150,000 relocations at every start, which cost 2 of its 8 ms.
-        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "AuthServer"],
-                          linkerSettings: [.unsafeFlags(["-Xlinker", "-no-pie"])]),
+        // Release builds link it without PIE (scripts/release-build says why).
+        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "AuthServer"]),
         // Benchmarks, run by scripts/bench.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),

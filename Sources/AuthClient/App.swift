@@ -81,11 +81,7 @@ public final class App: Sendable {
     public var currentUser: User? { users.withLock { $0.current }.map { User(id: $0.id, app: self) } }
 
     /// Every user not removed, logged-out ones included, by id.
-    public var allUsers: [String: User] {
-        Dictionary(uniqueKeysWithValues: users.withLock { table in
-            table.order.compactMap { table.records[$0] }.filter { $0.state != .removed }.map { ($0.id, User(id: $0.id, app: self)) }
-        })
-    }
+    public var allUsers: [String: User] { Dictionary(uniqueKeysWithValues: usersInOrder.map { ($0.id, $0) }) }
 
     /// Every user not removed, logged-out ones included, in the order they first logged in here.
     public var usersInOrder: [User] {

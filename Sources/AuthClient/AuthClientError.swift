@@ -20,7 +20,7 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     }
 
     /// A server's error body.
-    init(_ error: ServiceError) {
+    public init(_ error: ServiceError) {
         self.init(code: error.code.rawValue, message: error.message, status: error.status, link: error.link)
     }
 

@@ -86,28 +86,46 @@ final class EmailPasswordAuthObject: LuaObject {
     let app: AppObject
     init(app: AppObject) { self.app = app }
 
-    private static func method(_ names: [String], _ body: @escaping @Sendable (EmailPasswordAuth, [String]) async throws -> Void)
-        -> LuaClass<EmailPasswordAuthObject>.Method
-    {
-        { object, call in
-            let values = try call.strings(names, from: 2)
-            let auth = try object.app.app().emailPasswordAuth
-            return perform(call) { try await body(auth, values); return [] }
-        }
+    private static func method(_ operation: EmailPasswordOperation) -> LuaClass<EmailPasswordAuthObject>.Method {
+        { object, call in try operation.run(object.app, call, from: 2) }
     }
 
     static let luaClass = LuaClass<EmailPasswordAuthObject>(
         "EmailPasswordAuth",
         methods: [
-            "registerUser": method(["email", "password"]) { try await $0.registerUser(email: $1[0], password: $1[1]) },
-            "confirmUser": method(["token", "tokenId"]) { try await $0.confirmUser(token: $1[0], tokenId: $1[1]) },
-            "resendConfirmationEmail": method(["email"]) { try await $0.resendConfirmationEmail(email: $1[0]) },
-            "retryCustomConfirmation": method(["email"]) { try await $0.retryCustomConfirmation(email: $1[0]) },
-            "sendResetPasswordEmail": method(["email"]) { try await $0.sendResetPasswordEmail(email: $1[0]) },
-            "resetPassword": method(["token", "tokenId", "password"]) {
-                try await $0.resetPassword(token: $1[0], tokenId: $1[1], password: $1[2])
-            },
+            "registerUser": method(.register),
+            "confirmUser": method(.confirm),
+            "resendConfirmationEmail": method(EmailPasswordOperation(["email"]) { try await $0.resendConfirmationEmail(email: $1[0]) }),
+            "retryCustomConfirmation": method(EmailPasswordOperation(["email"]) { try await $0.retryCustomConfirmation(email: $1[0]) }),
+            "sendResetPasswordEmail": method(EmailPasswordOperation(["email"]) { try await $0.sendResetPasswordEmail(email: $1[0]) }),
+            "resetPassword": method(.resetPassword),
             "callResetPasswordFunction": { object, call in try Verbs.callResetFunction(object.app, call, from: 2) },
         ],
         description: { "EmailPasswordAuth(\($0.app.id))" })
+}
+
+/// One email/password request: the string arguments it reads (a table or in order) and what it
+/// does with them. The methods of `app.emailPasswordAuth` and the short verbs share these.
+struct EmailPasswordOperation: Sendable {
+    let names: [String]
+    let body: @Sendable (EmailPasswordAuth, [String]) async throws -> Void
+
+    init(_ names: [String], _ body: @escaping @Sendable (EmailPasswordAuth, [String]) async throws -> Void) {
+        self.names = names
+        self.body = body
+    }
+
+    /// Reads the arguments from `index` on and runs the request as the binding's async work.
+    func run(_ app: AppObject, _ call: LuaCall, from index: Int32) throws -> LuaReturn {
+        let values = try call.strings(names, from: index)
+        let auth = try app.app().emailPasswordAuth
+        let body = self.body
+        return perform(call) { try await body(auth, values); return [] }
+    }
+
+    static let register = EmailPasswordOperation(["email", "password"]) { try await $0.registerUser(email: $1[0], password: $1[1]) }
+    static let confirm = EmailPasswordOperation(["token", "tokenId"]) { try await $0.confirmUser(token: $1[0], tokenId: $1[1]) }
+    static let resetPassword = EmailPasswordOperation(["token", "tokenId", "password"]) {
+        try await $0.resetPassword(token: $1[0], tokenId: $1[1], password: $1[2])
+    }
 }

@@ -2,6 +2,16 @@ import AuthProtocol
 import Lua
 import LuaEJSON
 
+extension LuaTable {
+    /// Field `name` of an options table given as argument `argument`, which must be a string.
+    func string(_ name: String, argument: Int32) throws -> String {
+        guard let value = self[name].stringValue else {
+            throw LuaArgumentError(index: argument, message: "field '\(name)' must be a string, got \(self[name].typeName)")
+        }
+        return value
+    }
+}
+
 extension LuaCall {
     /// Named string arguments, given either as one table (`f{email = e, password = p}`) or in
     /// order (`f(e, p)`), starting at argument `first`. Missing or non-string ones raise an
@@ -9,12 +19,7 @@ extension LuaCall {
     func strings(_ names: [String], from first: Int32) throws -> [String] {
         if isTable(first) {
             let options = try table(first)
-            return try names.map { name in
-                guard let value = options[name].stringValue else {
-                    throw LuaArgumentError(index: first, message: "field '\(name)' must be a string, got \(options[name].typeName)")
-                }
-                return value
-            }
+            return try names.map { try options.string($0, argument: first) }
         }
         return try names.indices.map { try string(first + Int32($0)) }
     }

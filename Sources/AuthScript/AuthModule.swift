@@ -12,14 +12,14 @@ enum AuthModule {
         for function in LuaTasks.all { t[function.name] = .function(function) }
         t["app"] = .function(LuaFunction("auth.app") { call in
             let options = call.isNil(1) ? LuaTable() : try call.table(1)
-            let id = options["id"] == .nil ? configuration.appId : try string(options, "id")
+            let id = options["id"] == .nil ? configuration.appId : try options.string("id", argument: 1)
             let server: ScriptServer
             if options["server"] == .nil {
                 server = configuration.server
             } else {
-                let url = try string(options, "server")
-                guard url.hasPrefix("http://") || url.hasPrefix("https://") else {
-                    throw LuaArgumentError(index: 1, message: "field 'server' must be an http:// or https:// URL")
+                let url = try options.string("server", argument: 1)
+                if let problem = ScriptServer.problem(with: url) {
+                    throw LuaArgumentError(index: 1, message: "field 'server': \(problem)")
                 }
                 server = ScriptServer(url: url)
             }
@@ -71,12 +71,5 @@ enum AuthModule {
             perform(call) { try await dev.wipeUsers(); return [] }
         })
         return t
-    }
-
-    private static func string(_ options: LuaTable, _ name: String) throws -> String {
-        guard let value = options[name].stringValue else {
-            throw LuaArgumentError(index: 1, message: "field '\(name)' must be a string, got \(options[name].typeName)")
-        }
-        return value
     }
 }

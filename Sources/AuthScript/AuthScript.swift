@@ -35,14 +35,20 @@ public struct AuthScript: LuaLibrary {
     }
 
     public func install(into state: LuaState) throws {
-        for type in [AppObject.self, UserObject.self, EmailPasswordAuthObject.self, APIKeysObject.self, FunctionsObject.self,
-                     CredentialsObject.self, AuthErrorObject.self, ProgressObject.self, EJSONValue.self] as [any LuaObject.Type] {
-            register(type, in: state)
-        }
         try state.setGlobal("app", .object(app))
         try state.setGlobal("credentials", .table(CredentialsLibrary.table()))
         try state.setGlobal("auth", .table(AuthModule.table(configuration: configuration, app: app)))
         for verb in Verbs.functions(app) { try state.register(verb) }
+    }
+
+    /// Builds the metatables of every class now, so that completion knows their members before
+    /// a first object of each exists (`app.currentUser.apiKeys:` with no user logged in). For
+    /// the REPL only: a script has no use for it, and it would add to every start-up.
+    public func prepareCompletion(in state: LuaState) {
+        for type in [AppObject.self, UserObject.self, EmailPasswordAuthObject.self, APIKeysObject.self, FunctionsObject.self,
+                     CredentialsObject.self, AuthErrorObject.self, ProgressObject.self, EJSONValue.self] as [any LuaObject.Type] {
+            register(type, in: state)
+        }
     }
 
     private func register<T: LuaObject>(_ type: T.Type, in state: LuaState) { state.registerClass(type) }

@@ -35,11 +35,9 @@ enum CredentialsLibrary {
             let options = try call.table(1)
             return .anonymous(reuse: options["reuse"] == .nil ? true : options["reuse"].isTruthy)
         }
-        add("emailPassword") { call in
-            if call.count == 1, !call.isNil(1), let options = try? call.table(1) {  // emailPassword{email=, password=}
-                return .emailPassword(email: try field(options, "email", of: call), password: try field(options, "password", of: call))
-            }
-            return .emailPassword(email: try call.string(1), password: try call.string(2))
+        add("emailPassword") { call in  // (email, password) or {email =, password =}
+            let values = try call.strings(["email", "password"], from: 1)
+            return .emailPassword(email: values[0], password: values[1])
         }
         add("apiKey") { call in .userAPIKey(try call.string(1)) }
         add("serverApiKey") { call in .serverAPIKey(try call.string(1)) }
@@ -72,14 +70,6 @@ enum CredentialsLibrary {
             return Credentials(provider: wire, body: body)
         }
         return t
-    }
-
-    /// A required string field of an options table, or an argument error naming it.
-    static func field(_ options: LuaTable, _ name: String, of call: LuaCall, index: Int32 = 1) throws -> String {
-        guard let value = options[name].stringValue else {
-            throw LuaArgumentError(index: index, message: "field '\(name)' must be a string, got \(options[name].typeName)")
-        }
-        return value
     }
 
     private static func payloadEJSON(_ call: LuaCall) throws -> EJSON {

@@ -49,9 +49,7 @@ struct DevAPI: Sendable {
                                       + " (the dev API, outbox included, needs a server started with --dev)",
                                   status: 404)
         }
-        if let error {
-            throw AuthClientError(code: error.code.rawValue, message: error.message, status: error.status, link: error.link)
-        }
+        if let error { throw AuthClientError(error) }
         throw AuthClientError(code: AuthClientError.malformedResponse,
                               message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
     }

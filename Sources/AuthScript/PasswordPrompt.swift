@@ -21,28 +21,35 @@ enum PasswordPrompt {
                 StandardError.write("\n")
             }
         }
-        guard let line = readLine(interruptible: terminal) else {
-            throw LuaRaise(terminal ? "auth.password: interrupted" : "auth.password: no input")
+        switch readLine(interruptible: terminal) {
+        case .line(let line): return .one(.string(LuaString(bytes: line)))
+        case .end: throw LuaRaise("auth.password: no input")
+        case .interrupted: throw LuaRaise("auth.password: interrupted")
         }
-        return .one(.string(LuaString(bytes: line)))
     }
 
-    /// One line from fd 0 without its newline; nil at end of input, or on Ctrl-C.
-    private static func readLine(interruptible: Bool) -> [UInt8]? {
+    private enum Input {
+        case line([UInt8])
+        case end
+        case interrupted
+    }
+
+    /// One line from fd 0 without its newline.
+    private static func readLine(interruptible: Bool) -> Input {
         var line: [UInt8] = []
         LuaState.drainInterrupts()
         while true {
             if interruptible {
                 var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
                            pollfd(fd: LuaState.interruptFD, events: Int16(POLLIN), revents: 0)]
-                if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { return nil } }
-                if fds[1].revents != 0 { return nil }
+                if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { return .end } }
+                if fds[1].revents != 0 { return .interrupted }
             }
             var byte: UInt8 = 0
             let n = read(0, &byte, 1)
             if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return line.isEmpty ? nil : line }
-            if byte == UInt8(ascii: "\n") { return line }
+            if n <= 0 { return line.isEmpty ? .end : .line(line) }
+            if byte == UInt8(ascii: "\n") { return .line(line) }
             if byte != UInt8(ascii: "\r") { line.append(byte) }
         }
     }

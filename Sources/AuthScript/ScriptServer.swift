@@ -28,8 +28,10 @@ public final class ScriptServer: Sendable {
 
     public var isEmbedded: Bool { starter != nil }
 
-    /// True once the embedded server was asked to start (or for a named server).
-    public var isRunning: Bool { starter == nil || started.withLock { $0 != nil } }
+    /// Nil when `url` can name a server (http or https), else what is wrong with it.
+    public static func problem(with url: String) -> String? {
+        url.hasPrefix("http://") || url.hasPrefix("https://") ? nil : "an http:// or https:// URL is needed, got '\(url)'"
+    }
 
     /// Where requests for `baseURL` go: the embedded server's origin (starting it), or `baseURL`.
     public func origin() async throws(AuthClientError) -> String {

@@ -15,21 +15,9 @@ enum Verbs {
                 let user = try current(app, call)
                 return perform(call) { [.object(app.object(try await user.linkIdentity(credentials: credentials)))] }
             },
-            LuaFunction("register") { call in
-                let values = try call.strings(["email", "password"], from: 1)
-                let auth = try app.app().emailPasswordAuth
-                return perform(call) { try await auth.registerUser(email: values[0], password: values[1]); return [] }
-            },
-            LuaFunction("confirm") { call in
-                let values = try call.strings(["token", "tokenId"], from: 1)
-                let auth = try app.app().emailPasswordAuth
-                return perform(call) { try await auth.confirmUser(token: values[0], tokenId: values[1]); return [] }
-            },
-            LuaFunction("resetPassword") { call in
-                let values = try call.strings(["token", "tokenId", "password"], from: 1)
-                let auth = try app.app().emailPasswordAuth
-                return perform(call) { try await auth.resetPassword(token: values[0], tokenId: values[1], password: values[2]); return [] }
-            },
+            LuaFunction("register") { call in try EmailPasswordOperation.register.run(app, call, from: 1) },
+            LuaFunction("confirm") { call in try EmailPasswordOperation.confirm.run(app, call, from: 1) },
+            LuaFunction("resetPassword") { call in try EmailPasswordOperation.resetPassword.run(app, call, from: 1) },
             LuaFunction("callResetFunction") { call in try callResetFunction(app, call, from: 1) },
             LuaFunction("switchUser") { call in try switchUser(app, call, userAt: 1) },
             LuaFunction("logout") { call in

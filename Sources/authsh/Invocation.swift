@@ -1,3 +1,5 @@
+import AuthScript
+
 /// The command line, parsed the way `lua` parses its own, plus authsh's long options.
 struct Invocation {
     enum Action: Equatable {
@@ -33,45 +35,41 @@ struct Invocation {
         var result = Invocation()
         result.argTable = argv
         var i = 1
+        /// The value given inline (`--data=DIR`, `-eCHUNK`), if any.
+        var inline: String?
         func value(for option: String) throws(UsageError) -> String {
+            if let inline { return inline }
             i += 1
             guard i < argv.count else { throw UsageError("'\(option)' needs an argument") }
             return argv[i]
         }
         while i < argv.count {
-            let argument = argv[i]
-            if argument == "--" {
+            var option = argv[i]
+            if option == "--" {
                 i += 1
                 break
             }
-            if argument == "-" || !argument.hasPrefix("-") { break }
-            switch argument {
-            case "-e": result.actions.append(.execute(try value(for: "-e")))
-            case "-l": result.actions.append(.require(try value(for: "-l")))
-            case "-i": result.interactive = true
-            case "-v", "--version": result.showVersion = true
-            case "-h", "--help": result.showHelp = true
-            case "--data": result.dataDirectory = try value(for: "--data")
-            case "--server": result.server = try value(for: "--server")
-            case "--app": result.appId = try value(for: "--app")
-            case "--plugins": result.plugins = try value(for: "--plugins")
-            case "--json": result.json = true
-            default:
-                if let (name, text) = Invocation.longOption(argument) {
-                    switch name {
-                    case "--data": result.dataDirectory = text
-                    case "--server": result.server = text
-                    case "--app": result.appId = text
-                    case "--plugins": result.plugins = text
-                    default: throw UsageError("unrecognized option '\(argument)'")
-                    }
-                } else if argument.hasPrefix("-e"), argument.count > 2 {
-                    result.actions.append(.execute(String(argument.dropFirst(2))))
-                } else if argument.hasPrefix("-l"), argument.count > 2 {
-                    result.actions.append(.require(String(argument.dropFirst(2))))
-                } else {
-                    throw UsageError("unrecognized option '\(argument)'")
-                }
+            if option == "-" || !option.hasPrefix("-") { break }
+            inline = nil
+            if option.hasPrefix("--"), let equals = option.firstIndex(of: "=") {
+                inline = String(option[option.index(after: equals)...])
+                option = String(option[..<equals])
+            } else if !option.hasPrefix("--"), option.count > 2, option.hasPrefix("-e") || option.hasPrefix("-l") {
+                inline = String(option.dropFirst(2))
+                option = String(option.prefix(2))
+            }
+            switch option {
+            case "-e": result.actions.append(.execute(try value(for: option)))
+            case "-l": result.actions.append(.require(try value(for: option)))
+            case "--data": result.dataDirectory = try value(for: option)
+            case "--server": result.server = try value(for: option)
+            case "--app": result.appId = try value(for: option)
+            case "--plugins": result.plugins = try value(for: option)
+            case "-i" where inline == nil: result.interactive = true
+            case "-v" where inline == nil, "--version" where inline == nil: result.showVersion = true
+            case "-h" where inline == nil, "--help" where inline == nil: result.showHelp = true
+            case "--json" where inline == nil: result.json = true
+            default: throw UsageError("unrecognized option '\(argv[i])'")
             }
             i += 1
         }
@@ -80,19 +78,11 @@ struct Invocation {
             result.scriptIndex = i
             result.scriptArguments = Array(argv[(i + 1)...])
         }
-        if let server = result.server {
-            guard server.hasPrefix("http://") || server.hasPrefix("https://") else {
-                throw UsageError("--server needs an http:// or https:// URL, got '\(server)'")
-            }
+        if let server = result.server, let problem = ScriptServer.problem(with: server) {
+            throw UsageError("--server: \(problem)")
         }
         if result.appId?.isEmpty == true { throw UsageError("--app needs an app id") }
         return result
-    }
-
-    /// `--name=value` as (`--name`, value).
-    private static func longOption(_ argument: String) -> (String, String)? {
-        guard argument.hasPrefix("--"), let equals = argument.firstIndex(of: "=") else { return nil }
-        return (String(argument[..<equals]), String(argument[argument.index(after: equals)...]))
     }
 }
 

@@ -14,6 +14,7 @@ struct REPL {
 
     func run() -> Int32 {
         let lua = session.lua
+        bindings.prepareCompletion(in: lua)
         let editor = LineEditor(completer: { lua.completions(for: $0) })
         let history = History(directory: session.dataDirectory)
         let formatter = LuaFormatter(color: Output.useColor)

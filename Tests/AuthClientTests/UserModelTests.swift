@@ -51,12 +51,16 @@ import Testing
             try await anon.logOut()
             #expect(anon.state == .removed)                     // anonymous: Removed on logout
             #expect(app.currentUser == ada)
+            let oldRefresh = try #require(ada.refreshToken)
             try await ada.logOut()
             #expect(ada.state == .loggedOut && ada.accessToken == nil)  // email: LoggedOut
             #expect(app.currentUser == nil)
             #expect(Array(app.allUsers.keys) == [ada.id])       // LoggedOut users stay listed
             try await ada.logOut()                              // a no-op
             // The session is revoked on the server: the old refresh token no longer works.
+            let refused = try await AsyncHTTPTransport().send(TransportRequest(
+                method: "POST", url: server.origin + Routes.session, headers: [("Authorization", "Bearer \(oldRefresh)")]))
+            #expect(refused.status == 401)
         }
     }
 

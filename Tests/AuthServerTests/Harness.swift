@@ -62,7 +62,9 @@ struct Client {
     func profile(_ token: String) async throws -> Reply { try await call(.get, Routes.profile, token: token) }
     func refresh(_ token: String) async throws -> Reply { try await call(.post, Routes.session, token: token) }
     func outbox(_ email: String, kind: String) async throws -> [EJSON] {
-        try await call(.get, "\(Routes.dev)/apps/\(app)/outbox?email=\(email)&kind=\(kind)").body.arrayValue ?? []
+        let reply = try await call(.get, "\(Routes.dev)/apps/\(app)/outbox?email=\(email)&kind=\(kind)")
+        #expect(reply.status == 200, "the outbox route answered \(reply.status)")
+        return try #require(reply.body.arrayValue)
     }
 
     /// Registers and confirms through the outbox link, as a user would.

@@ -99,6 +99,9 @@ import Testing
             try FileManager.default.removeItem(atPath: dir.path + "/reset.lua")
             try dir.write("v.lua", "return function() return 2 end")
             #expect(try await c.function("v", token: token).body == .int32(1))
+            // With the configured function back, the same reload is applied.
+            try dir.write("reset.lua", "return function() return {status = 'pending'} end")
+            #expect(try await c.function("v", token: token).body == .int32(2))
         }
     }
 

@@ -62,7 +62,7 @@ import Testing
         ("rawsetContext", "FunctionExecutionError", "read-only table"),
         ("metatableContext", "FunctionExecutionError", "protected metatable"),
         ("cyclic", "FunctionExecutionError", "cycle"),
-        ("returnsFunction", "FunctionExecutionError", "function"),
+        ("returnsFunction", "FunctionExecutionError", "cannot convert a function"),
     ])
     func failsOnlyItsOwnRequest(function: String, code: String, message: String) async throws {
         let dir = try PluginDirectory(["hostile.lua": Self.hostile, "friendly.lua": Self.friendly])

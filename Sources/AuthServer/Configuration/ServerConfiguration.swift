@@ -34,8 +34,6 @@ public struct ServerConfiguration: Sendable {
     public var configFile: String?
     /// Argon2id parameters for new hashes.
     public var passwordParameters = PasswordHasher.Parameters.owaspMinimum
-    /// The largest request body accepted (1 MiB).
-    public var maxBodyBytes = 1 << 20
     /// The logger (the library logs nothing unless given one).
     public var logger = Logger(label: "authsh.server", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The clock; the dev API moves it forward.

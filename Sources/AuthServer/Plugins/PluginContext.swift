@@ -10,8 +10,6 @@ struct PluginInvocation: Sendable {
     var function: String
     /// The app's configured `values`.
     var values: EJSONDocument
-    /// The calling user (callable functions only), when already read.
-    var user: UserRecord?
     /// The calling user's id: `context.user` reads the user on first use (most functions never
     /// look, so most calls skip the read).
     var userId: String?
@@ -72,7 +70,6 @@ final class PluginContext: Sendable {
             let key = try call.string(1)
             let invocation = try invocation("context.\(key)")
             if key == "values" { return .one(LuaEJSON.lua(invocation.values)) }
-            if let user = invocation.user { return .one(Self.lua(user)) }
             guard let id = invocation.userId else { return .none }
             let store = services.store, app = services.appId
             return .async {
@@ -220,16 +217,18 @@ final class PluginContext: Sendable {
             let userId = try call.string(1)
             var document: EJSONDocument?
             if !call.isNil(2) {
-                guard case .table = try call.value(2) else { throw call.typeError(2, expected: "table") }
+                guard call.isTable(2) else { throw call.typeError(2, expected: "table") }
+                let d: EJSONDocument
                 do {
-                    guard case .document(let d) = try LuaEJSON.ejson(try call.value(2)) else {
+                    guard case .document(let converted) = try LuaEJSON.ejson(try call.value(2)) else {
                         throw LuaArgumentError(index: 2, message: "custom data must be a table with named fields, not a list")
                     }
-                    document = d
+                    d = converted
                 } catch let error as LuaEJSON.ConversionError {
                     throw LuaArgumentError(index: 2, message: error.description)
                 }
-                let size = EJSON.document(document!).encoded(.canonical).count
+                document = d
+                let size = EJSON.document(d).encoded(.canonical).count
                 guard size <= PluginLimits.storeValueBytes else {
                     throw LuaArgumentError(index: 2, message: "custom data is \(size) bytes as EJSON, over the limit of \(PluginLimits.storeValueBytes)")
                 }

@@ -49,7 +49,8 @@ final class CustomTokenVerifier: Sendable {
         do {
             let keys = try await collection()
             claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
-            payload = try Self.payloadBytes(token)
+            // The profile fields are read from the payload as EJSON; without any, skip that pass.
+            payload = config.metadataFields.isEmpty ? [] : try Self.payloadBytes(token)
         } catch let e as ServiceError {
             throw e
         } catch {
@@ -63,7 +64,7 @@ final class CustomTokenVerifier: Sendable {
                 throw ServiceError(.authError, "invalid custom token: audience does not match")
             }
         }
-        let all = (try? EJSON(parsing: payload)) ?? [:]
+        let all = payload.isEmpty ? [:] : (try? EJSON(parsing: payload)) ?? [:]
         var profile = EJSONDocument()
         for field in config.metadataFields {
             var value: EJSON? = all

@@ -96,11 +96,11 @@ final class AuthService: Sendable {
     }
 
     /// A store call whose conflict means `conflict` to the client.
-    func storing<T>(_ conflict: ServiceError? = nil, _ body: () async throws -> T) async throws -> T {
+    func storing<T>(_ conflict: ServiceError, _ body: () async throws -> T) async throws -> T {
         do {
             return try await body()
-        } catch let e as StoreError where e.isConflict && conflict != nil {
-            throw conflict!
+        } catch let e as StoreError where e.isConflict {
+            throw conflict
         }
     }
 }
