@@ -1,4 +1,5 @@
 import AuthProtocol
+import Foundation
 import Testing
 
 @Suite struct EJSONTests {
@@ -38,6 +39,34 @@ import Testing
         #expect(v == .string("a\"b\\c\né😀"))
         #expect(try EJSON(parsing: v.encoded()) == v)
         #expect(EJSON.string("\u{1}").encodedString() == #""\u0001""#)
+    }
+
+    /// The writer copies unescaped runs whole: escapes at the start, the end, side by side and
+    /// between multi-byte characters must all land in place.
+    @Test(arguments: [
+        ("", #""""#), ("plain", #""plain""#), ("\"", #""\"""#), ("\\\"", #""\\\"""#), ("\"é\"", #""\"é\"""#),
+        ("é\n😀\t", #""é\n😀\t""#), ("a\u{1F}b\u{0}", #""a\u001fb\u0000""#), ("end\\", #""end\\""#),
+        ("\r\nx", #""\r\nx""#),
+    ])
+    func stringsRoundTripThroughTheWriter(_ text: String, _ expected: String) throws {
+        let encoded = EJSON.string(text).encodedString()
+        #expect(encoded == expected)
+        #expect(try EJSON(parsing: encoded) == .string(text))
+    }
+
+    /// Both alphabets against Foundation, for every length around the 3-byte boundaries.
+    @Test func base64MatchesFoundation() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...40 {
+            let bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            let standard = Data(bytes).base64EncodedString()
+            #expect(Base64.encode(bytes) == standard)
+            let url = standard.replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64.encode(bytes, urlSafe: true) == url)
+            #expect(Base64.decode(standard) == bytes)
+            #expect(Base64.decode(url) == bytes)
+        }
     }
 
     @Test(arguments: [

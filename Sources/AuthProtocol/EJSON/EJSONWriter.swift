@@ -24,16 +24,16 @@ extension EJSON {
 enum EJSONWriter {
     static func write(_ value: EJSON, _ mode: EJSON.Mode, into out: inout [UInt8]) {
         switch value {
-        case .null: out += Array("null".utf8)
-        case .bool(let b): out += Array((b ? "true" : "false").utf8)
+        case .null: out.append(contentsOf: "null".utf8)
+        case .bool(let b): out.append(contentsOf: (b ? "true" : "false").utf8)
         case .string(let s): string(s, into: &out)
         case .int32(let v):
-            if mode == .relaxed { out += Array(String(v).utf8) } else { wrapper("$numberInt", String(v), into: &out) }
+            if mode == .relaxed { out.append(contentsOf: String(v).utf8) } else { wrapper("$numberInt", String(v), into: &out) }
         case .int64(let v):
-            if mode == .relaxed { out += Array(String(v).utf8) } else { wrapper("$numberLong", String(v), into: &out) }
+            if mode == .relaxed { out.append(contentsOf: String(v).utf8) } else { wrapper("$numberLong", String(v), into: &out) }
         case .double(let d):
             if mode == .relaxed && d.isFinite {
-                out += Array(doubleText(d).utf8)
+                out.append(contentsOf: doubleText(d).utf8)
             } else {
                 wrapper("$numberDouble", doubleText(d), into: &out)
             }
@@ -55,26 +55,26 @@ enum EJSONWriter {
             out.append(UInt8(ascii: "}"))
         case .objectId(let id): wrapper("$oid", id.hex, into: &out)
         case .date(let ms):
-            out += Array("{\"$date\":".utf8)
+            out.append(contentsOf: "{\"$date\":".utf8)
             wrapper("$numberLong", String(ms), into: &out)
             out.append(UInt8(ascii: "}"))
         case .binary(let subtype, let bytes):
-            out += Array("{\"$binary\":{\"base64\":".utf8)
+            out.append(contentsOf: "{\"$binary\":{\"base64\":".utf8)
             string(Base64.encode(bytes), into: &out)
-            out += Array(",\"subType\":".utf8)
+            out.append(contentsOf: ",\"subType\":".utf8)
             string(Hex.encode([subtype]), into: &out)
-            out += Array("}}".utf8)
+            out.append(contentsOf: "}}".utf8)
         case .decimal128(let s): wrapper("$numberDecimal", s, into: &out)
         case .timestamp(let t, let i):
-            out += Array("{\"$timestamp\":{\"t\":\(t),\"i\":\(i)}}".utf8)
+            out.append(contentsOf: "{\"$timestamp\":{\"t\":\(t),\"i\":\(i)}}".utf8)
         case .regularExpression(let pattern, let options):
-            out += Array("{\"$regularExpression\":{\"pattern\":".utf8)
+            out.append(contentsOf: "{\"$regularExpression\":{\"pattern\":".utf8)
             string(pattern, into: &out)
-            out += Array(",\"options\":".utf8)
+            out.append(contentsOf: ",\"options\":".utf8)
             string(options, into: &out)
-            out += Array("}}".utf8)
-        case .minKey: out += Array("{\"$minKey\":1}".utf8)
-        case .maxKey: out += Array("{\"$maxKey\":1}".utf8)
+            out.append(contentsOf: "}}".utf8)
+        case .minKey: out.append(contentsOf: "{\"$minKey\":1}".utf8)
+        case .maxKey: out.append(contentsOf: "{\"$maxKey\":1}".utf8)
         }
     }
 
@@ -86,28 +86,40 @@ enum EJSONWriter {
     }
 
     private static func wrapper(_ key: String, _ text: String, into out: inout [UInt8]) {
-        out += Array("{\"\(key)\":\"".utf8)
-        out += Array(text.utf8)
-        out += Array("\"}".utf8)
+        out.append(contentsOf: "{\"\(key)\":\"".utf8)
+        out.append(contentsOf: text.utf8)
+        out.append(contentsOf: "\"}".utf8)
     }
 
+    /// A JSON string literal. Runs of bytes that need no escape are copied whole.
     static func string(_ s: String, into out: inout [UInt8]) {
         out.append(UInt8(ascii: "\""))
-        let hex = Array("0123456789abcdef".utf8)
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "\""): out += [0x5C, 0x22]
-            case UInt8(ascii: "\\"): out += [0x5C, 0x5C]
-            case 0x0A: out += [0x5C, UInt8(ascii: "n")]
-            case 0x0D: out += [0x5C, UInt8(ascii: "r")]
-            case 0x09: out += [0x5C, UInt8(ascii: "t")]
-            case 0..<0x20:
-                out += Array("\\u00".utf8)
-                out.append(hex[Int(c >> 4)])
-                out.append(hex[Int(c & 15)])
-            default: out.append(c)
+        var s = s
+        s.withUTF8 { bytes in
+            var start = 0
+            for (i, c) in bytes.enumerated() where c == UInt8(ascii: "\"") || c == UInt8(ascii: "\\") || c < 0x20 {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start..<i]))
+                escape(c, into: &out)
+                start = i + 1
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         out.append(UInt8(ascii: "\""))
+    }
+
+    private static let hex = Array("0123456789abcdef".utf8)
+
+    private static func escape(_ c: UInt8, into out: inout [UInt8]) {
+        out.append(0x5C)
+        switch c {
+        case 0x0A: out.append(UInt8(ascii: "n"))
+        case 0x0D: out.append(UInt8(ascii: "r"))
+        case 0x09: out.append(UInt8(ascii: "t"))
+        case 0..<0x20:
+            out.append(contentsOf: "u00".utf8)
+            out.append(hex[Int(c >> 4)])
+            out.append(hex[Int(c & 15)])
+        default: out.append(c)  // " and \
+        }
     }
 }

@@ -9,8 +9,25 @@ import Crypto
 /// over `header.payload`, compared in constant time) with the EJSON writer and parser. Tokens
 /// it does not handle (another algorithm, an unknown `kid`) go to jwt-kit.
 struct HS256Tokens: Sendable {
-    /// HMAC keys by app id (the `kid`).
-    let keys: [String: SymmetricKey]
+    /// An app's HMAC key and the first part of its tokens.
+    struct Key {
+        let secret: SymmetricKey
+        /// `base64url(header) + "."`: the header is the same for every token of the app.
+        let header: [UInt8]
+    }
+
+    /// Keys by app id (the `kid`).
+    let keys: [String: Key]
+
+    init(keys: [String: SymmetricKey]) {
+        self.keys = keys.reduce(into: [:]) { keys, entry in
+            let header: EJSON = ["alg": "HS256", "kid": .string(entry.key), "typ": "JWT"]
+            var segment: [UInt8] = []
+            Base64.encode(header.encoded(.relaxed), urlSafe: true, appendingTo: &segment)
+            segment.append(UInt8(ascii: "."))
+            keys[entry.key] = Key(secret: entry.value, header: segment)
+        }
+    }
 
     /// Why a token was not handled here.
     enum Outcome {
@@ -25,12 +42,12 @@ struct HS256Tokens: Sendable {
     /// plain JSON integers); nil when the app has no HS256 key.
     func sign(_ claims: EJSONDocument, kid: String) -> String? {
         guard let key = keys[kid] else { return nil }
-        let header: EJSON = ["alg": "HS256", "kid": .string(kid), "typ": "JWT"]
-        var signed = Base64.encode(header.encoded(.relaxed), urlSafe: true)
-        signed += "."
-        signed += Base64.encode(EJSON.document(claims).encoded(.relaxed), urlSafe: true)
-        let mac = HMAC<SHA256>.authenticationCode(for: Array(signed.utf8), using: key)
-        return signed + "." + Base64.encode(Array(mac), urlSafe: true)
+        var token = key.header
+        Base64.encode(EJSON.document(claims).encoded(.relaxed), urlSafe: true, appendingTo: &token)
+        let mac = HMAC<SHA256>.authenticationCode(for: token, using: key.secret)
+        token.append(UInt8(ascii: "."))
+        Base64.encode(Array(mac), urlSafe: true, appendingTo: &token)
+        return String(decoding: token, as: UTF8.self)
     }
 
     func verify(_ token: String) -> Outcome {
@@ -38,13 +55,13 @@ struct HS256Tokens: Sendable {
         guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
             let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
             utf8[(secondDot + 1)...].firstIndex(of: UInt8(ascii: ".")) == nil,
-            let headerBytes = Base64.decode(String(decoding: utf8[..<firstDot], as: UTF8.self)),
+            let headerBytes = Base64.decode(utf8[..<firstDot]),
             case .document(let header)? = try? EJSON(parsing: headerBytes, maxDepth: 4),
-            header["alg"]?.stringValue == "HS256", let kid = header["kid"]?.stringValue, let key = keys[kid]
+            header["alg"]?.stringValue == "HS256", let kid = header["kid"]?.stringValue, let key = keys[kid]?.secret
         else { return .notHandled }
-        guard let signature = Base64.decode(String(decoding: utf8[(secondDot + 1)...], as: UTF8.self)),
+        guard let signature = Base64.decode(utf8[(secondDot + 1)...]),
             HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: utf8[..<secondDot], using: key),
-            let payloadBytes = Base64.decode(String(decoding: utf8[(firstDot + 1)..<secondDot], as: UTF8.self)),
+            let payloadBytes = Base64.decode(utf8[(firstDot + 1)..<secondDot]),
             case .document(let p)? = try? EJSON(parsing: payloadBytes, maxDepth: 32),
             let exp = p["exp"]?.exactInteger, let iat = p["iat"]?.exactInteger,
             let sub = p["sub"]?.stringValue, let typ = p["typ"]?.stringValue

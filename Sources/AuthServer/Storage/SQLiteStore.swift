@@ -1,11 +1,17 @@
 import AuthProtocol
 import Foundation
 import GRDB
+import GRDBSQLite
 
-/// The SQLite engine of ``AuthStore``: a file in WAL mode (a pool of readers and one writer),
-/// or an in-memory database for tests. Statements are prepared once and cached.
+/// The SQLite engine of ``AuthStore``: a file in WAL mode, or an in-memory database for tests.
+///
+/// Writes go through GRDB (one writer, transactions, migrations). Reads are point queries on
+/// indexed keys and run on the caller's thread through SQLite's C API, on a pool of read-only
+/// connections (``SQLiteReadConnection`` says why). Statements are prepared once and cached.
 public final class SQLiteStore: AuthStore {
     private let writer: any DatabaseWriter
+    /// Raw read-only connections for the hot point reads (nil for an in-memory database).
+    private let pointReads: SQLiteReadPool?
 
     /// Opens (creating and migrating) the database.
     /// - Parameter path: a file path, or nil for an in-memory database.
@@ -20,8 +26,10 @@ public final class SQLiteStore: AuthStore {
             config.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
             let configuration = config
             writer = try Self.retryingWhileLocked { try DatabasePool(path: path, configuration: configuration) }
+            pointReads = SQLiteReadPool(path: path, capacity: config.maximumReaderCount)
         } else {
             writer = try DatabaseQueue(configuration: config)
+            pointReads = nil
         }
         let writer = self.writer
         try Self.retryingWhileLocked { try SQLiteSchema.migrator.migrate(writer) }
@@ -45,18 +53,21 @@ public final class SQLiteStore: AuthStore {
 
     // MARK: running statements
 
-    /// Reads on the caller's thread. Every read here is a point query on an indexed key (tens
-    /// of microseconds in SQLite's page cache); GRDB's async read hands the work to a reader
-    /// queue and back, and those two thread switches cost more than the query (a refresh ran
-    /// at half the rate). Writes keep GRDB's async writer.
-    private func read<T: Sendable>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
-        do { return try writer.read(body) } catch { throw Self.translate(error, operation) }
-    }
-
-    /// A read of one statement: it is atomic by itself, so it skips the BEGIN and COMMIT that
-    /// `read` wraps around its body (two more statements per query).
-    private func readOne<T: Sendable>(_ operation: String, _ body: (Database) throws -> T) throws -> T {
-        do { return try writer.unsafeRead(body) } catch { throw Self.translate(error, operation) }
+    /// A read through SQLite's C API, on the caller's thread: on a pooled read-only connection,
+    /// or for an in-memory database (which no other connection can open) on GRDB's own. A
+    /// read of several statements runs them in ``SQLiteReadConnection/transaction(_:)``.
+    private func pointRead<T>(_ operation: String, _ body: (SQLiteReadConnection) throws -> T) throws -> T {
+        do {
+            if let pointReads { return try pointReads.withConnection(body) }
+            return try writer.unsafeRead { db in
+                guard let handle = db.sqliteConnection else { throw StoreError.unavailable(operation) }
+                return try body(SQLiteReadConnection(borrowing: handle))
+            }
+        } catch is SQLiteReadConnection.Failure {
+            throw StoreError.unavailable(operation)
+        } catch {
+            throw Self.translate(error, operation)
+        }
     }
 
     private func write<T: Sendable>(_ operation: String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
@@ -115,33 +126,32 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func user(id: String, app: String) async throws -> UserRecord? {
-        try read("read user") { db in try Self.fetchUser(db, id: id, app: app) }
-    }
-
-    private static func fetchUser(_ db: Database, id: String, app: String) throws -> UserRecord? {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM users WHERE id = ? AND app_id = ?"),
-                                         arguments: [id, app]) else { return nil }
-        var user = UserRecord(id: row["id"], appId: row["app_id"], type: row["type"], data: document(row["data"]) ?? [:],
-                              customData: document(row["custom_data"]), disabled: row["disabled"],
-                              createdAt: row["created_at"])
-        user.identities = try fetchIdentities(db, userId: id)
-        return user
-    }
-
-    private static func fetchIdentities(_ db: Database, userId: String) throws -> [IdentityRecord] {
-        try Row.fetchAll(db.cachedStatement(sql: """
-            SELECT provider_type, external_id, provider_id, data FROM identities WHERE user_id = ? ORDER BY position
-            """), arguments: [userId]).map {
-            IdentityRecord(externalId: $0["external_id"], providerType: $0["provider_type"], providerId: $0["provider_id"],
-                           data: document($0["data"]) ?? [:])
+        try pointRead("read user") { c in
+            try c.transaction {
+                guard var user = try c.first(.user, [.text(id), .text(app)], Self.user) else { return nil }
+                user.identities = try Self.identities(c, userId: id)
+                return user
+            }
         }
     }
 
+    private static func user(_ row: SQLiteReadConnection.Row) -> UserRecord {
+        UserRecord(id: row.string(0), appId: row.string(1), type: row.string(2), data: document(row.optionalString(3)) ?? [:],
+                   customData: document(row.optionalString(4)), disabled: row.bool(5), createdAt: row.int64(6))
+    }
+
+    private static func identities(_ c: SQLiteReadConnection, userId: String) throws -> [IdentityRecord] {
+        var identities: [IdentityRecord] = []
+        try c.each(.identities, [.text(userId)]) { row in
+            identities.append(IdentityRecord(externalId: row.string(1), providerType: row.string(0), providerId: row.string(2),
+                                             data: document(row.optionalString(3)) ?? [:]))
+        }
+        return identities
+    }
+
     public func userId(app: String, providerType: String, externalId: String) async throws -> String? {
-        try readOne("find identity") { db in
-            try String.fetchOne(db.cachedStatement(sql: """
-                SELECT user_id FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?
-                """), arguments: [app, providerType, externalId])
+        try pointRead("find identity") { c in
+            try c.first(.identityOwner, [.text(app), .text(providerType), .text(externalId)]) { $0.string(0) }
         }
     }
 
@@ -175,11 +185,10 @@ public final class SQLiteStore: AuthStore {
     // MARK: email/password
 
     public func userpassAccount(app: String, email: String) async throws -> UserpassAccount? {
-        try readOne("read account") { db in
-            try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM userpass_accounts WHERE app_id = ? AND email = ?"),
-                             arguments: [app, email]).map {
-                UserpassAccount(appId: $0["app_id"], email: $0["email"], passwordHash: $0["password_hash"],
-                                identityId: $0["identity_id"], confirmed: $0["confirmed"], createdAt: $0["created_at"])
+        try pointRead("read account") { c in
+            try c.first(.userpassAccount, [.text(app), .text(email)]) {
+                UserpassAccount(appId: $0.string(0), email: $0.string(1), passwordHash: $0.string(2), identityId: $0.string(3),
+                                confirmed: $0.bool(4), createdAt: $0.int64(5))
             }
         }
     }
@@ -248,25 +257,24 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {
-        let body = { (db: Database) throws -> (SessionRecord, UserRecord)? in
-            // One statement for the session and its user; identities only when asked for.
-            guard let row = try Row.fetchOne(db.cachedStatement(sql: """
-                SELECT s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest,
-                       s.created_at, s.expires_at, u.type, u.data, u.custom_data, u.disabled, u.created_at AS user_created_at
-                FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
-                """), arguments: [id])
-            else { return nil }
-            let digest: Data = row["refresh_digest"]
-            let session = SessionRecord(id: row["id"], appId: row["app_id"], userId: row["user_id"], deviceId: row["device_id"],
-                                        providerType: row["provider_type"], identityId: row["identity_id"],
-                                        refreshDigest: Array(digest), createdAt: row["created_at"], expiresAt: row["expires_at"])
-            var user = UserRecord(id: session.userId, appId: session.appId, type: row["type"],
-                                  data: Self.document(row["data"]) ?? [:], customData: Self.document(row["custom_data"]),
-                                  disabled: row["disabled"], createdAt: row["user_created_at"])
-            if identities { user.identities = try Self.fetchIdentities(db, userId: user.id) }
-            return (session, user)
+        // One statement for the session and its user; identities only when asked for, and
+        // then in one transaction with it.
+        let session = { (c: SQLiteReadConnection) throws -> (SessionRecord, UserRecord)? in
+            guard var found = try c.first(.session, [.text(id)], Self.sessionWithUser) else { return nil }
+            if identities { found.1.identities = try Self.identities(c, userId: found.1.id) }
+            return found
         }
-        return identities ? try read("read session", body) : try readOne("read session", body)
+        return try pointRead("read session") { c in identities ? try c.transaction { try session(c) } : try session(c) }
+    }
+
+    private static func sessionWithUser(_ row: SQLiteReadConnection.Row) -> (SessionRecord, UserRecord) {
+        let session = SessionRecord(id: row.string(0), appId: row.string(1), userId: row.string(2), deviceId: row.string(3),
+                                    providerType: row.string(4), identityId: row.string(5), refreshDigest: row.bytes(6),
+                                    createdAt: row.int64(7), expiresAt: row.optionalInt64(8))
+        let user = UserRecord(id: session.userId, appId: session.appId, type: row.string(9),
+                              data: document(row.optionalString(10)) ?? [:], customData: document(row.optionalString(11)),
+                              disabled: row.bool(12), createdAt: row.int64(13))
+        return (session, user)
     }
 
     public func deleteSession(id: String) async throws {
@@ -290,29 +298,21 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    private static func apiKey(_ row: Row) -> APIKeyRecord {
-        let digest: Data = row["digest"]
-        return APIKeyRecord(id: row["id"], appId: row["app_id"], userId: row["user_id"], name: row["name"],
-                            digest: Array(digest), disabled: row["disabled"], createdAt: row["created_at"])
+    private static func apiKey(_ row: SQLiteReadConnection.Row) -> APIKeyRecord {
+        APIKeyRecord(id: row.string(0), appId: row.string(1), userId: row.string(2), name: row.string(3),
+                     digest: row.bytes(4), disabled: row.bool(5), createdAt: row.int64(6))
     }
 
     public func apiKeys(userId: String) async throws -> [APIKeyRecord] {
-        try readOne("list API keys") { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM api_keys WHERE user_id = ? ORDER BY seq", arguments: [userId]).map(Self.apiKey)
-        }
+        try pointRead("list API keys") { c in try c.all(.apiKeysOfUser, [.text(userId)], Self.apiKey) }
     }
 
     public func apiKey(id: String, userId: String) async throws -> APIKeyRecord? {
-        try readOne("read API key") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE id = ? AND user_id = ?", arguments: [id, userId]).map(Self.apiKey)
-        }
+        try pointRead("read API key") { c in try c.first(.apiKeyOfUser, [.text(id), .text(userId)], Self.apiKey) }
     }
 
     public func apiKey(app: String, digest: [UInt8]) async throws -> APIKeyRecord? {
-        try readOne("read API key") { db in
-            try Row.fetchOne(db, sql: "SELECT * FROM api_keys WHERE digest = ? AND app_id = ?",
-                             arguments: [Data(digest), app]).map(Self.apiKey)
-        }
+        try pointRead("read API key") { c in try c.first(.apiKeyByDigest, [.blob(digest), .text(app)], Self.apiKey) }
     }
 
     public func deleteAPIKey(id: String, userId: String) async throws -> Bool {
@@ -332,10 +332,7 @@ public final class SQLiteStore: AuthStore {
     // MARK: plugin values
 
     public func pluginValue(app: String, key: String) async throws -> EJSON? {
-        let text = try readOne("read plugin value") { db in
-            try String.fetchOne(db.cachedStatement(sql: "SELECT value FROM plugin_values WHERE app_id = ? AND key = ?"),
-                                arguments: [app, key])
-        }
+        let text = try pointRead("read plugin value") { c in try c.first(.pluginValue, [.text(app), .text(key)]) { $0.string(0) } }
         return try text.map { try EJSON(parsing: $0) }
     }
 

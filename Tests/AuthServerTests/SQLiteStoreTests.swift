@@ -1,0 +1,126 @@
+import AuthProtocol
+@testable import AuthServer
+import Foundation
+import GRDB
+import Testing
+
+/// The SQLite store on a real database file: reads run on their own read-only connections
+/// (SQLiteReadConnection), so what they see of other connections' writes is tested here.
+@Suite struct SQLiteStoreTests {
+    /// A database file in a fresh directory, removed at the end.
+    final class DatabaseFile {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-store-\(UUID().uuidString)").path
+        var path: String { directory + "/authsh.sqlite" }
+        init() throws { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
+        deinit { try? FileManager.default.removeItem(atPath: directory) }
+    }
+
+    static func user(_ id: String, identities: Int = 1) -> UserRecord {
+        var user = UserRecord(id: id, appId: "app", data: ["name": .string("n-\(id)")], createdAt: 1)
+        user.identities = (0..<identities).map {
+            IdentityRecord(externalId: "\(id)-\($0)", providerType: "anon-user", providerId: "p", data: ["k": .int32(Int32($0))])
+        }
+        return user
+    }
+
+    static func session(_ id: String, user: String) -> SessionRecord {
+        SessionRecord(id: id, appId: "app", userId: user, deviceId: "d", providerType: "anon-user", identityId: "\(user)-0",
+                      refreshDigest: [1, 2, 3], createdAt: 1, expiresAt: nil)
+    }
+
+    /// Two servers on one database (two `authsh` runs on one `--data`): what one writes, the
+    /// other reads at once; a logout or a deletion on one is seen by the next read of the other.
+    @Test func twoStoresOnOneFileSeeEachOthersCommits() async throws {
+        let file = try DatabaseFile()
+        let a = try SQLiteStore(path: file.path)
+        let b = try SQLiteStore(path: file.path)
+        #expect(try await b.sessionWithUser(id: "s1", identities: true) == nil)
+
+        try await a.insertUser(Self.user("u1", identities: 2))
+        try await a.insertSession(Self.session("s1", user: "u1"))
+        let found = try #require(try await b.sessionWithUser(id: "s1", identities: true))
+        #expect(found.0 == Self.session("s1", user: "u1"))
+        #expect(found.1 == Self.user("u1", identities: 2))
+        #expect(try await b.sessionWithUser(id: "s1", identities: false)?.1.identities == [])
+
+        try await a.setCustomData(["plan": "pro"], userId: "u1", app: "app")
+        #expect(try await b.user(id: "u1", app: "app")?.customData == ["plan": "pro"])
+        #expect(try await b.user(id: "u1", app: "other") == nil)
+
+        try await a.deleteSession(id: "s1")
+        #expect(try await b.sessionWithUser(id: "s1", identities: false) == nil)
+        try await a.deleteUser(id: "u1", app: "app")
+        #expect(try await b.user(id: "u1", app: "app") == nil)
+    }
+
+    /// Every read gives its snapshot back when it returns: a checkpoint that needs every reader
+    /// gone (TRUNCATE) succeeds right after reads of one, several and failing statements.
+    @Test func readsLeaveNoSnapshotBehind() async throws {
+        let file = try DatabaseFile()
+        let store = try SQLiteStore(path: file.path)
+        try await store.insertUser(Self.user("u1", identities: 3))
+        try await store.insertSession(Self.session("s1", user: "u1"))
+        for id in ["u1", "nobody"] { _ = try await store.user(id: id, app: "app") }
+        _ = try await store.sessionWithUser(id: "s1", identities: true)
+        _ = try await store.sessionWithUser(id: "s1", identities: false)
+        _ = try await store.apiKeys(userId: "u1")
+        _ = try await store.userId(app: "app", providerType: "anon-user", externalId: "u1-2")
+        try await store.insertUser(Self.user("u2"))  // something in the WAL to checkpoint
+
+        let checker = try DatabaseQueue(path: file.path)
+        let (busy, _, _) = try await checker.writeWithoutTransaction { db in
+            let row = try Row.fetchOne(db, sql: "PRAGMA wal_checkpoint(TRUNCATE)")!
+            return (row[0] as Int, row[1] as Int, row[2] as Int)
+        }
+        #expect(busy == 0)
+        let wal = try FileManager.default.attributesOfItem(atPath: file.path + "-wal")[.size] as? Int
+        #expect(wal == 0)
+    }
+
+    /// Many reads at once, while the user is rewritten: each read gets a whole user (its
+    /// identities with it), old or new, never an error or a mix.
+    @Test func concurrentReadsDuringWrites() async throws {
+        let file = try DatabaseFile()
+        let store = try SQLiteStore(path: file.path)
+        try await store.insertUser(Self.user("u1", identities: 2))
+        try await withThrowingTaskGroup(of: UserRecord?.self) { group in
+            for i in 0..<200 {
+                group.addTask { try await store.user(id: "u1", app: "app") }
+                if i % 20 == 0 {
+                    group.addTask {
+                        try await store.setCustomData(["round": .int32(Int32(i))], userId: "u1", app: "app")
+                        return nil
+                    }
+                }
+            }
+            var reads = 0
+            for try await user in group {
+                guard let user else { continue }
+                reads += 1
+                #expect(user.identities.count == 2)
+                #expect(user.data == ["name": "n-u1"])
+            }
+            #expect(reads == 200)
+        }
+    }
+
+    /// A read that cannot open the database fails with the store's error, naming the operation
+    /// and nothing else.
+    @Test func aReadThatCannotOpenTheFileIsUnavailable() async throws {
+        let file = try DatabaseFile()
+        let store = try SQLiteStore(path: file.path)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file.path + suffix) }
+        await #expect(throws: StoreError.unavailable("read user")) { try await store.user(id: "u1", app: "app") }
+    }
+
+    /// The in-memory database (tests, `--data :memory:`) runs the same reads on GRDB's own
+    /// connection.
+    @Test func inMemoryReadsUseTheSameQueries() async throws {
+        let store = try SQLiteStore(path: nil)
+        try await store.insertUser(Self.user("u1", identities: 2))
+        try await store.insertSession(Self.session("s1", user: "u1"))
+        #expect(try await store.user(id: "u1", app: "app") == Self.user("u1", identities: 2))
+        #expect(try await store.sessionWithUser(id: "s1", identities: true)?.1 == Self.user("u1", identities: 2))
+        #expect(try await store.userId(app: "app", providerType: "anon-user", externalId: "u1-1") == "u1")
+    }
+}
