@@ -65,6 +65,7 @@ let package = Package(
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
         ]),

@@ -15,17 +15,41 @@ public enum Base64 {
     @inlinable
     public static func encode<C: Collection>(_ bytes: C, urlSafe: Bool = false, appendingTo out: inout [UInt8])
     where C.Element == UInt8 {
-        let table = urlSafe ? url : standard
-        out.reserveCapacity(out.count + (bytes.count + 2) / 3 * 4)
-        var iterator = bytes.makeIterator()
-        while let a = iterator.next() {
-            let b = iterator.next(), c = b == nil ? nil : iterator.next()
-            let n = UInt32(a) << 16 | UInt32(b ?? 0) << 8 | UInt32(c ?? 0)
-            out.append(table[Int(n >> 18 & 63)])
-            out.append(table[Int(n >> 12 & 63)])
-            if b != nil { out.append(table[Int(n >> 6 & 63)]) } else if !urlSafe { out.append(UInt8(ascii: "=")) }
-            if c != nil { out.append(table[Int(n & 63)]) } else if !urlSafe { out.append(UInt8(ascii: "=")) }
-            if c == nil { break }
+        if bytes.withContiguousStorageIfAvailable({ encode(buffer: $0, urlSafe: urlSafe, appendingTo: &out) }) == nil {
+            Array(bytes).withUnsafeBufferPointer { encode(buffer: $0, urlSafe: urlSafe, appendingTo: &out) }
+        }
+    }
+
+    /// The encoder proper: whole 3-byte groups, then the 1 or 2 bytes left.
+    @usableFromInline
+    static func encode(buffer input: UnsafeBufferPointer<UInt8>, urlSafe: Bool, appendingTo out: inout [UInt8]) {
+        let groups = input.count / 3, rest = input.count % 3
+        let length = groups * 4 + (rest == 0 ? 0 : urlSafe ? rest + 1 : 4)
+        let start = out.count
+        out.append(contentsOf: repeatElement(0, count: length))
+        (urlSafe ? url : standard).withUnsafeBufferPointer { table in
+            out.withUnsafeMutableBufferPointer { output in
+                var j = start
+                for g in 0..<groups {
+                    let i = g * 3
+                    let n = UInt32(input[i]) << 16 | UInt32(input[i + 1]) << 8 | UInt32(input[i + 2])
+                    output[j] = table[Int(n >> 18 & 63)]
+                    output[j + 1] = table[Int(n >> 12 & 63)]
+                    output[j + 2] = table[Int(n >> 6 & 63)]
+                    output[j + 3] = table[Int(n & 63)]
+                    j += 4
+                }
+                guard rest > 0 else { return }
+                let i = groups * 3
+                let n = UInt32(input[i]) << 16 | (rest == 2 ? UInt32(input[i + 1]) << 8 : 0)
+                output[j] = table[Int(n >> 18 & 63)]
+                output[j + 1] = table[Int(n >> 12 & 63)]
+                if rest == 2 { output[j + 2] = table[Int(n >> 6 & 63)] }
+                if !urlSafe {
+                    if rest == 1 { output[j + 2] = UInt8(ascii: "=") }
+                    output[j + 3] = UInt8(ascii: "=")
+                }
+            }
         }
     }
 
@@ -36,31 +60,48 @@ public enum Base64 {
     /// not base64.
     @inlinable
     public static func decode<C: Collection>(_ bytes: C) -> [UInt8]? where C.Element == UInt8 {
-        var out = [UInt8]()
-        out.reserveCapacity(bytes.count * 3 / 4)
-        var acc: UInt32 = 0
-        var bits = 0
-        var padding = false
-        for c in bytes {
-            let v: UInt32
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - UInt8(ascii: "A"))
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - UInt8(ascii: "a")) + 26
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - UInt8(ascii: "0")) + 52
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): v = 62
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): v = 63
-            case UInt8(ascii: "="): padding = true; continue
-            default: return nil
+        if let result = bytes.withContiguousStorageIfAvailable({ decode(buffer: $0) }) { return result }
+        return Array(bytes).withUnsafeBufferPointer { decode(buffer: $0) }
+    }
+
+    /// Each byte's 6-bit value in either alphabet; 0xFF for every other byte (`=` included:
+    /// padding is only allowed at the end, which ``decode(buffer:)`` strips first).
+    @usableFromInline static let values: [UInt8] = {
+        var values = [UInt8](repeating: 0xFF, count: 256)
+        for (value, byte) in standard.enumerated() { values[Int(byte)] = UInt8(value) }
+        values[Int(UInt8(ascii: "-"))] = 62
+        values[Int(UInt8(ascii: "_"))] = 63
+        return values
+    }()
+
+    /// The decoder proper: whole 4-character groups, then the 2 or 3 characters left.
+    @usableFromInline
+    static func decode(buffer input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        var end = input.count
+        while end > 0, input[end - 1] == UInt8(ascii: "=") { end -= 1 }
+        guard end % 4 != 1 else { return nil }  // a lone trailing character
+        return values.withUnsafeBufferPointer { table -> [UInt8]? in
+            var out = [UInt8]()
+            out.reserveCapacity(end / 4 * 3 + 2)
+            var i = 0
+            while i + 4 <= end {
+                let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+                let c = table[Int(input[i + 2])], d = table[Int(input[i + 3])]
+                guard a | b | c | d < 64 else { return nil }
+                let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                out.append(UInt8(truncatingIfNeeded: n >> 16))
+                out.append(UInt8(truncatingIfNeeded: n >> 8))
+                out.append(UInt8(truncatingIfNeeded: n))
+                i += 4
             }
-            if padding { return nil }
-            acc = acc << 6 | v
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8(truncatingIfNeeded: acc >> UInt32(bits)))
-            }
+            guard i < end else { return out }
+            let a = table[Int(input[i])], b = table[Int(input[i + 1])]
+            let c = end - i == 3 ? table[Int(input[i + 2])] : 0
+            guard a | b | c < 64 else { return nil }
+            let n = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+            out.append(UInt8(truncatingIfNeeded: n >> 16))
+            if end - i == 3 { out.append(UInt8(truncatingIfNeeded: n >> 8)) }
+            return out
         }
-        if bits >= 6 { return nil }  // a lone trailing character
-        return out
     }
 }

@@ -165,8 +165,18 @@ struct EJSONParser {
             raw = out[...]
         }
         i += 1  // closing quote
-        guard let s = String(validating: raw, as: UTF8.self) else { throw EJSONError("invalid UTF-8 in string", at: start) }
+        guard let s = Self.string(raw) else { throw EJSONError("invalid UTF-8 in string", at: start) }
         return s
+    }
+
+    /// The string of UTF-8 `bytes`, or nil if they are not valid UTF-8. ASCII (most keys and
+    /// values) needs no validation, and the check for it is cheaper than the general one.
+    private static func string(_ bytes: ArraySlice<UInt8>) -> String? {
+        bytes.withUnsafeBufferPointer { buffer in
+            var ascii: UInt8 = 0
+            for byte in buffer { ascii |= byte }
+            return ascii < 0x80 ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
+        }
     }
 
     private mutating func hex4() throws(EJSONError) -> UInt32 {

@@ -3,7 +3,8 @@ import Crypto
 import JWTKit
 import Synchronization
 
-/// Signs and verifies the server's access and refresh tokens, with one key per app.
+/// Signs and verifies the server's access and refresh tokens, with one key per app: HS256
+/// keys in ``HS256Tokens`` (on the caller's thread), ES256 keys in jwt-kit.
 ///
 /// The key id (`kid`) of every token is its app id, so a token of another app is checked
 /// against that app's key and then refused by the route for naming another app.
@@ -14,10 +15,11 @@ final class TokenIssuer: Sendable {
     private let publicKeys: [String: EJSON]
     /// The synchronous path for HS256 tokens.
     private let hs256: HS256Tokens
-    /// Tokens whose signature was checked already, with their claims. A signature check gives
-    /// the same answer every time (keys never change while the server runs), so clients that
-    /// send one access token with many requests pay for it once; expiry and type are still
-    /// checked on every use. Emptied when full.
+    /// Access tokens whose signature was checked already, with their claims. A signature check
+    /// gives the same answer every time (keys never change while the server runs), so clients
+    /// that send one access token with many requests pay for it once; expiry and type are
+    /// still checked on every use. Emptied when full. Refresh tokens are not kept: a client
+    /// sends one once per access token's lifetime, so keeping them would only cost.
     private let verified = Mutex<[String: IssuedTokenClaims]>([:])
     static let verifiedCapacity = 4096
 
@@ -42,7 +44,6 @@ final class TokenIssuer: Sendable {
                 }
             } else {
                 let secret = try await store.signingKey(app: app.id, algorithm: "HS256") { Secrets.randomBytes(32) }
-                await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: kid)
                 hmacKeys[app.id] = SymmetricKey(data: secret)
             }
         }
@@ -87,7 +88,7 @@ final class TokenIssuer: Sendable {
     func verify(_ token: String, as kind: Kind) async throws(ServiceError) -> IssuedTokenClaims {
         let malformed = ServiceError(.invalidSession, "invalid session: token is malformed or not signed by this server")
         var claims: IssuedTokenClaims
-        if let known = verified.withLock({ $0[token] }) {
+        if kind == .access, let known = verified.withLock({ $0[token] }) {
             claims = known
         } else {
             switch hs256.verify(token) {
@@ -102,9 +103,11 @@ final class TokenIssuer: Sendable {
                     throw malformed
                 }
             }
-            verified.withLock { cache in
-                if cache.count >= Self.verifiedCapacity { cache.removeAll(keepingCapacity: true) }
-                cache[token] = claims
+            if kind == .access {
+                verified.withLock { cache in
+                    if cache.count >= Self.verifiedCapacity { cache.removeAll(keepingCapacity: true) }
+                    cache[token] = claims
+                }
             }
         }
         switch kind {
