@@ -60,6 +60,7 @@ let package = Package(
         ]),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
         .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
+        .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
         .testTarget(name: "AuthServerTests", dependencies: [
             "AuthServer", "AuthProtocol",
             .product(name: "HummingbirdTesting", package: "hummingbird"),

@@ -42,45 +42,93 @@ public enum LuaEJSON {
     public static func lua(_ document: EJSONDocument) -> LuaValue { lua(.document(document)) }
 
     /// Lua to EJSON. Refuses functions, foreign userdata, non-UTF-8 strings and keys that are
-    /// neither strings nor integers, naming where they were.
+    /// neither strings nor integers, naming where they were (`path` prefixes that place).
     public static func ejson(_ value: LuaValue, path: String = "") throws(ConversionError) -> EJSON {
+        do {
+            return try convert(value)
+        } catch {
+            throw ConversionError(description: error.description(under: path))
+        }
+    }
+
+    /// A refused value, with its place gathered on the way out (so a conversion that succeeds
+    /// builds no path at all).
+    private struct Refusal: Error {
+        enum Reason {
+            case stringNotUTF8, keyNotUTF8, userdata, function
+            case keyType(String)
+        }
+        enum Step {
+            case index(Int)
+            case field(String)
+        }
+
+        var reason: Reason
+        /// From the refused value outwards.
+        var steps: [Step] = []
+
+        func adding(_ step: Step) -> Refusal {
+            var refusal = self
+            refusal.steps.append(step)
+            return refusal
+        }
+
+        func description(under root: String) -> String {
+            var path = root
+            for step in steps.reversed() {
+                switch step {
+                case .index(let i): path += "[\(i)]"
+                case .field(let name): path += path.isEmpty ? name : ".\(name)"
+                }
+            }
+            return switch reason {
+            case .stringNotUTF8: "string is not valid UTF-8\(at: path)"
+            case .keyNotUTF8: "key is not valid UTF-8\(at: path)"
+            case .userdata: "cannot convert a userdata value\(at: path) to EJSON"
+            case .function: "cannot convert a function\(at: path) to EJSON"
+            case .keyType(let type): "a \(type) key\(at: path) cannot be an EJSON field name"
+            }
+        }
+    }
+
+    private static func convert(_ value: LuaValue) throws(Refusal) -> EJSON {
         switch value {
         case .nil: return .null
         case .boolean(let b): return .bool(b)
         case .integer(let i): return Int32(exactly: i).map(EJSON.int32) ?? .int64(i)
         case .number(let d): return .double(d)
         case .string(let s):
-            guard let text = s.text else { throw ConversionError(description: "string is not valid UTF-8\(at: path)") }
+            guard let text = s.text else { throw Refusal(reason: .stringNotUTF8) }
             return .string(text)
         case .object(let box):
-            guard let v = box.object as? EJSONValue else {
-                throw ConversionError(description: "cannot convert a userdata value\(at: path) to EJSON")
-            }
+            guard let v = box.object as? EJSONValue else { throw Refusal(reason: .userdata) }
             return v.value
         case .function:
-            throw ConversionError(description: "cannot convert a function\(at: path) to EJSON")
+            throw Refusal(reason: .function)
         case .table(let t):
             if t.fields.isEmpty && !t.array.isEmpty {
                 var items: [EJSON] = []
                 items.reserveCapacity(t.array.count)
-                for (i, item) in t.array.enumerated() { items.append(try ejson(item, path: "\(path)[\(i + 1)]")) }
+                for (i, item) in t.array.enumerated() {
+                    do { items.append(try convert(item)) } catch { throw error.adding(.index(i + 1)) }
+                }
                 return .array(items)
             }
             var pairs: [(String, EJSON)] = []
             for (i, item) in t.array.enumerated() {
-                pairs.append((String(i + 1), try ejson(item, path: "\(path)[\(i + 1)]")))
+                do { pairs.append((String(i + 1), try convert(item))) } catch { throw error.adding(.index(i + 1)) }
             }
             for (key, item) in t.fields {
                 let name: String
                 switch key {
                 case .string(let s):
-                    guard let text = s.text else { throw ConversionError(description: "key is not valid UTF-8\(at: path)") }
+                    guard let text = s.text else { throw Refusal(reason: .keyNotUTF8) }
                     name = text
                 case .integer(let i): name = String(i)
                 default:
-                    throw ConversionError(description: "a \(key.typeName) key\(at: path) cannot be an EJSON field name")
+                    throw Refusal(reason: .keyType(key.typeName))
                 }
-                pairs.append((name, try ejson(item, path: path.isEmpty ? name : "\(path).\(name)")))
+                do { pairs.append((name, try convert(item))) } catch { throw error.adding(.field(name)) }
             }
             // Lua tables have no order: sort (sequence keys first, numerically) so output is stable.
             pairs.sort { a, b in

@@ -154,16 +154,23 @@ import Testing
         }
     }
 
+    /// The confirmation, reset and custom-login functions answer only to their roles.
     @Test func roleFunctionsCannotBeCalledByUsers() async throws {
-        let dir = try PluginDirectory(["m.lua": Self.echo, "reset.lua": "return function() return {status = 'success'} end"])
+        let role = "return function() return {status = 'success'} end"
+        let dir = try PluginDirectory(["m.lua": Self.echo, "reset.lua": role, "confirm.lua": role,
+                                       "login.lua": "return function(payload) return payload.id end"])
         let config = TestServer.withPlugins(dir.path) {
             $0.providers.userpass?.runResetFunction = true
             $0.providers.userpass?.resetFunctionName = "reset"
+            $0.providers.userpass?.runConfirmationFunction = true
+            $0.providers.userpass?.confirmationFunctionName = "confirm"
         }
         try await TestServer.run(config) { (c: Client) async throws in
             let token = try await c.anonymousToken()
-            let r = try await c.function("reset", token: token)
-            #expect(r.status == 404 && r.code == "FunctionNotFound")
+            for name in ["reset", "confirm", "login"] {
+                let r = try await c.function(name, token: token)
+                #expect(r.status == 404 && r.code == "FunctionNotFound", "\(name)")
+            }
             #expect(try await c.function("first", ["x"], token: token).body == "x")
         }
     }

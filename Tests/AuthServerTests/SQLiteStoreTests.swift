@@ -46,6 +46,7 @@ import Testing
         try await a.setCustomData(["plan": "pro"], userId: "u1", app: "app")
         #expect(try await b.user(id: "u1", app: "app")?.customData == ["plan": "pro"])
         #expect(try await b.user(id: "u1", app: "other") == nil)
+        #expect(try await b.user(app: "app", providerType: "anon-user", externalId: "u1-1")?.customData == ["plan": "pro"])
 
         try await a.deleteSession(id: "s1")
         #expect(try await b.sessionWithUser(id: "s1", identities: false) == nil)
@@ -122,5 +123,7 @@ import Testing
         #expect(try await store.user(id: "u1", app: "app") == Self.user("u1", identities: 2))
         #expect(try await store.sessionWithUser(id: "s1", identities: true)?.1 == Self.user("u1", identities: 2))
         #expect(try await store.userId(app: "app", providerType: "anon-user", externalId: "u1-1") == "u1")
+        #expect(try await store.user(app: "app", providerType: "anon-user", externalId: "u1-1") == Self.user("u1", identities: 2))
+        #expect(try await store.user(app: "other", providerType: "anon-user", externalId: "u1-1") == nil)
     }
 }

@@ -69,7 +69,7 @@ enum EJSONWrappers {
         case "$uuid":
             try single()
             let hex = try text().filter { $0 != "-" }
-            guard hex.utf8.count == 32, let bytes = hexBytes(hex) else { throw Malformed(reason: "$uuid is not a UUID") }
+            guard hex.utf8.count == 32, let bytes = Hex.decode(hex) else { throw Malformed(reason: "$uuid is not a UUID") }
             return .binary(subtype: 4, bytes: bytes)
         case "$timestamp":
             try single()
@@ -95,17 +95,5 @@ enum EJSONWrappers {
         default:
             return nil
         }
-    }
-
-    private static func hexBytes(_ hex: String) -> [UInt8]? {
-        let u = Array(hex.utf8)
-        var out = [UInt8]()
-        var k = 0
-        while k + 1 < u.count {
-            guard let hi = Hex.value(u[k]), let lo = Hex.value(u[k + 1]) else { return nil }
-            out.append(hi << 4 | lo)
-            k += 2
-        }
-        return out
     }
 }

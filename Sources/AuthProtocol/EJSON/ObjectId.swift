@@ -22,14 +22,8 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// Parses 24 hex digits (either case); nil for anything else.
     public init?(hex: String) {
-        let utf8 = Array(hex.utf8)
-        guard utf8.count == 24 else { return nil }
-        var b = [UInt8](repeating: 0, count: 12)
-        for i in 0..<12 {
-            guard let hi = Hex.value(utf8[2 * i]), let lo = Hex.value(utf8[2 * i + 1]) else { return nil }
-            b[i] = hi << 4 | lo
-        }
-        self.bytes = b
+        guard hex.utf8.count == 24, let bytes = Hex.decode(hex) else { return nil }
+        self.bytes = bytes
     }
 
     /// The 24 lowercase hex digits.
@@ -52,6 +46,19 @@ public enum Hex {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): return c - UInt8(ascii: "A") + 10
         default: return nil
         }
+    }
+
+    /// The bytes of hex digits (either case); nil for an odd count or a non-digit.
+    public static func decode(_ text: String) -> [UInt8]? {
+        let digits = Array(text.utf8)
+        guard digits.count % 2 == 0 else { return nil }
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(digits.count / 2)
+        for k in stride(from: 0, to: digits.count, by: 2) {
+            guard let hi = value(digits[k]), let lo = value(digits[k + 1]) else { return nil }
+            bytes.append(hi << 4 | lo)
+        }
+        return bytes
     }
 
     /// Lowercase hex of these bytes.

@@ -21,9 +21,10 @@ final class DirectoryWatcher: Sendable {
 
     /// True when events arrived since the last call; drains them.
     func changed() -> Bool {
-        var any = false
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while buffer.withUnsafeMutableBytes({ read(fd, $0.baseAddress, $0.count) }) > 0 { any = true }
-        return any
+        withUnsafeTemporaryAllocation(byteCount: 4096, alignment: 8) { buffer in
+            var any = false
+            while read(fd, buffer.baseAddress, buffer.count) > 0 { any = true }
+            return any
+        }
     }
 }

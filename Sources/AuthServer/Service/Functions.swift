@@ -31,15 +31,14 @@ extension AuthService {
         }
     }
 
-    /// The functions the app's config gives a role; users cannot call them through `functions/call`.
-    static func roleFunctions(_ app: AppConfiguration) -> Set<String> {
-        var names = Set<String>()
+    /// True when the app's config gives function `name` a role (confirmation, reset, custom
+    /// login); users cannot call those through `functions/call`.
+    static func isRoleFunction(_ name: String, of app: AppConfiguration) -> Bool {
         if let u = app.providers.userpass {
-            if u.runConfirmationFunction, let n = u.confirmationFunctionName { names.insert(n) }
-            if u.runResetFunction, let n = u.resetFunctionName { names.insert(n) }
+            if u.runConfirmationFunction && u.confirmationFunctionName == name { return true }
+            if u.runResetFunction && u.resetFunctionName == name { return true }
         }
-        if let f = app.providers.customFunction { names.insert(f.authFunctionName) }
-        return names
+        return app.providers.customFunction?.authFunctionName == name
     }
 
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
@@ -85,7 +84,7 @@ extension AuthService {
         let claims = try await tokens.verify(token, as: .access)
         guard claims.baas_domain_id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
         let name = try body.string("name")
-        guard !Self.roleFunctions(app.config).contains(name) else {
+        guard !Self.isRoleFunction(name, of: app.config) else {
             throw ServiceError(.functionNotFound, "function not found: '\(name)'")
         }
         let arguments = try Self.arguments(body)

@@ -21,9 +21,8 @@ extension AuthService {
             guard let u = try await store.user(id: owner, app: app.id) else { throw ServiceError(.authError, "invalid API key") }
             user = u
         } else if proof.identity.providerType != ProviderType.anonymous,
-            let id = try await store.userId(app: app.id, providerType: proof.identity.providerType,
-                                            externalId: proof.identity.externalId),
-            let u = try await store.user(id: id, app: app.id)
+            let u = try await store.user(app: app.id, providerType: proof.identity.providerType,
+                                         externalId: proof.identity.externalId)
         {
             user = u
         } else {

@@ -30,6 +30,8 @@ public protocol AuthStore: Sendable {
     func user(id: String, app: String) async throws -> UserRecord?
     /// The id of the user holding this identity, or nil.
     func userId(app: String, providerType: String, externalId: String) async throws -> String?
+    /// The user holding this identity, with its identities, or nil (one read: a returning user's login).
+    func user(app: String, providerType: String, externalId: String) async throws -> UserRecord?
     /// Appends an identity (and merges `data` into the profile); conflict if someone holds it.
     func addIdentity(_ identity: IdentityRecord, toUser userId: String, app: String, profile: EJSONDocument) async throws
     /// Sets the user's custom data document; false when the app has no such user.

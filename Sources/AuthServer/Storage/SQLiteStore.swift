@@ -126,13 +126,24 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func user(id: String, app: String) async throws -> UserRecord? {
+        try pointRead("read user") { c in try c.transaction { try Self.user(c, id: id, app: app) } }
+    }
+
+    public func user(app: String, providerType: String, externalId: String) async throws -> UserRecord? {
         try pointRead("read user") { c in
             try c.transaction {
-                guard var user = try c.first(.user, [.text(id), .text(app)], Self.user) else { return nil }
-                user.identities = try Self.identities(c, userId: id)
-                return user
+                guard let id = try c.first(.identityOwner, [.text(app), .text(providerType), .text(externalId)], { $0.string(0) })
+                else { return nil }
+                return try Self.user(c, id: id, app: app)
             }
         }
+    }
+
+    /// The user with its identities; run inside a transaction.
+    private static func user(_ c: SQLiteReadConnection, id: String, app: String) throws -> UserRecord? {
+        guard var user = try c.first(.user, [.text(id), .text(app)], Self.user) else { return nil }
+        user.identities = try identities(c, userId: id)
+        return user
     }
 
     private static func user(_ row: SQLiteReadConnection.Row) -> UserRecord {
