@@ -106,18 +106,13 @@ public enum LuaEJSON {
         case .function:
             throw Refusal(reason: .function)
         case .table(let t):
-            if t.fields.isEmpty && !t.array.isEmpty {
-                var items: [EJSON] = []
-                items.reserveCapacity(t.array.count)
-                for (i, item) in t.array.enumerated() {
-                    do { items.append(try convert(item)) } catch { throw error.adding(.index(i + 1)) }
-                }
-                return .array(items)
-            }
-            var pairs: [(String, EJSON)] = []
+            var items: [EJSON] = []
+            items.reserveCapacity(t.array.count)
             for (i, item) in t.array.enumerated() {
-                do { pairs.append((String(i + 1), try convert(item))) } catch { throw error.adding(.index(i + 1)) }
+                do { items.append(try convert(item)) } catch { throw error.adding(.index(i + 1)) }
             }
+            if t.fields.isEmpty && !items.isEmpty { return .array(items) }
+            var pairs = items.enumerated().map { (String($0.offset + 1), $0.element) }
             for (key, item) in t.fields {
                 let name: String
                 switch key {

@@ -23,10 +23,9 @@ public final class SQLiteStore: AuthStore {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         if let path {
-            config.maximumReaderCount = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
             let configuration = config
             writer = try Self.retryingWhileLocked { try DatabasePool(path: path, configuration: configuration) }
-            pointReads = SQLiteReadPool(path: path, capacity: config.maximumReaderCount)
+            pointReads = SQLiteReadPool(path: path, capacity: max(2, ProcessInfo.processInfo.activeProcessorCount * 2))
         } else {
             writer = try DatabaseQueue(configuration: config)
             pointReads = nil
