@@ -114,7 +114,8 @@ extension App {
         let response = try await transport.send(TransportRequest(method: method, url: url, headers: headers,
                                                                  body: body?.encoded(.canonical),
                                                                  timeout: configuration.requestTimeout))
-        let server = AsyncHTTPTransport.origin(url)
+        // The origin is for error messages only: worked out when one is made.
+        var server: String { AsyncHTTPTransport.origin(url) }
         let parsed: EJSON
         if response.body.isEmpty {
             parsed = [:]

@@ -86,7 +86,7 @@ public final class App: Sendable {
     /// Every user not removed, logged-out ones included, in the order they first logged in here.
     public var usersInOrder: [User] {
         users.withLock { table in
-            table.order.compactMap { table.records[$0] }.filter { $0.state != .removed }.map { User(id: $0.id, app: self) }
+            table.inOrder.map { User(id: $0.id, app: self) }
         }
     }
 
@@ -98,7 +98,7 @@ public final class App: Sendable {
     /// as part of the login: if that fails, the login fails.
     @discardableResult
     public func login(credentials: Credentials) async throws(AuthClientError) -> User {
-        if credentials.reuse, let existing = users.withLock({ t in t.order.compactMap { t.records[$0] }.first { $0.state == .loggedIn && $0.isAnonymous } }) {
+        if credentials.reuse, let existing = users.withLock({ $0.inOrder.first { $0.state == .loggedIn && $0.isAnonymous } }) {
             try setCurrent(existing.id)
             return User(id: existing.id, app: self)
         }
@@ -131,7 +131,7 @@ public final class App: Sendable {
 
     /// Makes `user` current. It must be known here and logged in. No request.
     public func switchUser(to user: User) throws(AuthClientError) {
-        guard let record = users.withLock({ $0[user.id] }), record.state != .removed else {
+        guard let record = users.withLock({ $0[user.id] }) else {
             throw AuthClientError(code: AuthClientError.userNotFound, message: "User does not exist")
         }
         guard record.state == .loggedIn else {
@@ -146,11 +146,7 @@ public final class App: Sendable {
         guard case .document(let data)? = reply["data"], case .array(let ids)? = reply["identities"] else {
             throw malformed("the profile has no data or identities")
         }
-        let identities = ids.compactMap { i -> UserIdentity? in
-            guard let id = i["id"]?.stringValue, let type = i["provider_type"]?.stringValue else { return nil }
-            return UserIdentity(id: id, providerType: type)
-        }
-        return (UserProfile(data: data), identities)
+        return (UserProfile(data: data), ids.compactMap(UserIdentity.init))
     }
 
     func malformed(_ what: String) -> AuthClientError {

@@ -63,7 +63,8 @@ public struct AsyncHTTPTransport: AuthTransport {
         r.method = HTTPMethod(rawValue: request.method)
         for (name, value) in request.headers { r.headers.add(name: name, value: value) }
         if let body = request.body { r.body = .bytes(ByteBuffer(bytes: body)) }
-        let server = Self.origin(request.url)
+        // The origin is for error messages only: worked out when one is made.
+        var server: String { Self.origin(request.url) }
         do {
             let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
                                                  + request.timeout.components.attoseconds / 1_000_000_000)

@@ -57,7 +57,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
 
     /// Forgets the user here (logging it out first if it is logged in). A removed user: error.
     public func remove() async throws(AuthClientError) {
-        guard let record, record.state != .removed else {
+        guard let record else {
             throw AuthClientError(code: AuthClientError.userNotFound, message: "User has already been removed")
         }
         if record.state == .loggedIn { try await logOut() }

@@ -8,6 +8,14 @@ public struct UserIdentity: Sendable, Equatable {
         self.id = id
         self.providerType = providerType
     }
+
+    /// An identity as the profile lists it (`{"id": .., "provider_type": ..}`); the store keeps that form.
+    init?(_ value: EJSON) {
+        guard let id = value["id"]?.stringValue, let type = value["provider_type"]?.stringValue else { return nil }
+        self.init(id: id, providerType: type)
+    }
+
+    var ejson: EJSON { ["id": .string(id), "provider_type": .string(providerType)] }
 }
 
 /// A user's profile: the raw `data` document and its well-known string fields.
@@ -55,10 +63,13 @@ struct UserTable: Sendable {
         }
     }
 
+    /// The records in first-seen order.
+    var inOrder: [UserRecord] { order.compactMap { records[$0] } }
+
     /// realm-core's rule: the last user logged in or switched to if still logged in, else the
     /// first logged-in user, else none.
     var current: UserRecord? {
         if let id = currentId, let r = records[id], r.state == .loggedIn { return r }
-        return order.lazy.compactMap { records[$0] }.first { $0.state == .loggedIn }
+        return inOrder.first { $0.state == .loggedIn }
     }
 }

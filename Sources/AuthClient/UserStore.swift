@@ -5,23 +5,26 @@ import Glibc
 /// current user, in `<storage>/users/<server>/<app id>/`.
 ///
 /// - A file holds a user's state, tokens (secrets: files are 0600, directories 0700), device
-///   id, profile and identities. A login writes one file of about 2 KB, not the whole store.
+///   id, profile and identities. A login writes that user's file (about 2 KB) and the one
+///   naming the current user, not the whole store.
 /// - Writes are atomic: a temporary file, fsync, rename, fsync of the directory. A process
 ///   killed mid-write leaves the old file (and a stray temporary file, ignored).
 /// - Changes run under an exclusive `flock` and re-read the user's file first, so two
 ///   processes sharing the store do not lose each other's updates.
-/// - A file that does not parse is renamed `*.corrupt-<unix time>` and reported
-///   (`App.storeProblems`), never silently emptied.
+/// - A file that does not parse is renamed `*.corrupt-<unix time>` and reported (at start-up
+///   in `App.storeProblems`, later as a `ClientStoreFailed` error), never silently emptied; a
+///   file that cannot be read is an error too, never taken for a missing user.
 final class UserStore: Sendable {
     let directory: String
 
     /// Opens (creating) the store of `app` on `server` under `storage`.
     init(storage: String, server: String, app: String) throws(AuthClientError) {
-        let safeServer = String(server.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
-        let safeApp = String(app.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" || $0 == "_" ? $0 : "_" })
+        func safe(_ name: String) -> String {
+            String(name.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
+        }
         try Self.makeDirectory(storage)
         var path = storage
-        for part in ["users", safeServer, safeApp] {
+        for part in ["users", safe(server), safe(app)] {
             path += "/" + part
             try Self.makeDirectory(path)
         }
@@ -46,16 +49,15 @@ final class UserStore: Sendable {
         var problems: [String] = []
         for name in Self.list(directory) where name.hasSuffix(".json") {
             let id = String(name.dropLast(5))
-            guard let bytes = Self.read(file(id)) else { continue }
-            if let record = Self.decode(bytes), record.id == id {
-                records.append(record)
-            } else {
-                problems.append(setAside(file(id)))
+            do throws(AuthClientError) {
+                if let record = try record(id) { records.append(record) }
+            } catch {
+                problems.append(error.message)
             }
         }
         var table = UserTable()
         for record in records.sorted(by: { $0.seq < $1.seq }) { table[record.id] = record }
-        if let bytes = Self.read("\(directory)/current") {
+        if let bytes = try? Self.read("\(directory)/current") {
             let id = String(decoding: bytes, as: UTF8.self)
             table.currentId = table.records[id] == nil ? nil : id
         }
@@ -65,7 +67,7 @@ final class UserStore: Sendable {
     /// Under the lock: re-reads user `id`, applies `change`, writes the result (nil deletes).
     func update(_ id: String, _ change: (inout UserRecord?) -> Void) throws(AuthClientError) -> UserRecord? {
         try locked { () throws(AuthClientError) -> UserRecord? in
-            var record = Self.read(file(id)).flatMap(Self.decode)
+            var record = try record(id)
             change(&record)
             if let record {
                 try Self.writeAtomically(Self.encode(record), to: file(id), directory: directory)
@@ -93,6 +95,16 @@ final class UserStore: Sendable {
         return try body()
     }
 
+    /// User `id` as its file holds it; nil when there is no file. A file that does not parse
+    /// is set aside, and that is the error.
+    private func record(_ id: String) throws(AuthClientError) -> UserRecord? {
+        guard let bytes = try Self.read(file(id)) else { return nil }
+        guard let record = Self.decode(bytes), record.id == id else {
+            throw AuthClientError(code: AuthClientError.storeFailed, message: setAside(file(id)))
+        }
+        return record
+    }
+
     private func setAside(_ path: String) -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -116,20 +128,27 @@ final class UserStore: Sendable {
         return names
     }
 
-    /// A whole file (at most 1 MiB), or nil when it does not exist.
-    static func read(_ path: String) -> [UInt8]? {
+    /// A whole file, or nil when it does not exist; any other failure, or a file over 1 MiB
+    /// (no user file comes near), is an error.
+    static func read(_ path: String) throws(AuthClientError) -> [UInt8]? {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
+        guard fd >= 0 else {
+            if errno == ENOENT { return nil }
+            throw failure("cannot read \(path)")
+        }
         defer { close(fd) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16 << 10)
-        while bytes.count <= 1 << 20 {
+        while true {
             let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
             if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
+            guard n >= 0 else { throw failure("cannot read \(path)") }
+            if n == 0 { return bytes }
             bytes += chunk[..<n]
+            guard bytes.count <= 1 << 20 else {
+                throw AuthClientError(code: AuthClientError.storeFailed, message: "\(path) is larger than 1 MiB")
+            }
         }
-        return bytes
     }
 
     static func writeAtomically(_ bytes: [UInt8], to path: String, directory: String) throws(AuthClientError) {
@@ -168,7 +187,7 @@ final class UserStore: Sendable {
         var doc: EJSONDocument = [
             "version": 1, "id": .string(r.id), "seq": .int64(r.seq), "state": .string(r.state.rawValue),
             "deviceId": .string(r.deviceId), "profile": .document(r.profile.data),
-            "identities": .array(r.identities.map { ["id": .string($0.id), "provider_type": .string($0.providerType)] }),
+            "identities": .array(r.identities.map(\.ejson)),
         ]
         if let a = r.accessToken { doc["accessToken"] = .string(a) }
         if let t = r.refreshToken { doc["refreshToken"] = .string(t) }
@@ -184,10 +203,7 @@ final class UserStore: Sendable {
         var record = UserRecord(id: id, state: state, accessToken: d["accessToken"]?.stringValue,
                                 refreshToken: d["refreshToken"]?.stringValue, deviceId: device,
                                 profile: UserProfile(data: profile),
-                                identities: identities.compactMap { i in
-                                    guard let id = i["id"]?.stringValue, let type = i["provider_type"]?.stringValue else { return nil }
-                                    return UserIdentity(id: id, providerType: type)
-                                })
+                                identities: identities.compactMap(UserIdentity.init))
         record.seq = d["seq"]?.integerValue ?? 0
         return record
     }

@@ -45,11 +45,25 @@ import Testing
         }
     }
 
+    /// A function sets the caller's custom data; the next access token carries it, and a
+    /// function's result and errors come back as EJSON and AuthClientError.
     @Test func customDataAndFunctionsUseTheAccessToken() async throws {
-        try await LiveServer.run { server in
+        let plugins = StoreTests.TemporaryDirectory()
+        try FileManager.default.createDirectory(atPath: plugins.path, withIntermediateDirectories: true)
+        try Data("""
+            return function(plan)
+              context.users.setCustomData(context.user.id, {plan = plan})
+              return {set = plan}
+            end
+            """.utf8).write(to: URL(fileURLWithPath: plugins.path + "/setPlan.lua"))
+        try await LiveServer.run({ $0.pluginsDirectory = plugins.path }) { server in
             let app = try server.app()
             let user = try await app.login(credentials: .anonymous())
             #expect(user.customData == nil)
+            #expect(try await user.callFunction(name: "setPlan", arguments: ["pro"]) == ["set": "pro"])
+            #expect(user.customData == nil)  // the token in hand predates the change
+            #expect(try await user.refreshCustomData() == ["plan": "pro"])
+            #expect(user.customData == ["plan": "pro"])
             let missing = await #expect(throws: AuthClientError.self) { try await user.callFunction(name: "nope") }
             #expect(missing?.code == "FunctionNotFound" && missing?.status == 404)
         }

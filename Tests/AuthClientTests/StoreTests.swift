@@ -72,6 +72,40 @@ import Testing
         }
     }
 
+    /// A file that goes bad after the store opened is not taken for a missing user: the next
+    /// change of that user sets it aside and fails, and nothing is deleted.
+    @Test func aFileThatGoesBadLaterIsSetAsideNotDeleted() async throws {
+        let storage = TemporaryDirectory()
+        try await LiveServer.run { server in
+            let app = try server.app(storage: storage.path)
+            let user = try await app.login(credentials: .anonymous(reuse: false))
+            let file = try #require(storage.files(endingWith: "\(user.id).json").first)
+            try Data("{\"version\": 1, \"id\": \"trunc".utf8).write(to: URL(fileURLWithPath: file))
+            let error = await #expect(throws: AuthClientError.self) { try await user.logOut() }
+            #expect(error?.code == AuthClientError.storeFailed && error?.message.contains(".corrupt-") == true)
+            #expect(storage.files(endingWith: "").contains { $0.contains("\(user.id).json.corrupt-") })
+        }
+    }
+
+    /// Two processes holding the same user: one refreshes its token while the other links an
+    /// identity to it; each change re-reads the file under the lock, so neither is lost.
+    @Test func twoAppsChangingOneUserKeepBothChanges() async throws {
+        let storage = TemporaryDirectory()
+        try await LiveServer.run { server in
+            let a = try server.app(storage: storage.path)
+            let anonymous = try await a.login(credentials: .anonymous())
+            let b = try server.app(storage: storage.path)
+            let same = try #require(b.allUsers[anonymous.id])
+            try await server.registerConfirmed(a, "lin@example.com")
+            try await anonymous.linkIdentity(credentials: .emailPassword(email: "lin@example.com", password: "password1"))
+            _ = try await same.refreshCustomData()  // b's copy predates the link
+            let c = try server.app(storage: storage.path)
+            let seen = try #require(c.allUsers[anonymous.id])
+            #expect(seen.identities.map(\.providerType) == ["anon-user", "local-userpass"])
+            #expect(seen.accessToken == same.accessToken)
+        }
+    }
+
     @Test func twoAppsOnOneStoreKeepEachOthersUpdates() async throws {
         let storage = TemporaryDirectory()
         try await LiveServer.run { server in
