@@ -43,13 +43,19 @@ enum AuthModule {
         return t
     }
 
+    /// `outbox{email=, kind=}`: the dev outbox's messages (the verb `outbox` and `auth.dev.outbox`).
+    static func outbox(_ dev: DevAPI, name: String) -> LuaFunction {
+        LuaFunction(name) { call in
+            let filter = call.isNil(1) ? LuaTable() : try call.table(1)
+            let email = filter["email"].stringValue, kind = filter["kind"].stringValue
+            return perform(call) { [LuaEJSON.lua(try await dev.outbox(email: email, kind: kind))] }
+        }
+    }
+
     /// `auth.dev`: the dev API of the default app's server.
     static func devTable(_ dev: DevAPI) -> LuaTable {
         var t = LuaTable()
-        t["outbox"] = .function(LuaFunction("auth.dev.outbox") { call in
-            let filter = call.isNil(1) ? LuaTable() : try call.table(1)
-            return perform(call) { [LuaEJSON.lua(try await dev.outbox(email: filter["email"].stringValue, kind: filter["kind"].stringValue))] }
-        })
+        t["outbox"] = .function(outbox(dev, name: "auth.dev.outbox"))
         t["config"] = .function(LuaFunction("auth.dev.config") { call in
             let patch: EJSONDocument?
             if call.isNil(1) {

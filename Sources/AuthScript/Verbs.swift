@@ -26,12 +26,7 @@ enum Verbs {
             },
             LuaFunction("whoami") { _ in .one(try app.app().currentUser.map { .object(app.object($0)) } ?? .nil) },
             LuaFunction("users") { _ in .one(.table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) }))) },
-            LuaFunction("outbox") { call in
-                let filter = call.isNil(1) ? LuaTable() : try call.table(1)
-                let email = filter["email"].stringValue, kind = filter["kind"].stringValue
-                let dev = app.dev
-                return perform(call) { [LuaEJSON.lua(try await dev.outbox(email: email, kind: kind))] }
-            },
+            AuthModule.outbox(app.dev, name: "outbox"),
         ]
     }
 

@@ -23,7 +23,14 @@ enum Authsh {
         if invocation.showVersion { print(Help.versionLine) }
 
         let dataDirectory = invocation.dataDirectory ?? Paths.defaultDataDirectory()
-        let bindings = AuthScript(scriptConfiguration(invocation, dataDirectory: dataDirectory))
+        let configuration: AuthScript.Configuration
+        do {
+            configuration = try scriptConfiguration(invocation, dataDirectory: dataDirectory)
+        } catch {
+            Output.error("authsh: \(error.message)\n\(Help.usage)")
+            return ExitStatus.usage
+        }
+        let bindings = AuthScript(configuration)
         let session: Session
         do {
             session = try Session(dataDirectory: dataDirectory, libraries: [bindings])
@@ -75,11 +82,12 @@ enum Authsh {
 
 extension Authsh {
     /// The default app: `--server`/`--app` (or AUTHSH_SERVER/AUTHSH_APP), else the embedded
-    /// server's `local` app.
-    static func scriptConfiguration(_ invocation: Invocation, dataDirectory: String) -> AuthScript.Configuration {
+    /// server's `local` app. (`--server` was checked when parsed; AUTHSH_SERVER is here.)
+    static func scriptConfiguration(_ invocation: Invocation, dataDirectory: String) throws(UsageError) -> AuthScript.Configuration {
         let appId = invocation.appId ?? Paths.environment("AUTHSH_APP") ?? "local"
         let server: ScriptServer
         if let url = invocation.server ?? Paths.environment("AUTHSH_SERVER") {
+            if let problem = ScriptServer.problem(with: url) { throw UsageError("AUTHSH_SERVER: \(problem)") }
             server = ScriptServer(url: url)
         } else {
             server = ScriptServer(embedded: EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins))

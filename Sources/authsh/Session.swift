@@ -6,9 +6,9 @@ final class Session {
     let lua: LuaState
     let dataDirectory: String
 
-    init(dataDirectory: String?, libraries: [any LuaLibrary]) throws {
+    init(dataDirectory: String, libraries: [any LuaLibrary]) throws {
         lua = try LuaState(profile: .trusted)
-        self.dataDirectory = dataDirectory ?? Paths.defaultDataDirectory()
+        self.dataDirectory = dataDirectory
         for library in libraries { try library.install(into: lua) }
         _ = authsh_install_sigint_once
     }

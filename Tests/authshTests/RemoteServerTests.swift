@@ -45,4 +45,12 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "ConnectionFailed\n")
     }
+
+    /// AUTHSH_SERVER is checked like --server: a URL that is not http(s) is bad usage.
+    @Test func aBadServerInTheEnvironmentIsBadUsage() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.run(["--data", data, "-e", "print(1)"], environment: ["AUTHSH_SERVER": "127.0.0.1:9090"])
+        #expect(r.status == 64)
+        #expect(r.stderr.contains("AUTHSH_SERVER: an http:// or https:// URL is needed, got '127.0.0.1:9090'"), "\(r.stderr)")
+    }
 }

@@ -103,7 +103,9 @@ import Testing
             """, data: data)
         #expect(r.status == 0, "\(r.stderr)")
         // 40 users in the in-memory app; none in the default app's store.
-        #expect(r.stdout == "40\t40\t40\t0\ttrue\n")  // all 40 logins were in flight at once
+        // `true`: all 40 logins had started before the first one finished (a login suspends its
+        // task, it does not block the script).
+        #expect(r.stdout == "40\t40\t40\t0\ttrue\n")
         #expect(!FileManager.default.fileExists(atPath: data + "/users/http___authsh.embedded/local/current"))
     }
 

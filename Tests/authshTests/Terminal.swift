@@ -52,6 +52,22 @@ final class Terminal {
         (try? tmux(["list-panes", "-F", "#{pane_dead}"]))?.hasPrefix("0") ?? false
     }
 
+    /// Presses C-d and waits for the program to exit (it writes its history as it goes);
+    /// false if it still runs after `timeout`.
+    func quit(timeout: Duration = .seconds(5)) throws -> Bool {
+        try press("C-d")
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        while try isRunning() {
+            guard clock.now < deadline else { return false }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        return true
+    }
+
+    /// The history file of the data directory.
+    func history() throws -> String { try String(contentsOfFile: dataDirectory + "/history", encoding: .utf8) }
+
     @discardableResult
     private func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
         if !capture {
