@@ -194,6 +194,12 @@ final class LuaScheduler {
         case .start(let arguments):
             nargs = arguments
         case .results(let values):
+            guard lua_checkstack(co, Int32(clamping: values.count + 1)) != 0 else {
+                lua_pushinteger(co, 1)
+                LuaStack.pushString("too many results", on: co)
+                nargs = 2
+                break
+            }
             lua_pushinteger(co, 0)
             nargs = 1
             for value in values {
@@ -248,6 +254,9 @@ final class LuaScheduler {
         var message: String
         if let text = LuaStack.text(at: -1, on: L) {
             message = text
+        } else if state.isSandboxed {
+            // No `__tostring`: the run is over, and its limits with it.
+            message = "(error object is a \(String(cString: clua_typename(L, -1))) value)"
         } else {
             let ok = authsh_tostring(L, -1) == LUA_OK                   // stack: error, string
             let text = LuaStack.text(at: -1, on: L)
@@ -278,7 +287,8 @@ final class LuaScheduler {
     private func finish(_ record: TaskRecord) {
         record.finished = true
         liveTasks -= 1
-        lua_resetthread(record.thread)
+        // Runs the `__close` handlers of a task that failed, under the run's limits.
+        authsh_resetthread(L, record.thread)
         luaL_unref(L, clua_registryindex, record.threadRef)
         for operation in record.waiters { resolveJoin(operation) }
         record.waiters.removeAll()

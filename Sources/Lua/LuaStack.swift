@@ -8,6 +8,7 @@ enum LuaStack {
     /// Pushes `value`. Throws, leaving the stack as it was, for a table with a NaN key. [-0, +1]
     static func push(_ value: LuaValue, on L: OpaquePointer) throws {
         let top = lua_gettop(L)
+        guard lua_checkstack(L, 1) != 0 else { throw LuaError(.memory, "no room on the Lua stack") }
         do {
             try pushUnchecked(value, on: L)
         } catch {
@@ -26,6 +27,8 @@ enum LuaStack {
         case .function(let f): pushFunction(f, on: L)
         case .object(let box): pushAnyObject(box.object, on: L)
         case .table(let t):
+            // Each level holds the table, a key and a value: make room before going deeper.
+            guard lua_checkstack(L, 3) != 0 else { throw LuaError(.memory, "table nested too deeply for the Lua stack") }
             lua_createtable(L, Int32(clamping: t.array.count), Int32(clamping: t.fields.count))
             for (i, element) in t.array.enumerated() {
                 try pushUnchecked(element, on: L)

@@ -1,6 +1,7 @@
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
 #include "luashims.h"
 #include "luapattern.h"
+#include "sandboxlib.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -182,6 +183,29 @@ static void kill_current_run(lua_State *L, int reason) {
     unsigned long gen = c->generation;
     pthread_mutex_unlock(&c->lock);
     authsh_kill(L, gen, reason);
+}
+
+void authsh_checkkill(lua_State *L) {
+    int kill = authsh_killed(L);
+    if (kill != AUTHSH_KILL_NONE)
+        luaL_error(L, kill == AUTHSH_KILL_TIMEOUT ? "execution time limit exceeded" : "interrupted!");
+}
+
+int authsh_resetthread(lua_State *L, lua_State *co) {
+    authsh_control *c = authsh_control_of(L);
+    // A coroutine that the kill ended died inside the kill hook, where Lua turns hooks off;
+    // its `__close` handlers would run unstoppable. The run is over: leave them.
+    if (authsh_killed(L) != AUTHSH_KILL_NONE) return LUA_OK;
+    pthread_mutex_lock(&c->lock);
+    lua_State *previous = c->current;
+    pthread_mutex_unlock(&c->lock);
+    int enforce = c->enforce;
+    c->enforce = 1;
+    set_current(c, co);  // a kill now arms `co`, where the handlers run
+    int status = lua_resetthread(co);
+    set_current(c, previous);
+    c->enforce = enforce;
+    return status;
 }
 
 // MARK: - Trampoline
@@ -409,7 +433,8 @@ static int finish_resume(lua_State *L, lua_State *co, int r, lua_KContext iswrap
     if (r < 0) {  // lcorolib's auxwrap
         int stat = lua_status(co);
         if (stat != LUA_OK && stat != LUA_YIELD) {
-            stat = lua_resetthread(co);
+            authsh_checkkill(L);  // killed: no `__close` handler runs (see authsh_resetthread)
+            stat = authsh_resetthread(L, co);
             lua_xmove(co, L, 1);
         }
         if (stat != LUA_ERRMEM && lua_type(L, -1) == LUA_TSTRING) {
@@ -444,6 +469,42 @@ static int co_wrap(lua_State *L) {
     return 1;
 }
 
+/// lcorolib's auxstatus.
+enum { COS_RUN, COS_DEAD, COS_YIELD, COS_NORM };
+
+static int costatus(lua_State *L, lua_State *co) {
+    if (L == co) return COS_RUN;
+    switch (lua_status(co)) {
+    case LUA_YIELD:
+        return COS_YIELD;
+    case LUA_OK: {
+        lua_Debug ar;
+        if (lua_getstack(co, 0, &ar)) return COS_NORM;
+        return lua_gettop(co) == 0 ? COS_DEAD : COS_YIELD;
+    }
+    default:
+        return COS_DEAD;
+    }
+}
+
+/// lcorolib's coroutine.close, with the handlers run under the deadline (authsh_resetthread).
+static int co_close(lua_State *L) {
+    static const char *const names[] = {"running", "dead", "suspended", "normal"};
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    int status = costatus(L, co);
+    if (status != COS_DEAD && status != COS_YIELD)
+        return luaL_error(L, "cannot close a %s coroutine", names[status]);
+    authsh_checkkill(L);
+    if (authsh_resetthread(L, co) == LUA_OK) {
+        lua_pushboolean(L, 1);
+        return 1;
+    }
+    lua_pushboolean(L, 0);
+    lua_xmove(co, L, 1);
+    return 2;
+}
+
 // MARK: - Libraries
 
 static void open_coroutine_overrides(lua_State *L) {
@@ -452,6 +513,8 @@ static void open_coroutine_overrides(lua_State *L) {
     lua_setfield(L, -2, "resume");
     lua_pushcfunction(L, co_wrap);
     lua_setfield(L, -2, "wrap");
+    lua_pushcfunction(L, co_close);
+    lua_setfield(L, -2, "close");
     lua_pop(L, 1);
 }
 
@@ -577,6 +640,7 @@ static void open_sandboxed(lua_State *L) {
     lua_pushcclosure(L, safe_collectgarbage, 1);
     lua_setglobal(L, "collectgarbage");
     open_coroutine_overrides(L);
+    authsh_open_sandboxlib(L);
     // Pattern functions a deadline can stop (the string metatable's __index is this table too).
     lua_getglobal(L, "string");
     authsh_open_patterns(L);

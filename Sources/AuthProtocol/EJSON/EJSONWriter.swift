@@ -85,10 +85,12 @@ enum EJSONWriter {
         return "\(d)"
     }
 
+    /// `{"$key":"text"}`. `key` is one of ours; `text` is escaped like any string (a
+    /// Decimal128's text comes from outside, and must never end the string early).
     private static func wrapper(_ key: String, _ text: String, into out: inout [UInt8]) {
-        out.append(contentsOf: "{\"\(key)\":\"".utf8)
-        out.append(contentsOf: text.utf8)
-        out.append(contentsOf: "\"}".utf8)
+        out.append(contentsOf: "{\"\(key)\":".utf8)
+        string(text, into: &out)
+        out.append(UInt8(ascii: "}"))
     }
 
     /// A JSON string literal. Runs of bytes that need no escape are copied whole.

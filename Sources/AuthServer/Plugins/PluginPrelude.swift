@@ -6,13 +6,14 @@
 /// per-call cache behind `context.values` and `context.user`.
 ///
 /// Each file gets its own `_ENV` whose misses fall through to the shared sandbox globals, so
-/// a plugin that assigns a global (even `string` or `context`) changes only its own view.
+/// a plugin that assigns a global (even `string` or `context`) changes only its own view; its
+/// `load` compiles chunks against that `_ENV` too, so no file reaches the state's real globals.
 /// `context`, its sub-tables and `ejson` are read-only proxies.
 enum PluginPrelude {
     static let source = #"""
 local host = ...
 local ejson = ejson
-local readonly, setmetatable, error, type, next, load = host.readonly, setmetatable, error, type, next, load
+local readonly, setmetatable, error, type, next, load, select = host.readonly, setmetatable, error, type, next, load, select
 
 local cache = {}
 local fixed = {
@@ -49,6 +50,11 @@ local functions = {}
 local function loadplugin(source, chunkname, filename)
   local env = setmetatable({}, { __index = base, __metatable = false })
   env._G = env
+  -- load without an env compiles against this file's env, never the state's real globals.
+  env.load = function(chunk, name, mode, ...)
+    if select("#", ...) == 0 then return load(chunk, name, mode, env) end
+    return load(chunk, name, mode, ...)
+  end
   local chunk, message = load(source, chunkname, "t", env)
   if not chunk then error(message, 0) end
   local exported = chunk()

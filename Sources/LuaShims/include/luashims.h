@@ -97,6 +97,15 @@ int authsh_end_run(lua_State *L);
 int authsh_killed(lua_State *L);
 /// Sets an fd written to when the state is killed (wakes a scheduler blocked in poll); -1 = none.
 void authsh_set_wakefd(lua_State *L, int fd);
+/// Raises the kill error of the current run when one is pending; returns otherwise.
+/// C loops that Lua code drives call it now and then. [-0, +0, v]
+void authsh_checkkill(lua_State *L);
+/// lua_resetthread(co) for the host and the coroutine library. Skipped (LUA_OK) when the run
+/// was killed: `co` then died inside the kill hook, with hooks off, and its `__close`
+/// handlers could not be stopped; the state is spent anyway. Otherwise the handlers run
+/// with the memory cap on and `co` tracked as running, so that the deadline reaches them.
+/// Returns lua_resetthread's status (the error object, if any, on top of `co`). [-0, +0, -]
+int authsh_resetthread(lua_State *L, lua_State *co);
 /// Kills the running code of generation `gen` (from any thread).
 void authsh_kill(lua_State *L, unsigned long gen, int reason);
 
