@@ -17,6 +17,10 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
     ],
     targets: [
         // C: Lua 5.4 from Debian, GNU readline, and Argon2 (the reference implementation).
@@ -41,6 +45,10 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         // The async client of the App Services API.
         .target(name: "AuthClient", dependencies: [
@@ -59,7 +67,9 @@ let package = Package(
             "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: ["AuthProtocol"]),
+        .testTarget(name: "AuthProtocolTests", dependencies: [
+            "AuthProtocol", .product(name: "PropertyBased", package: "swift-property-based"),
+        ]),
         .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
         .testTarget(name: "AuthServerTests", dependencies: [
             "AuthServer", "AuthProtocol",

@@ -44,13 +44,19 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     public static let payloadTooLarge = ServiceErrorCode("PayloadTooLarge", 413)
     /// authsh: a method the route does not answer.
     public static let methodNotAllowed = ServiceErrorCode("MethodNotAllowed", 405)
+    /// authsh: a body that is not JSON where JSON is required (the dev API).
+    public static let unsupportedMediaType = ServiceErrorCode("UnsupportedMediaType", 415)
+    /// authsh: a request the server refuses to serve from where it came (the dev API and other origins).
+    public static let forbidden = ServiceErrorCode("Forbidden", 403)
+    /// authsh: over a rate limit; the answer carries `Retry-After`.
+    public static let tooManyRequests = ServiceErrorCode("TooManyRequests", 429)
 
     private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
         invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
         authError, badRequest, invalidParameter, missingParameter, missingAuthReq, apiKeyNotFound,
         apiKeyAlreadyExists, authProviderNotFound, functionNotFound, functionExecutionError,
         executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
-        payloadTooLarge, methodNotAllowed,
+        payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
     ].map { ($0.rawValue, $0.status) })
 }
 

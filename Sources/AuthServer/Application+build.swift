@@ -26,7 +26,12 @@ public func buildApplication(
     }
     return Application(
         router: router,
+        // A connection with no request under way (one still sending its headers included)
+        // is closed after `idleTimeout`.
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
+                                                                     + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        services: [AnonymousUserSweeper(service: service)],
         onServerRunning: { channel in
             let address = channel.localAddress
             await onListening(address?.ipAddress ?? configuration.host, address?.port ?? configuration.port)
@@ -35,16 +40,17 @@ public func buildApplication(
     )
 }
 
-/// Opens the configured database; a data directory is created 0700 if it is missing.
+/// Opens the configured database. The data directory is made (or made again) 0700 and the
+/// database 0600, whether or not they existed: the database holds the signing keys, and
+/// SQLite gives its `-wal` and `-shm` files the database's mode.
 func openStore(_ configuration: ServerConfiguration) throws -> any AuthStore {
     switch configuration.database {
     case .memory:
         return try SQLiteStore(path: nil)
     case .directory(let dir):
-        if !FileManager.default.fileExists(atPath: dir) {
-            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true,
-                                                    attributes: [.posixPermissions: 0o700])
-        }
-        return try SQLiteStore(path: dir + "/authsh.sqlite")
+        try PrivateFiles.directory(dir)
+        let path = dir + "/authsh.sqlite"
+        for file in [path, path + "-wal", path + "-shm"] { try PrivateFiles.file(file, create: file == path) }
+        return try SQLiteStore(path: path)
     }
 }

@@ -13,9 +13,20 @@ public final class ServerClock: Sendable {
     /// Now, in Unix seconds.
     public var now: Int64 { Self.realSeconds() + offset.load(ordering: .relaxed) }
 
-    /// Moves the clock forward by `seconds` (the dev API; never backwards).
-    public func advance(seconds: Int64) {
-        offset.add(max(0, seconds), ordering: .relaxed)
+    /// The latest time the clock may show: the end of the year 9999, so that every time in
+    /// milliseconds, and every token lifetime added to it, stays far from Int64's limits.
+    public static let latest: Int64 = 253_402_300_799
+
+    /// Moves the clock forward by `seconds` (the dev API; never backwards). Returns false, and
+    /// leaves the clock alone, when that would pass ``latest``.
+    @discardableResult
+    public func advance(seconds: Int64) -> Bool {
+        let step = max(0, seconds)
+        while true {
+            let current = offset.load(ordering: .relaxed)
+            guard step <= Self.latest - Self.realSeconds() - current else { return false }
+            if offset.compareExchange(expected: current, desired: current + step, ordering: .relaxed).exchanged { return true }
+        }
     }
 
     private static func realSeconds() -> Int64 {

@@ -9,7 +9,8 @@ import Synchronization
 enum Serve {
     static let usage = """
         usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
-                            [--plugins DIR] [--dev] [--log-level info]
+                            [--plugins DIR] [--dev] [--dev-allow-remote] [--public-url URL]
+                            [--log-level info]
         """
 
     static let help = """
@@ -23,7 +24,11 @@ enum Serve {
           --data DIR         where the SQLite database and keys live (default as for authsh)
           --plugins DIR      Lua plugins, every *.lua file (default ./plugins, if it exists)
           --dev              dev mode: outbox, wipe, config and clock routes under /api/dev/v1;
-                             changed plugin files are reloaded for the next call
+                             changed plugin files are reloaded for the next call; on an
+                             address other than loopback it also needs --dev-allow-remote
+          --dev-allow-remote dev mode on a non-loopback --host (anyone who reaches it can
+                             wipe users and read the outbox)
+          --public-url URL   the server's public origin, for links in mails (config publicURL)
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
 
         Prints `listening on http://HOST:PORT` once it accepts connections. SIGINT or SIGTERM
@@ -39,6 +44,8 @@ enum Serve {
         config.database = .directory(Paths.defaultDataDirectory())
         var configFile: String?
         var level = Logger.Level.info
+        var allowRemoteDev = false
+        var publicURL: String?
         var i = 0
         func value(_ option: String) -> String? {
             i += 1
@@ -55,6 +62,12 @@ enum Serve {
                 print(help)
                 return 0
             case "--dev": config.dev = true
+            case "--dev-allow-remote": allowRemoteDev = true
+            case "--public-url":
+                guard let v = value(arg), let url = ServerConfiguration.checkPublicURL(v) else {
+                    return bad("--public-url needs an http:// or https:// URL")
+                }
+                publicURL = url
             case "--host":
                 guard let v = value(arg) else { return bad("--host needs a value") }
                 config.host = v
@@ -95,8 +108,15 @@ enum Serve {
                 return configError
             }
         }
+        if let publicURL { config.publicURL = publicURL }
         var logger = Logger(label: "authsh.server")
         logger.logLevel = level
+        if config.dev && !ServerConfiguration.isLoopback(host: config.host) {
+            guard allowRemoteDev else {
+                return bad("--dev on \(config.host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
+            }
+            logger.warning("dev mode on a non-loopback address: anyone who reaches \(config.host) can wipe users and read the outbox")
+        }
         config.logger = logger
         config.reloadPluginsOnHangup = !config.dev
         if !config.dev {

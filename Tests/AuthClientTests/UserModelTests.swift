@@ -128,6 +128,8 @@ import Testing
             }
             try await ada.apiKeys.enable(id: created.id)
             #expect(try await app.login(credentials: .userAPIKey(secret)) == ada)
+            // Deleting the key ends the sessions it opened: log in by password to delete it.
+            _ = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
             try await ada.apiKeys.delete(id: created.id)
             await #expect { try await ada.apiKeys.fetch(id: created.id) } throws: { ($0 as? AuthClientError)?.code == "APIKeyNotFound" }
         }

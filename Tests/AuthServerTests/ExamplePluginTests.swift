@@ -88,9 +88,9 @@ import Testing
             #expect(latest != body)
             let newToken = try #require(latest.split(separator: "token=").dropFirst().first?.split(separator: "&").first)
             let newId = try #require(latest.split(separator: "tokenId=").last?.split(separator: " ").first)
-            // The old token was replaced by the new one.
-            #expect(try await c.userpass("confirm", ["token": .string(String(token)), "tokenId": .string(String(tokenId))]).status == 400)
+            // Both tokens are valid until one is used; then neither is.
             #expect(try await c.userpass("confirm", ["token": .string(String(newToken)), "tokenId": .string(String(newId))]).status == 200)
+            #expect(try await c.userpass("confirm", ["token": .string(String(token)), "tokenId": .string(String(tokenId))]).status == 400)
             #expect(try await c.emailLogin("bob@elsewhere.test", "password1").status == 200)
         }
     }

@@ -1,5 +1,6 @@
 import AuthProtocol
 import AuthServer
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
@@ -24,9 +25,12 @@ struct Client {
     /// exactly, and a 2xx body must not carry `error` or `error_code`.
     @discardableResult
     func call(_ method: HTTPRequest.Method, _ path: String, json: EJSON? = nil, raw: [UInt8]? = nil,
-              token: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
+              token: String? = nil, headers extra: [(String, String?)] = [],
+              sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
         var headers: HTTPFields = [.contentType: "application/json;charset=utf-8", .accept: "application/json"]
         if let token { headers[.authorization] = "Bearer \(token)" }
+        // `extra` replaces (or, with nil, removes) a header.
+        for (name, value) in extra { headers[HTTPField.Name(name)!] = value }
         let bytes = raw ?? json?.encoded()
         let body = bytes.map { ByteBuffer(bytes: $0) }
         return try await client.execute(uri: path, method: method, headers: headers, body: body) { response in

@@ -124,3 +124,22 @@ import Testing
         }
     }
 }
+
+/// A `login` plugin turns custom-function login on by itself only in dev mode: the example
+/// accepts any username, so a production server needs the app's config to say so.
+@Suite struct CustomFunctionZeroConfigTests {
+    @Test(arguments: [true, false])
+    func aLoginPluginAloneEnablesLoginOnlyInDevMode(dev: Bool) async throws {
+        let dir = try PluginDirectory(["login.lua": #"return function(p) return p.username end"#])
+        var config = TestServer.configuration(dev: dev, plugins: dir.path)
+        config.configFile = nil
+        try await TestServer.run(config) { c in
+            let r = try await c.login("custom-function", ["provider": "custom-function", "username": "anyone"])
+            if dev {
+                #expect(r.status == 200, "\(r.body)")
+            } else {
+                #expect(r.status == 404 && r.code == "AuthProviderNotFound", "\(r.body)")
+            }
+        }
+    }
+}

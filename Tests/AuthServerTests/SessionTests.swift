@@ -46,8 +46,9 @@ import Testing
             let revoked = try await c.refresh(rt)
             #expect(revoked.status == 401 && revoked.code == "InvalidSession"
                     && revoked.message == "invalid session: failed to find refresh token")
-            // Access tokens already issued stay valid until they expire.
-            #expect(try await c.profile(at).status == 200)
+            // Its access tokens end with it.
+            let ended = try await c.profile(at)
+            #expect(ended.status == 401 && ended.code == "InvalidSession" && ended.message == "invalid session: the session has ended")
         }
     }
 

@@ -20,6 +20,13 @@ import Testing
         let r = try Binary.run(["serve", "--port", "http"])
         #expect(r.status == 64 && r.stderr.contains("--port"))
         #expect(try Binary.run(["serve", "--frobnicate"]).status == 64)
+        #expect(try Binary.run(["serve", "--public-url", "auth.example.com"]).status == 64)
+    }
+
+    @Test func devModeOnANonLoopbackAddressNeedsToBeAskedFor() throws {
+        let r = try Binary.run(["serve", "--dev", "--host", "0.0.0.0", "--port", "0", "--data", try Binary.temporaryDirectory()])
+        #expect(r.status == 64 && r.stderr.contains("--dev-allow-remote"), "\(r.stderr)")
+        #expect(r.stdout.isEmpty)
     }
 
     @Test func servesWithNoConfigAndStopsOnSIGTERM() async throws {

@@ -38,6 +38,10 @@ local viaKey = login(credentials.apiKey(created.key))
 assert(viaKey == user, "an API key logs in as the user who owns it")
 print("enabled: the key logs in as user " .. viaKey.id)
 
+-- Deleting (or disabling) a key ends the sessions opened with it, so the user logs in
+-- with the password again before deleting the key.
+login(credentials.emailPassword(email, password))
+
 keys:delete(created.id)
 assert(#keys:list() == 0, "no key should be left")
 ok, err = pcall(keys.fetch, keys, created.id)

@@ -32,6 +32,15 @@ extension EJSON {
         return nil
     }
 
+    /// How deeply arrays and documents nest: 0 for a scalar, 1 for `[1]` or `{}`, 2 for `[[1]]`.
+    public var depth: Int {
+        switch self {
+        case .array(let items): 1 + (items.lazy.map(\.depth).max() ?? 0)
+        case .document(let doc): 1 + (doc.values.lazy.map(\.depth).max() ?? 0)
+        default: 0
+        }
+    }
+
     /// The document, if this is a document.
     public var documentValue: EJSONDocument? {
         if case .document(let d) = self { return d }

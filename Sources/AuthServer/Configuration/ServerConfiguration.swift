@@ -38,8 +38,42 @@ public struct ServerConfiguration: Sendable {
     public var logger = Logger(label: "authsh.server", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The clock; the dev API moves it forward.
     public var clock = ServerClock()
+    /// The server's public origin (`https://auth.example.com`), for the links in its mails;
+    /// config `publicURL`, `--public-url`. Never taken from a request's `Host` header.
+    public var publicURL: String?
+    /// A connection with no request under way is closed after this long.
+    public var idleTimeout = Duration.seconds(60)
 
     public init() {}
+
+    /// True for 127.0.0.0/8, ::1 and `localhost` (a bracketed IPv6 address and a port are allowed).
+    public static func isLoopback(host: String) -> Bool {
+        var h = Substring(host.lowercased())
+        if h.hasPrefix("[") {
+            guard let end = h.firstIndex(of: "]") else { return false }
+            h = h[h.index(after: h.startIndex)..<end]
+            return h == "::1"
+        }
+        if h.filter({ $0 == ":" }).count == 1, let colon = h.firstIndex(of: ":") { h = h[..<colon] }
+        if h == "localhost" || h == "::1" { return true }
+        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
+    }
+
+    /// `url` without a trailing slash when it is an http(s) URL with a host and no query or
+    /// fragment; nil otherwise.
+    public static func checkPublicURL(_ url: String) -> String? {
+        var text = url
+        while text.hasSuffix("/") { text.removeLast() }
+        let lower = text.lowercased()
+        guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { return nil }
+        let rest = text.drop(while: { $0 != ":" }).dropFirst(3)
+        guard let host = rest.split(separator: "/", omittingEmptySubsequences: false).first, !host.isEmpty,
+            !text.contains("?"), !text.contains("#"), !text.contains("@"),
+            text.unicodeScalars.allSatisfy({ $0.value > 0x20 && $0.value < 0x7F })
+        else { return nil }
+        return text
+    }
 
     /// Reads the apps from a config file's bytes; errors name `file` and the key.
     public mutating func loadConfig(_ bytes: [UInt8], file: String) throws(ConfigError) {
@@ -51,6 +85,12 @@ public struct ServerConfiguration: Sendable {
         }
         do throws(ConfigError) {
             var r = try ConfigReader(root, path: "")
+            if let url = try r.string("publicURL") {
+                guard let checked = Self.checkPublicURL(url) else {
+                    throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")
+                }
+                publicURL = checked
+            }
             guard let list = r.value("apps") else { throw ConfigError(key: "apps", reason: "missing") }
             guard case .array(let items) = list, !items.isEmpty else { throw r.mismatch("apps", "a non-empty array", list) }
             var apps: [AppConfiguration] = []

@@ -1,6 +1,7 @@
 import AuthProtocol
 import Hummingbird
 import Logging
+import NIOHTTP1
 
 /// Turns every error into the wire protocol's error body, and logs each request
 /// (method, path without query, status, time: never a body or a header).
@@ -18,6 +19,9 @@ struct ErrorMiddleware: RouterMiddleware {
             response = JSONResponse.error(e)
         } catch let e as HTTPError {
             response = JSONResponse.error(Self.translate(e))
+        } catch let e as HTTPParserError {
+            // A malformed request (a bad chunk size, say): the client's mistake.
+            response = JSONResponse.error(ServiceError(.badRequest, "malformed HTTP request: \(e)"))
         } catch {
             logger.error("request failed", metadata: ["path": "\(request.uri.path)", "error": "\(String(reflecting: type(of: error)))"])
             response = JSONResponse.error(ServiceError(.internalServerError, "internal server error"))

@@ -29,6 +29,13 @@ struct PluginServices: Sendable {
 enum PluginLimits {
     static let storeKeyBytes = 256
     static let storeValueBytes = 64 << 10
+    /// How deeply a stored value may nest (reading parses 64 levels; canonical EJSON wraps
+    /// numbers in one more).
+    static let storeValueDepth = 32
+    /// Custom data rides in every access token of its user: tokens must stay well inside the
+    /// 80 KiB header limit, and their verifier parses 32 levels.
+    static let customDataBytes = 16 << 10
+    static let customDataDepth = 20
     static let emailBodyBytes = 64 << 10
     static let emailSubjectBytes = 998
     static let logLineBytes = 4096
@@ -193,6 +200,9 @@ final class PluginContext: Sendable {
             guard size <= PluginLimits.storeValueBytes else {
                 throw LuaArgumentError(index: 2, message: "value is \(size) bytes as EJSON, over the limit of \(PluginLimits.storeValueBytes)")
             }
+            guard value.depth <= PluginLimits.storeValueDepth else {
+                throw LuaArgumentError(index: 2, message: "value nests \(value.depth) levels, over the limit of \(PluginLimits.storeValueDepth)")
+            }
             return .async {
                 try await store.setPluginValue(value, app: app, key: key)
                 return []
@@ -229,8 +239,12 @@ final class PluginContext: Sendable {
                 }
                 document = d
                 let size = EJSON.document(d).encoded(.canonical).count
-                guard size <= PluginLimits.storeValueBytes else {
-                    throw LuaArgumentError(index: 2, message: "custom data is \(size) bytes as EJSON, over the limit of \(PluginLimits.storeValueBytes)")
+                guard size <= PluginLimits.customDataBytes else {
+                    throw LuaArgumentError(index: 2, message: "custom data is \(size) bytes as EJSON, over the limit of \(PluginLimits.customDataBytes)")
+                }
+                let depth = EJSON.document(d).depth
+                guard depth <= PluginLimits.customDataDepth else {
+                    throw LuaArgumentError(index: 2, message: "custom data nests \(depth) levels, over the limit of \(PluginLimits.customDataDepth)")
                 }
             }
             let store = services.store, app = services.appId, data = document

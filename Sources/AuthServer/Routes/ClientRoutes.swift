@@ -29,7 +29,7 @@ extension AuthService {
         userpass.post("register") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
             try await self.register(app: app, email: try body.string("email"), password: try body.string("password"),
-                                    origin: Self.origin(request))
+                                    origin: self.origin(request))
             return JSONResponse.make([:], status: .created)
         }
         userpass.post("confirm") { request, context in
@@ -39,7 +39,7 @@ extension AuthService {
         }
         userpass.post("confirm/send") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.resendConfirmation(app: app, email: try body.string("email"), origin: Self.origin(request))
+            try await self.resendConfirmation(app: app, email: try body.string("email"), origin: self.origin(request))
             return JSONResponse.empty
         }
         userpass.post("confirm/call") { request, context in
@@ -49,7 +49,7 @@ extension AuthService {
         }
         userpass.post("reset/send") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.sendReset(app: app, email: try body.string("email"), origin: Self.origin(request))
+            try await self.sendReset(app: app, email: try body.string("email"), origin: self.origin(request))
             return JSONResponse.empty
         }
         userpass.post("reset") { request, context in
@@ -97,9 +97,17 @@ extension AuthService {
         return (app, try await RequestBody.read(request, context: context))
     }
 
-    /// This server's http origin as the client reached it.
-    static func origin(_ request: Request) -> String {
-        "http://\(request.head.authority ?? "127.0.0.1")"
+    /// The origin for links in mails: `publicURL`; without it, in dev mode on a loopback
+    /// address, the loopback origin the client used; otherwise none (mails then carry the
+    /// token and token id without a link). Never a `Host` header that names another machine:
+    /// an attacker asking for a victim's reset would choose where the victim's link points.
+    func origin(_ request: Request) -> String? {
+        if let publicURL { return publicURL }
+        guard outbox != nil, ServerConfiguration.isLoopback(host: listenHost),
+            let authority = request.head.authority, ServerConfiguration.isLoopback(host: authority),
+            authority.allSatisfy({ $0.isLetter || $0.isNumber || ":.[]".contains($0) })
+        else { return nil }
+        return "http://\(authority)"
     }
 
     /// The profile body: `{user_id, domain_id, type, identities, data}`.

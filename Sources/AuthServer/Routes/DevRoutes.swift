@@ -5,6 +5,7 @@ import Hummingbird
 extension AuthService {
     func addDevRoutes(to router: Router<AuthRequestContext>, outbox: DevOutbox) {
         let dev = router.group(RouterPath(Routes.dev))
+            .add(middleware: DevRequestGuard(listenHost: listenHost, publicURL: publicURL))
         dev.get("apps/:app/outbox") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")
             let query = request.uri.queryParameters
@@ -51,7 +52,11 @@ extension AuthService {
             guard let seconds = value.integerValue, seconds >= 0 else {
                 throw ServiceError(.invalidParameter, "parameter 'advanceSeconds' must be a non-negative integer")
             }
-            self.clock.advance(seconds: seconds)
+            guard self.clock.advance(seconds: seconds) else {
+                throw ServiceError(.invalidParameter,
+                                   "parameter 'advanceSeconds' would move the clock past the year 9999 (\(ServerClock.latest) Unix seconds)")
+            }
+            await self.sweepAnonymousUsers()
             return JSONResponse.make(["now": .int64(self.clock.now)], mode: .relaxed)
         }
     }

@@ -39,6 +39,8 @@ final class CustomTokenVerifier: Sendable {
         var sub: SubjectClaim
         var exp: ExpirationClaim
         var aud: AudienceClaim?
+        var nbf: NotBeforeClaim?
+        var iat: IssuedAtClaim?
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
@@ -56,8 +58,16 @@ final class CustomTokenVerifier: Sendable {
         } catch {
             throw ServiceError(.authError, "invalid custom token: signature or format is not valid")
         }
-        guard Int64(claims.exp.value.timeIntervalSince1970) > clock.now else {
+        // Compared as Doubles: a claim may be any JSON number (1e300 must not trap).
+        let now = Double(clock.now)
+        guard claims.exp.value.timeIntervalSince1970 > now else {
             throw ServiceError(.authError, "invalid custom token: token expired")
+        }
+        if let nbf = claims.nbf, nbf.value.timeIntervalSince1970 > now + Self.leeway {
+            throw ServiceError(.authError, "invalid custom token: token not valid yet (nbf)")
+        }
+        if let iat = claims.iat, iat.value.timeIntervalSince1970 > now + Self.leeway {
+            throw ServiceError(.authError, "invalid custom token: token issued in the future (iat)")
         }
         if let audience = config.audience {
             guard let aud = claims.aud, aud.value.contains(where: audience.contains) else {
@@ -77,6 +87,9 @@ final class CustomTokenVerifier: Sendable {
         }
         return (claims.sub.value, profile)
     }
+
+    /// Seconds of clock skew allowed between the token's issuer and this server, for nbf and iat.
+    static let leeway: Double = 30
 
     private static func payloadBytes(_ token: String) throws -> [UInt8] {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)

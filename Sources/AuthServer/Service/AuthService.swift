@@ -16,16 +16,26 @@ final class AuthService: Sendable {
     let dummyHash: String
     /// The Lua plugins.
     let plugins: PluginRuntime
+    /// The server's public origin for links (``ServerConfiguration/publicURL``).
+    let publicURL: String?
+    /// The address the server listens on.
+    let listenHost: String
 
     /// API keys per user.
     static let apiKeyLimit = 20
     /// Confirmation and reset links live 30 minutes.
     static let linkLifetime: Int64 = 1800
+    /// Anonymous users are deleted this long after their login: 90 days.
+    static let anonymousLifetime: Int64 = 90 * 86_400
+    /// Reset and confirmation tokens kept valid per email and kind (older ones are dropped).
+    static let outstandingTokens = 5
     /// "Never" for anonymous refresh tokens: 100 years.
     static let noExpiry: Int64 = 3_155_760_000
 
     init(configuration c: ServerConfiguration, store: any AuthStore) async throws {
         self.store = store
+        publicURL = c.publicURL
+        listenHost = c.host
         hasher = PasswordHasher(parameters: c.passwordParameters)
         clock = c.clock
         logger = c.logger
@@ -47,8 +57,9 @@ final class AuthService: Sendable {
             logger: c.logger)
         var configs = c.apps
         let exports = plugins.exports
-        // Zero config: custom-function login is on when a plugin exports `login`.
-        if c.configFile == nil, exports.contains("login") {
+        // Zero config in dev mode: custom-function login is on when a plugin exports `login`.
+        // Outside dev mode only a config turns it on (the example plugin accepts anyone).
+        if c.configFile == nil, c.dev, exports.contains("login") {
             for i in configs.indices where configs[i].providers.customFunction == nil {
                 configs[i].providers.customFunction = .init()
             }

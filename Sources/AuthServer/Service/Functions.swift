@@ -77,12 +77,12 @@ extension AuthService {
     }
 
     /// `POST {app}/functions/call`: a plugin function by name, for the user of the access token.
-    /// The token is checked (signature, type, expiry, app); the user is read only if the
-    /// function looks at `context.user`. Like every access token, it stays valid until it
-    /// expires, even if its session is revoked.
+    /// The token is checked (signature, type, expiry, app) and so is its session (one read:
+    /// a deleted or disabled user, or an ended session, calls nothing).
     func callFunction(app: AppRuntime, token: String, body: RequestBody) async throws -> EJSON {
         let claims = try await tokens.verify(token, as: .access)
         guard claims.baas_domain_id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        _ = try await liveUser(of: claims, app: app)
         let name = try body.string("name")
         guard !Self.isRoleFunction(name, of: app.config) else {
             throw ServiceError(.functionNotFound, "function not found: '\(name)'")

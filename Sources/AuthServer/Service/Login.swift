@@ -49,7 +49,7 @@ extension AuthService {
             throw ServiceError(.internalServerError, "linking an anonymous identity is not allowed")
         }
         if proof.owner != nil {
-            throw ServiceError(.internalServerError, "linking an API key identity is not allowed")
+            throw ServiceError(.invalidParameter, "linking an API key identity is not allowed")
         }
         let holder = try await store.userId(app: app.id, providerType: type, externalId: proof.identity.externalId)
         if let holder, holder != user.id {

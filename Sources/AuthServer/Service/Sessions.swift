@@ -36,17 +36,43 @@ extension AuthService {
             appId: app.id, userData: user.customData))
     }
 
-    /// The user of a valid access token (profile, delete, link, functions).
+    /// The user of a valid access token (profile, delete, link), with its identities.
     func userOfAccessToken(_ token: String) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
         let claims = try await tokens.verify(token, as: .access)
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
         }
+        _ = try await liveUser(of: claims, app: app)
         guard let user = try await store.user(id: claims.sub, app: app.id) else {
             throw ServiceError(.invalidSession, "invalid session: user not found")
         }
-        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         return (app, user, claims)
+    }
+
+    /// The user (without identities) of verified access-token `claims`, if the token's
+    /// session still stands and the user is not disabled. An access token is refused as soon
+    /// as its session ends (logout, password reset or change, its API key deleted or disabled,
+    /// the user deleted), on every server sharing the database: one indexed read.
+    func liveUser(of claims: IssuedTokenClaims, app: AppRuntime) async throws -> UserRecord {
+        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: false),
+            session.appId == app.id, session.userId == claims.sub
+        else {
+            throw ServiceError(.invalidSession, "invalid session: the session has ended")
+        }
+        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
+        return user
+    }
+
+    /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md
+    /// section 7: an anonymous account lives 90 days). Runs every hour and after the dev
+    /// clock moves; a failure is logged and retried at the next sweep.
+    func sweepAnonymousUsers() async {
+        do {
+            let deleted = try await store.deleteAnonymousUsers(createdBefore: clock.now - Self.anonymousLifetime)
+            if deleted > 0 { logger.info("deleted anonymous users older than 90 days", metadata: ["count": "\(deleted)"]) }
+        } catch {
+            logger.error("anonymous user sweep failed", metadata: ["error": "\(error)"])
+        }
     }
 
     /// The live session of a valid refresh token (refresh, logout, API keys). The user comes

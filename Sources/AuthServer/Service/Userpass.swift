@@ -12,7 +12,7 @@ extension AuthService {
     }
 
     /// `register`: a pending account, then confirmation by email (or at once with autoConfirm).
-    func register(app: AppRuntime, email: String, password: String, origin: String) async throws {
+    func register(app: AppRuntime, email: String, password: String, origin: String?) async throws {
         let config = try userpassConfig(app)
         try Self.checkEmail(email)
         try Self.checkPasswordLength(password)
@@ -66,7 +66,7 @@ extension AuthService {
     }
 
     /// `confirm/send`: a new confirmation email.
-    func resendConfirmation(app: AppRuntime, email: String, origin: String) async throws {
+    func resendConfirmation(app: AppRuntime, email: String, origin: String?) async throws {
         _ = try userpassConfig(app)
         let account = try await existingAccount(app: app, email: email)
         guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
@@ -86,7 +86,7 @@ extension AuthService {
     }
 
     /// `reset/send`: a reset email.
-    func sendReset(app: AppRuntime, email: String, origin: String) async throws {
+    func sendReset(app: AppRuntime, email: String, origin: String?) async throws {
         let config = try userpassConfig(app)
         if config.runResetFunction {
             throw ServiceError(.badRequest, "a reset function is configured: use reset/call")
@@ -103,7 +103,7 @@ extension AuthService {
                                                        digest: Secrets.digest(token), now: clock.now)
         else { throw ServiceError(.badRequest, "invalid token data") }
         let hash = try await hasher.hash(password)
-        try await store.setPassword(app: app.id, email: email, hash: hash)
+        try await store.resetPassword(app: app.id, email: email, hash: hash)
     }
 
     /// `reset/call`: runs the reset function with `{username, password, token, tokenId,
@@ -126,49 +126,73 @@ extension AuthService {
         switch status {
         case .success:
             _ = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: clock.now)
-            try await store.setPassword(app: app.id, email: email, hash: try await hasher.hash(password))
+            try await store.resetPassword(app: app.id, email: email, hash: try await hasher.hash(password))
         case .pending:
             return
         case .fail:
-            _ = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: clock.now)
+            // Only this attempt's token: a failed attempt must not cancel a reset on its way.
+            try await store.discardToken(app: app.id, id: tokenId)
             throw ServiceError(.badRequest, "failed to reset password for user \"\(email)\"")
         }
     }
 
     private func existingAccount(app: AppRuntime, email: String) async throws -> UserpassAccount {
+        try Self.checkEmail(email)
         guard let account = try await store.userpassAccount(app: app.id, email: email) else {
             throw ServiceError(.userNotFound, "user not found")
         }
         return account
     }
 
+    /// An address is `local@domain`: one `@`, both parts non-empty (local part at most 64
+    /// bytes, the whole at most 254), domain labels non-empty, and no whitespace, control or
+    /// invisible formatting characters (bidi overrides, zero-width) nor `()<>[]\,;:"` anywhere:
+    /// the address goes into mail headers and is shown to people.
     static func checkEmail(_ email: String) throws(ServiceError) {
-        guard !email.isEmpty, email.utf8.count <= 254, email.contains("@"), !email.contains(where: \.isWhitespace) else {
-            throw ServiceError(.badRequest, "email is not a valid address")
+        func refuse(_ why: String) -> ServiceError {
+            ServiceError(.invalidParameter, "email is not a valid address: \(why)")
+        }
+        guard !email.isEmpty else { throw refuse("it is empty") }
+        guard email.utf8.count <= 254 else { throw refuse("it is longer than 254 bytes") }
+        for scalar in email.unicodeScalars {
+            let v = scalar.value
+            if v < 0x20 || v == 0x7F || (0x80..<0xA0).contains(v) { throw refuse("it contains a control character") }
+            if scalar.properties.isWhitespace { throw refuse("it contains whitespace") }
+            if scalar.properties.generalCategory == .format { throw refuse("it contains an invisible formatting character") }
+            if "()<>[]\\,;:\"".unicodeScalars.contains(scalar) { throw refuse("it contains '\(scalar)'") }
+        }
+        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
+        guard parts.count == 2 else { throw refuse(parts.count == 1 ? "it has no '@'" : "it has more than one '@'") }
+        guard !parts[0].isEmpty, parts[0].utf8.count <= 64 else { throw refuse("the part before '@' must be 1 to 64 bytes") }
+        guard !parts[1].isEmpty else { throw refuse("it has no domain") }
+        guard !parts[1].split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
+            throw refuse("the domain has an empty label")
         }
     }
 
-    /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes),
-    /// replacing the email's earlier ones of that kind.
+    /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes).
+    /// The email's earlier tokens of that kind stay valid (the newest few) until one is used.
     func newToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) async throws -> (token: String, tokenId: String) {
         let token = Secrets.randomHex(bytes: 32)
         let tokenId = newId()
         try await store.insertToken(OneTimeToken(id: tokenId, appId: app.id, kind: kind, email: email,
-                                                 digest: Secrets.digest(token), expiresAt: clock.now + Self.linkLifetime))
+                                                 digest: Secrets.digest(token), expiresAt: clock.now + Self.linkLifetime),
+                                     now: clock.now, keep: Self.outstandingTokens)
         return (token, tokenId)
     }
 
     /// Creates a token, stores its digest, and mails `URL?token=..&tokenId=..`.
-    func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String) async throws {
+    func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String?) async throws {
         let config = try userpassConfig(app)
         let (token, tokenId) = try await newToken(kind, app: app, email: email)
         let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
-            ?? "\(origin)/\(kind == .confirm ? "confirm" : "reset")"
-        let link = "\(base)\(base.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)"
+            ?? origin.map { "\($0)/\(kind == .confirm ? "confirm" : "reset")" }
+        let link = base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
         let subject = kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject
-        let body = kind == .confirm
-            ? "Confirm your account by opening this link (valid 30 minutes):\n\(link)\n"
-            : "Reset your password by opening this link (valid 30 minutes):\n\(link)\n"
+        let what = kind == .confirm ? "Confirm your account" : "Reset your password"
+        let body = link.isEmpty
+            ? "\(what) with this token (valid 30 minutes):\ntoken: \(token)\ntokenId: \(tokenId)\n"
+            : "\(what) by opening this link (valid 30 minutes):\n\(link)\n"
         await mailer.send(OutboxMessage(to: email, subject: subject, body: body, kind: kind.rawValue, token: token,
                                         tokenId: tokenId, link: link, sentAt: clock.now), app: app.id)
     }

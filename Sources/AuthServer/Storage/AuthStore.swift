@@ -46,10 +46,18 @@ public protocol AuthStore: Sendable {
     func insertUserpassAccount(_ account: UserpassAccount) async throws
     func deleteUserpassAccount(app: String, email: String) async throws
     func confirmUserpassAccount(app: String, email: String) async throws
+    /// Replaces the password hash (a rehash at login: sessions stay).
     func setPassword(app: String, email: String, hash: String) async throws
-    /// Stores a confirmation or reset token, replacing older ones of that kind for that email.
-    func insertToken(_ token: OneTimeToken) async throws
-    /// Uses a token once: removes it and returns its email if the digest matches and it has not expired.
+    /// Sets a new password and ends every session of the account's user, in one transaction.
+    func resetPassword(app: String, email: String, hash: String) async throws
+    /// Stores a confirmation or reset token. Earlier tokens of that kind for that email stay
+    /// valid (a new request must not cancel a mail on its way) unless expired at `now` or
+    /// older than the newest `keep`.
+    func insertToken(_ token: OneTimeToken, now: Int64, keep: Int) async throws
+    /// Removes one token (a failed reset attempt's), whatever its digest.
+    func discardToken(app: String, id: String) async throws
+    /// Uses a token once: if the digest matches and it has not expired, removes it and every
+    /// other token of its kind for its email, and returns the email.
     func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
 
     // Sessions
@@ -65,8 +73,9 @@ public protocol AuthStore: Sendable {
     func apiKeys(userId: String) async throws -> [APIKeyRecord]
     func apiKey(id: String, userId: String) async throws -> APIKeyRecord?
     func apiKey(app: String, digest: [UInt8]) async throws -> APIKeyRecord?
-    /// False when the user has no such key.
+    /// Deletes the key and ends the sessions opened with it. False when the user has no such key.
     func deleteAPIKey(id: String, userId: String) async throws -> Bool
+    /// Disables (ending the sessions opened with it) or enables the key.
     func setAPIKeyDisabled(_ disabled: Bool, id: String, userId: String) async throws -> Bool
 
     // Plugins' key-value store (`context.store`), one namespace per app
@@ -74,6 +83,11 @@ public protocol AuthStore: Sendable {
     /// Inserts or replaces.
     func setPluginValue(_ value: EJSON, app: String, key: String) async throws
     func deletePluginValue(app: String, key: String) async throws
+
+    // Housekeeping
+    /// Deletes the anonymous users (every identity anonymous) created before `time`, of every
+    /// app; returns how many.
+    func deleteAnonymousUsers(createdBefore time: Int64) async throws -> Int
 
     // Dev mode
     /// Deletes every user, identity, account, token, session and API key of the app.

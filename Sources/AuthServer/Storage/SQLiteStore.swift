@@ -231,13 +231,37 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    public func insertToken(_ t: OneTimeToken) async throws {
+    public func resetPassword(app: String, email: String, hash: String) async throws {
+        try await write("reset password") { db in
+            try db.execute(sql: "UPDATE userpass_accounts SET password_hash = ? WHERE app_id = ? AND email = ?",
+                           arguments: [hash, app, email])
+            try db.execute(sql: """
+                DELETE FROM sessions WHERE app_id = ? AND user_id IN
+                    (SELECT i.user_id FROM identities i JOIN userpass_accounts a
+                        ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
+                     WHERE a.app_id = ? AND a.email = ?)
+                """, arguments: [app, ProviderType.userpass, app, email])
+        }
+    }
+
+    public func insertToken(_ t: OneTimeToken, now: Int64, keep: Int) async throws {
         try await write("store token") { db in
-            try db.execute(sql: "DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?",
-                           arguments: [t.appId, t.kind.rawValue, t.email])
+            // Earlier tokens stay valid until they expire or one of them is used; only the
+            // expired ones, and the oldest past `keep`, go.
+            try db.execute(sql: """
+                DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ? AND (expires_at <= ? OR id IN
+                    (SELECT id FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?
+                     ORDER BY expires_at DESC, id DESC LIMIT -1 OFFSET ?))
+                """, arguments: [t.appId, t.kind.rawValue, t.email, now, t.appId, t.kind.rawValue, t.email, max(0, keep - 1)])
             try db.execute(sql: """
                 INSERT INTO one_time_tokens (id, app_id, kind, email, digest, expires_at) VALUES (?, ?, ?, ?, ?, ?)
                 """, arguments: [t.id, t.appId, t.kind.rawValue, t.email, Data(t.digest), t.expiresAt])
+        }
+    }
+
+    public func discardToken(app: String, id: String) async throws {
+        try await write("discard token") { db in
+            try db.execute(sql: "DELETE FROM one_time_tokens WHERE id = ? AND app_id = ?", arguments: [id, app])
         }
     }
 
@@ -248,9 +272,16 @@ public final class SQLiteStore: AuthStore {
                 """, arguments: [id, app, kind.rawValue]) else { return nil }
             let stored: Data = row["digest"]
             guard Secrets.constantTimeEqual(Array(stored), digest) else { return nil }
-            try db.execute(sql: "DELETE FROM one_time_tokens WHERE id = ?", arguments: [id])
+            let email: String = row["email"]
             let expires: Int64 = row["expires_at"]
-            return expires > now ? row["email"] as String : nil
+            guard expires > now else {
+                try db.execute(sql: "DELETE FROM one_time_tokens WHERE id = ?", arguments: [id])
+                return nil
+            }
+            // Used: it and every other token of its kind for that email are spent.
+            try db.execute(sql: "DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?",
+                           arguments: [app, kind.rawValue, email])
+            return email
         }
     }
 
@@ -328,15 +359,25 @@ public final class SQLiteStore: AuthStore {
     public func deleteAPIKey(id: String, userId: String) async throws -> Bool {
         try await write("delete API key") { db in
             try db.execute(sql: "DELETE FROM api_keys WHERE id = ? AND user_id = ?", arguments: [id, userId])
-            return db.changesCount > 0
+            let deleted = db.changesCount > 0
+            if deleted { try Self.endSessions(db, ofKey: id, userId: userId) }
+            return deleted
         }
     }
 
     public func setAPIKeyDisabled(_ disabled: Bool, id: String, userId: String) async throws -> Bool {
         try await write("change API key") { db in
             try db.execute(sql: "UPDATE api_keys SET disabled = ? WHERE id = ? AND user_id = ?", arguments: [disabled, id, userId])
-            return db.changesCount > 0
+            let changed = db.changesCount > 0
+            if changed && disabled { try Self.endSessions(db, ofKey: id, userId: userId) }
+            return changed
         }
+    }
+
+    /// Ends the sessions opened by logging in with API key `id`.
+    private static func endSessions(_ db: Database, ofKey id: String, userId: String) throws {
+        try db.execute(sql: "DELETE FROM sessions WHERE user_id = ? AND provider_type = ? AND identity_id = ?",
+                       arguments: [userId, ProviderType.apiKey, id])
     }
 
     // MARK: plugin values
@@ -359,6 +400,19 @@ public final class SQLiteStore: AuthStore {
     public func deletePluginValue(app: String, key: String) async throws {
         try await write("delete plugin value") { db in
             try db.execute(sql: "DELETE FROM plugin_values WHERE app_id = ? AND key = ?", arguments: [app, key])
+        }
+    }
+
+    // MARK: housekeeping
+
+    public func deleteAnonymousUsers(createdBefore time: Int64) async throws -> Int {
+        try await write("delete old anonymous users") { db in
+            // Users whose every identity is anonymous; sessions and keys go by cascade.
+            try db.execute(sql: """
+                DELETE FROM users WHERE created_at < ? AND id IN (SELECT user_id FROM identities WHERE provider_type = ?)
+                    AND id NOT IN (SELECT user_id FROM identities WHERE provider_type <> ?)
+                """, arguments: [time, ProviderType.anonymous, ProviderType.anonymous])
+            return db.changesCount
         }
     }
 
