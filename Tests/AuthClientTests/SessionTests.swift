@@ -113,8 +113,12 @@ import Testing
         let plugins = StoreTests.TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: plugins.path, withIntermediateDirectories: true)
         try Data("return function() while true do end end".utf8).write(to: URL(fileURLWithPath: plugins.path + "/spin.lua"))
-        try await LiveServer.run({ $0.pluginsDirectory = plugins.path }) { server in
-            let app = try App(id: "local", configuration: .init(baseURL: server.origin, requestTimeout: .milliseconds(500)))
+        // The plugin spins for 10 s; the client waits 2 s (room for the login on a loaded machine).
+        try await LiveServer.run({
+            $0.pluginsDirectory = plugins.path
+            $0.pluginTimeLimit = .seconds(10)
+        }) { server in
+            let app = try App(id: "local", configuration: .init(baseURL: server.origin, requestTimeout: .seconds(2)))
             let user = try await app.login(credentials: .anonymous())
             let error = await #expect(throws: AuthClientError.self) { try await user.callFunction(name: "spin") }
             #expect(error?.code == AuthClientError.timedOut && error?.message.contains(server.origin) == true, "\(String(describing: error))")
