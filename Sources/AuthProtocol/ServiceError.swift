@@ -70,13 +70,16 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public var status: Int
     /// An optional link to more information (App Services pointed at its logs).
     public var link: String?
+    /// Seconds before trying again (`TooManyRequests`), sent as `Retry-After`.
+    public var retryAfter: Int?
 
     /// An error with `code`'s default status unless `status` is given.
-    public init(_ code: ServiceErrorCode, _ message: String, status: Int? = nil, link: String? = nil) {
+    public init(_ code: ServiceErrorCode, _ message: String, status: Int? = nil, link: String? = nil, retryAfter: Int? = nil) {
         self.code = code
         self.message = message
         self.status = status ?? code.status
         self.link = link
+        self.retryAfter = retryAfter
     }
 
     /// The wire body.

@@ -10,6 +10,8 @@ import Testing
 struct Reply {
     let status: Int
     let body: EJSON
+    /// The `Retry-After` header, when there is one.
+    var retryAfter: String? = nil
 
     var code: String? { body["error_code"]?.stringValue }
     var message: String? { body["error"]?.stringValue }
@@ -40,7 +42,7 @@ struct Client {
             if (200..<300).contains(status) {
                 #expect(parsed["error"] == nil && parsed["error_code"] == nil, "\(path): \(parsed)", sourceLocation: sourceLocation)
             }
-            return Reply(status: status, body: parsed)
+            return Reply(status: status, body: parsed, retryAfter: response.headers[.retryAfter])
         }
     }
 

@@ -15,9 +15,22 @@ enum RawHTTP {
     struct Failure: Error, CustomStringConvertible { var description: String }
 
     /// A connected TCP socket to 127.0.0.1:`port`, with a receive timeout.
-    static func connect(port: Int, timeoutSeconds: Int = 10) throws -> Int32 {
+    static func connect(port: Int, timeoutSeconds: Int = 10, from source: String? = nil) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
+        if let source {
+            // Another loopback address (127.0.0.2, ...): another client, as the server counts them.
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            local.sin_addr.s_addr = inet_addr(source)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
+            guard bound == 0 else {
+                close(fd)
+                throw Failure(description: "bind \(source): \(errno)")
+            }
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
@@ -67,9 +80,9 @@ enum RawHTTP {
     }
 
     /// Sends `request` and returns what came back before the connection closed.
-    static func exchange(port: Int, _ request: String) async throws -> String {
+    static func exchange(port: Int, _ request: String, from source: String? = nil) async throws -> String {
         try await offPool {
-            let fd = try connect(port: port)
+            let fd = try connect(port: port, from: source)
             defer { close(fd) }
             try send(fd, request)
             return receive(fd)

@@ -17,6 +17,12 @@ public struct AppConfiguration: Sendable, Equatable {
     public var providers = Providers()
     /// `context.values` for plugins.
     public var values = EJSONDocument()
+    /// Rate limits of the unauthenticated routes (``RateLimits``).
+    public var rateLimits = RateLimits()
+    /// When on, register, confirm/send, reset/send and reset/call answer alike whether or not
+    /// an email has an account (and register of a taken email mails its owner); off by
+    /// default, as App Services behaved.
+    public var emailEnumerationProtection = false
 
     /// The authentication providers of an app; nil or false means disabled.
     public struct Providers: Sendable, Equatable {
@@ -107,6 +113,10 @@ extension AppConfiguration {
             guard case .document(let d) = v else { throw r.mismatch("values", "an object", v) }
             values = d
         }
+        if let v = r.value("rateLimits") {
+            rateLimits = try RateLimits(ejson: v, path: r.keyPath("rateLimits"))
+        }
+        emailEnumerationProtection = try r.bool("emailEnumerationProtection", default: false)
         try r.finish()
     }
 
@@ -156,6 +166,8 @@ extension AppConfiguration {
         }
         doc["providers"] = .document(p)
         doc["values"] = .document(values)
+        doc["rateLimits"] = rateLimits.ejson
+        doc["emailEnumerationProtection"] = .bool(emailEnumerationProtection)
         return .document(doc)
     }
 }

@@ -15,6 +15,8 @@ enum JSONResponse {
     static var empty: Response { make([:]) }
 
     static func error(_ e: ServiceError) -> Response {
-        make(e.body, status: .init(code: e.status))
+        var response = make(e.body, status: .init(code: e.status))
+        if let seconds = e.retryAfter { response.headers[.retryAfter] = String(seconds) }
+        return response
     }
 }

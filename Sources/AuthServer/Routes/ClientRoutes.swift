@@ -23,44 +23,57 @@ extension AuthService {
             let linking = request.uri.queryParameters.get("link") == "true"
             let token = linking ? try request.bearerToken() : nil
             let body = try await RequestBody.read(request, context: context)
-            return JSONResponse.make(try await self.login(app: app, provider: provider, body: body, linkToken: token))
+            return JSONResponse.make(try await self.login(app: app, provider: provider, body: body, linkToken: token,
+                                                          address: context.clientAddress))
         }
         let userpass = app.group("auth/providers/local-userpass")
         userpass.post("register") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
             try await self.register(app: app, email: try body.string("email"), password: try body.string("password"),
-                                    origin: self.origin(request))
+                                    origin: self.origin(request), address: context.clientAddress)
             return JSONResponse.make([:], status: .created)
         }
         userpass.post("confirm") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.confirm(app: app, token: try body.string("token"), tokenId: try body.string("tokenId"))
+            let tokenId = try body.string("tokenId")
+            try self.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
+            try await self.confirm(app: app, token: try body.string("token"), tokenId: tokenId)
             return JSONResponse.empty
         }
         userpass.post("confirm/send") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.resendConfirmation(app: app, email: try body.string("email"), origin: self.origin(request))
+            let email = try body.string("email")
+            try self.checkRate(.mail, app: app, address: context.clientAddress, account: email.lowercased())
+            try await self.resendConfirmation(app: app, email: email, origin: self.origin(request))
             return JSONResponse.empty
         }
         userpass.post("confirm/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.rerunConfirmation(app: app, email: try body.string("email"))
+            let email = try body.string("email")
+            try self.checkRate(.function, app: app, address: context.clientAddress, account: email.lowercased())
+            try await self.rerunConfirmation(app: app, email: email)
             return JSONResponse.empty
         }
         userpass.post("reset/send") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.sendReset(app: app, email: try body.string("email"), origin: self.origin(request))
+            let email = try body.string("email")
+            try self.checkRate(.mail, app: app, address: context.clientAddress, account: email.lowercased())
+            try await self.sendReset(app: app, email: email, origin: self.origin(request))
             return JSONResponse.empty
         }
         userpass.post("reset") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.reset(app: app, token: try body.string("token"), tokenId: try body.string("tokenId"),
+            let tokenId = try body.string("tokenId")
+            try self.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
+            try await self.reset(app: app, token: try body.string("token"), tokenId: tokenId,
                                  password: try body.string("password"))
             return JSONResponse.empty
         }
         userpass.post("reset/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.callReset(app: app, email: try body.string("email"), password: try body.string("password"),
+            let email = try body.string("email")
+            try self.checkRate(.function, app: app, address: context.clientAddress, account: email.lowercased())
+            try await self.callReset(app: app, email: email, password: try body.string("password"),
                                      arguments: try Self.arguments(body))
             return JSONResponse.empty
         }

@@ -10,8 +10,8 @@ extension AuthService {
             let app = try self.app(context.parameters.get("app") ?? "")
             let query = request.uri.queryParameters
             let kind = query.get("kind")
-            if let kind, kind != "confirm", kind != "reset", kind != "plugin" {
-                throw ServiceError(.invalidParameter, "kind must be \"confirm\", \"reset\" or \"plugin\"")
+            if let kind, !["confirm", "reset", "plugin", "notice"].contains(kind) {
+                throw ServiceError(.invalidParameter, "kind must be \"confirm\", \"reset\", \"plugin\" or \"notice\"")
             }
             let messages = outbox.messages(app: app.id, email: query.get("email"), kind: kind)
             return JSONResponse.make(.array(messages.map(\.ejson)), mode: .relaxed)

@@ -20,6 +20,9 @@ final class AuthService: Sendable {
     let publicURL: String?
     /// The address the server listens on.
     let listenHost: String
+    /// Rate limits' buckets and failed-login back-off (``checkRate``).
+    let limiter = RateLimiter()
+    let backoff = LoginBackoff()
 
     /// API keys per user.
     static let apiKeyLimit = 20

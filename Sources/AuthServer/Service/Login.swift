@@ -12,8 +12,8 @@ extension AuthService {
     }
 
     /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
-    func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?) async throws -> EJSON {
-        let proof = try await authenticate(app: app, provider: provider, body: body)
+    func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?, address: String) async throws -> EJSON {
+        let proof = try await authenticate(app: app, provider: provider, body: body, address: address)
         if let linkToken { return try await link(proof, app: app, token: linkToken) }
 
         var user: UserRecord
@@ -72,7 +72,7 @@ extension AuthService {
     }
 
     /// Checks the credentials of one provider.
-    private func authenticate(app: AppRuntime, provider: String, body: RequestBody) async throws -> Proof {
+    private func authenticate(app: AppRuntime, provider: String, body: RequestBody, address: String) async throws -> Proof {
         let config = app.config
         let providers = config.providers
         func identity(_ id: String, data: EJSONDocument = [:]) -> IdentityRecord {
@@ -80,24 +80,29 @@ extension AuthService {
         }
         switch provider {
         case ProviderType.anonymous where providers.anonymous:
+            try checkRate(.anonymous, app: app, address: address)
             return Proof(identity: identity(newId()))
         case ProviderType.userpass where providers.userpass != nil:
-            let account = try await checkPassword(app: app, email: try body.string("username"),
-                                                  password: try body.string("password"))
+            let email = try body.string("username")
+            try checkRate(.login, app: app, address: address, account: email.lowercased())
+            let account = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
             return Proof(identity: identity(account.identityId, data: ["email": .string(account.email)]),
                          profile: ["email": .string(account.email)])
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
+            try checkRate(.login, app: app, address: address)
             guard let record = try await store.apiKey(app: app.id, digest: Secrets.digest(key)), !record.disabled else {
                 throw ServiceError(.authError, "invalid API key")
             }
             return Proof(identity: identity(record.id), owner: record.userId)
         case ProviderType.customFunction:
             guard let f = providers.customFunction else { break }
+            try checkRate(.login, app: app, address: address)
             let (id, profile) = try await customFunctionProof(app: app, name: f.authFunctionName, body: body)
             return Proof(identity: identity(id, data: profile), profile: profile)
         case ProviderType.customToken:
             guard let verifier = app.customToken else { break }
+            try checkRate(.login, app: app, address: address)
             let (sub, profile) = try await verifier.verify(try body.string("token"))
             return Proof(identity: identity(sub, data: profile), profile: profile)
         default:
@@ -107,11 +112,21 @@ extension AuthService {
     }
 
     /// The email/password check of a login or link: the same answer and about the same time
-    /// for an unknown user and a wrong password.
-    func checkPassword(app: AppRuntime, email: String, password: String) async throws -> UserpassAccount {
+    /// for an unknown user and a wrong password. An address in back-off for that account is
+    /// refused before any hashing (``LoginBackoff``).
+    func checkPassword(app: AppRuntime, email: String, password: String, address: String) async throws -> UserpassAccount {
+        let backoffKey = Self.backoffAccount(app, email)
+        let now = clock.now
+        if rateLimited(app), let wait = backoff.wait(address: address, account: backoffKey, now: now) {
+            throw Self.tooMany(wait)
+        }
         let account = try await store.userpassAccount(app: app.id, email: email)
         let matches = try await hasher.verify(password, against: account?.passwordHash ?? dummyHash)
-        guard let account, matches else { throw ServiceError(.invalidPassword, "invalid username/password") }
+        guard let account, matches else {
+            if rateLimited(app) { backoff.failed(address: address, account: backoffKey, now: now) }
+            throw ServiceError(.invalidPassword, "invalid username/password")
+        }
+        backoff.succeeded(address: address, account: backoffKey)
         guard account.confirmed else { throw ServiceError(.authError, "confirmation required") }
         if hasher.needsRehash(account.passwordHash) {
             let hash = try await hasher.hash(password)

@@ -12,12 +12,24 @@ extension AuthService {
     }
 
     /// `register`: a pending account, then confirmation by email (or at once with autoConfirm).
-    func register(app: AppRuntime, email: String, password: String, origin: String?) async throws {
+    /// With `emailEnumerationProtection`, a taken email answers as a new one would, and its
+    /// owner is mailed instead (a notice, with no token).
+    func register(app: AppRuntime, email: String, password: String, origin: String?, address: String) async throws {
         let config = try userpassConfig(app)
         try Self.checkEmail(email)
         try Self.checkPasswordLength(password)
+        try checkRate(.register, app: app, address: address)
         let inUse = ServiceError(.accountNameInUse, "name already in use")
-        if try await store.userpassAccount(app: app.id, email: email) != nil { throw inUse }
+        if try await store.userpassAccount(app: app.id, email: email) != nil {
+            guard app.config.emailEnumerationProtection else { throw inUse }
+            _ = try await hasher.hash(password)  // the time a new account takes
+            await mailer.send(OutboxMessage(
+                to: email, subject: "Someone tried to sign up with your address",
+                body: "Someone tried to create an account with this address, which already has one. "
+                    + "If it was you, log in, or reset your password if you forgot it. If not, you can ignore this mail.\n",
+                kind: "notice", token: "", tokenId: "", link: "", sentAt: clock.now), app: app.id)
+            return
+        }
         let hash = try await hasher.hash(password)
         let account = UserpassAccount(appId: app.id, email: email, passwordHash: hash,
                                       identityId: newId(),
@@ -68,8 +80,12 @@ extension AuthService {
     /// `confirm/send`: a new confirmation email.
     func resendConfirmation(app: AppRuntime, email: String, origin: String?) async throws {
         _ = try userpassConfig(app)
-        let account = try await existingAccount(app: app, email: email)
-        guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
+        let protected = app.config.emailEnumerationProtection
+        guard let account = try await account(app: app, email: email, orNilWhen: protected) else { return }
+        guard !account.confirmed else {
+            if protected { return }
+            throw ServiceError(.userAlreadyConfirmed, "already confirmed")
+        }
         try await sendLink(.confirm, app: app, email: email, origin: origin)
     }
 
@@ -91,7 +107,7 @@ extension AuthService {
         if config.runResetFunction {
             throw ServiceError(.badRequest, "a reset function is configured: use reset/call")
         }
-        _ = try await existingAccount(app: app, email: email)
+        guard try await account(app: app, email: email, orNilWhen: app.config.emailEnumerationProtection) != nil else { return }
         try await sendLink(.reset, app: app, email: email, origin: origin)
     }
 
@@ -112,9 +128,14 @@ extension AuthService {
     func callReset(app: AppRuntime, email: String, password: String, arguments: [EJSON]) async throws {
         let config = try userpassConfig(app)
         try Self.checkPasswordLength(password)
-        let account = try await existingAccount(app: app, email: email)
+        let failed = ServiceError(.badRequest, "failed to reset password for user \"\(email)\"")
         guard config.runResetFunction, let name = config.resetFunctionName else {
             throw ServiceError(.badRequest, "no reset function is configured")
+        }
+        guard let account = try await account(app: app, email: email, orNilWhen: app.config.emailEnumerationProtection) else {
+            // As a reset function's `fail` answers, after the time a password check takes.
+            _ = try await hasher.verify(password, against: dummyHash)
+            throw failed
         }
         let currentPasswordValid = try await hasher.verify(password, against: account.passwordHash)
         let (token, tokenId) = try await newToken(.reset, app: app, email: email)
@@ -132,8 +153,17 @@ extension AuthService {
         case .fail:
             // Only this attempt's token: a failed attempt must not cancel a reset on its way.
             try await store.discardToken(app: app.id, id: tokenId)
-            throw ServiceError(.badRequest, "failed to reset password for user \"\(email)\"")
+            throw failed
         }
+    }
+
+    /// The account of `email`; when there is none, nil if `quiet` (enumeration protection),
+    /// else `UserNotFound`.
+    private func account(app: AppRuntime, email: String, orNilWhen quiet: Bool) async throws -> UserpassAccount? {
+        try Self.checkEmail(email)
+        if let account = try await store.userpassAccount(app: app.id, email: email) { return account }
+        if quiet { return nil }
+        throw ServiceError(.userNotFound, "user not found")
     }
 
     private func existingAccount(app: AppRuntime, email: String) async throws -> UserpassAccount {

@@ -1,0 +1,33 @@
+import AuthProtocol
+
+/// Rate limits and failed-login back-off on the unauthenticated routes (README "Abuse
+/// controls"). Over a limit the answer is 429 `TooManyRequests` with `Retry-After`.
+extension AuthService {
+    /// True when `app` applies its rate limits: as configured, else on except in dev mode.
+    func rateLimited(_ app: AppRuntime) -> Bool {
+        app.config.rateLimits.enabled ?? (outbox == nil)
+    }
+
+    /// Counts one request of `route` against the client address and, when there is one, the
+    /// account; throws `TooManyRequests` when either is over its limit.
+    func checkRate(_ route: RateLimits.Route, app: AppRuntime, address: String, account: String? = nil) throws(ServiceError) {
+        guard rateLimited(app), let limit = app.config.rateLimits.limits[route] else { return }
+        let now = clock.now
+        let prefix = "\(app.id)\u{0}\(route.rawValue)\u{0}"
+        if let wait = limiter.take(prefix + "a\u{0}" + address, limit: limit.perAddress, window: limit.windowSeconds, now: now) {
+            throw Self.tooMany(wait)
+        }
+        if let account, let wait = limiter.take(prefix + "u\u{0}" + account, limit: limit.perAccount,
+                                                window: limit.windowSeconds, now: now) {
+            throw Self.tooMany(wait)
+        }
+    }
+
+    static func tooMany(_ seconds: Int) -> ServiceError {
+        ServiceError(.tooManyRequests, "too many requests: try again in \(seconds) second\(seconds == 1 ? "" : "s")",
+                     retryAfter: seconds)
+    }
+
+    /// The back-off key of an account: app and email.
+    static func backoffAccount(_ app: AppRuntime, _ email: String) -> String { "\(app.id)\u{0}\(email.lowercased())" }
+}

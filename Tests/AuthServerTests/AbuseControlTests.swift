@@ -1,0 +1,122 @@
+import AuthProtocol
+import AuthServer
+import Testing
+
+/// Rate limits, failed-login back-off and enumeration protection.
+@Suite struct AbuseControlTests {
+    static func app(_ configure: (inout AppConfiguration) -> Void = { _ in }) -> AppConfiguration {
+        var app = AppConfiguration(id: "local")
+        app.rateLimits.enabled = true
+        configure(&app)
+        return app
+    }
+
+    static func advance(_ c: Client, seconds: Int64) async throws {
+        #expect(try await c.call(.post, "\(Routes.dev)/clock", json: ["advanceSeconds": .int64(seconds)]).status == 200)
+    }
+
+    @Test func overTheLimitIs429WithRetryAfterUntilTheWindowRefills() async throws {
+        let app = Self.app { $0.rateLimits.limits[.anonymous] = .init(perAddress: 3, perAccount: 0, windowSeconds: 60) }
+        try await TestServer.run(TestServer.configuration(apps: [app])) { c in
+            for _ in 1...3 { #expect(try await c.anonymous().status == 200) }
+            let refused = try await c.anonymous()
+            #expect(refused.status == 429 && refused.code == "TooManyRequests", "\(refused.body)")
+            // 3 per 60 s refill one every 20 s (less if a second of real time passed meanwhile).
+            let wait = try #require(refused.retryAfter.flatMap { Int($0) })
+            #expect((1...20).contains(wait) && refused.message == "too many requests: try again in \(wait) second\(wait == 1 ? "" : "s")")
+            try await Self.advance(c, seconds: 20)
+            #expect(try await c.anonymous().status == 200)
+            #expect(try await c.anonymous().status == 429)
+        }
+    }
+
+    @Test func limitsAreOnByDefaultExceptInDevMode() async throws {
+        for dev in [false, true] {
+            try await TestServer.run(TestServer.configuration(dev: dev)) { c in
+                var statuses: [Int] = []
+                for _ in 0...100 { statuses.append(try await c.anonymous().status) }
+                #expect(statuses.last == (dev ? 200 : 429), "dev \(dev)")
+                #expect(statuses.dropLast().allSatisfy { $0 == 200 })
+            }
+        }
+    }
+
+    @Test func mailsToOnePersonAreLimitedPerAccount() async throws {
+        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
+            try await c.registerConfirmed("p@example.com")
+            try await c.registerConfirmed("q@example.com")
+            for _ in 1...5 { #expect(try await c.userpass("reset/send", ["email": "p@example.com"]).status == 200) }
+            let refused = try await c.userpass("reset/send", ["email": "p@example.com"])
+            #expect(refused.status == 429 && refused.retryAfter != nil)
+            // Another person, from the same address, is still served.
+            #expect(try await c.userpass("reset/send", ["email": "q@example.com"]).status == 200)
+        }
+    }
+
+    @Test func wrongPasswordsBackOffPerAddressWithoutLockingTheOwnerOut() async throws {
+        var config = TestServer.configuration(apps: [Self.app()])
+        config.port = 0
+        try await TestServer.run(config, mode: .live) { c in
+            try await c.registerConfirmed("b@example.com")
+            let port = try #require(c.client.port)
+            func login(_ password: String, from source: String) async throws -> String {
+                let body = #"{"provider":"local-userpass","username":"b@example.com","password":"\#(password)"}"#
+                let answer = try await RawHTTP.exchange(port: port, "POST \(Routes.login("local", provider: "local-userpass")) HTTP/1.1\r\n"
+                    + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Connection: close\r\n\r\n\(body)", from: source)
+                return String(answer.prefix(12))
+            }
+            for _ in 1...6 { #expect(try await login("wrong-guess", from: "127.0.0.2") == "HTTP/1.1 401") }
+            // In back-off: refused before the password is looked at, even the right one.
+            #expect(try await login("password1", from: "127.0.0.2") == "HTTP/1.1 429")
+            // The owner, from another address, logs in.
+            #expect(try await login("password1", from: "127.0.0.3") == "HTTP/1.1 200")
+            // After the wait, the first address may try again.
+            try await Self.advance(c, seconds: 3)
+            #expect(try await login("password1", from: "127.0.0.2") == "HTTP/1.1 200")
+        }
+    }
+
+    @Test func enumerationProtectionAnswersAlikeForEveryAddress() async throws {
+        let dir = try PluginDirectory(["reset.lua": #"return function(req) return { status = "fail" } end"#])
+        let protected = TestServer.withPlugins(dir.path) { $0.emailEnumerationProtection = true }
+        try await TestServer.run(protected) { (c: Client) async throws in
+            try await c.registerConfirmed("known@example.com")
+            // register of a taken email: as a new one, and its owner is told.
+            let taken = try await c.userpass("register", ["email": "known@example.com", "password": "password9"])
+            let fresh = try await c.userpass("register", ["email": "fresh@example.com", "password": "password9"])
+            #expect(taken.status == fresh.status && taken.body == fresh.body && taken.status == 201)
+            let notice = try await c.outbox("known@example.com", kind: "notice")
+            #expect(notice.count == 1 && notice.first?["token"] == "")
+            #expect(try await c.emailLogin("known@example.com", "password1").status == 200)
+            for action in ["confirm/send", "reset/send"] {
+                let known = try await c.userpass(action, ["email": "known@example.com"])
+                let unknown = try await c.userpass(action, ["email": "nobody@example.com"])
+                #expect(known.status == unknown.status && known.body == unknown.body && unknown.status == 200, "\(action)")
+            }
+            #expect(try await c.outbox("nobody@example.com", kind: "reset").isEmpty)
+        }
+        let withFunction = TestServer.withPlugins(dir.path) {
+            $0.emailEnumerationProtection = true
+            $0.providers.userpass?.runResetFunction = true
+            $0.providers.userpass?.resetFunctionName = "reset"
+        }
+        try await TestServer.run(withFunction) { (c: Client) async throws in
+            try await c.registerConfirmed("known@example.com")
+            let known = try await c.userpass("reset/call", ["email": "known@example.com", "password": "password2"])
+            let unknown = try await c.userpass("reset/call", ["email": "nobody@example.com", "password": "password2"])
+            #expect(known.status == 400 && unknown.status == 400 && known.code == unknown.code)
+            #expect(known.message == #"failed to reset password for user "known@example.com""#)
+            #expect(unknown.message == #"failed to reset password for user "nobody@example.com""#)
+        }
+    }
+
+    @Test func withoutProtectionTheAnswersTellAsAppServicesDid() async throws {
+        try await TestServer.run { c in
+            try await c.registerConfirmed("known@example.com")
+            #expect(try await c.userpass("register", ["email": "known@example.com", "password": "password9"]).status == 409)
+            let unknown = try await c.userpass("reset/send", ["email": "nobody@example.com"])
+            #expect(unknown.status == 404 && unknown.code == "UserNotFound")
+        }
+    }
+}
