@@ -96,7 +96,8 @@ import Testing
                 #expect(r.status == 400 && r.code == code, "\(function): \(r.status) \(r.body)")
                 #expect(r.message?.contains(message) == true, "\(function): \(r.message ?? "")")
             }
-            #expect(try await c.function("greet", ["Ada"], token: token).body == "Hello, Ada!")
+            let next = try await answers(within: .seconds(10)) { try await c.function("greet", ["Ada"], token: token) }
+            #expect(next?.body == "Hello, Ada!")
         }
     }
 
