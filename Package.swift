@@ -62,6 +62,7 @@ let package = Package(
         // Benchmarks, run by scripts/bench.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),
+        .executableTarget(name: "ejson-bench", dependencies: ["AuthProtocol"]),
         .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"]),
         .executableTarget(name: "client-bench", dependencies: [
             "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -115,3 +115,18 @@ import Testing
         #expect(ServiceError(body: e.body, status: 401) == e)
     }
 }
+
+@Suite struct EJSONDocumentTests {
+    @Test(arguments: [3, 16, 17, 200])
+    func aRepeatedKeyIsRefusedAndLeavesTheDocumentAsItWas(count: Int) throws {
+        let fields = (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",")
+        #expect(throws: EJSONError.self) { try EJSON(parsing: "{\(fields),\"k0\":1}") }
+        var doc = try #require(try EJSON(parsing: "{\(fields)}").documentValue)
+        doc["k0"] = .int32(-1)
+        doc["k\(count / 2)"] = nil
+        doc["new"] = .bool(true)
+        #expect(doc["k0"] == .int32(-1) && doc["k\(count / 2)"] == nil && doc["new"] == .bool(true))
+        #expect(doc["k\(count - 1)"] == .int64(Int64(count - 1)) && doc.count == count)
+        #expect(doc.keys.first == "k0" && doc.keys.last == "new")
+    }
+}

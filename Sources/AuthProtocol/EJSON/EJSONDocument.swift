@@ -65,6 +65,23 @@ public struct EJSONDocument: Sendable, Hashable, Sequence, ExpressibleByDictiona
         }
     }
 
+    /// Appends a field unless `key` is there already (one hash lookup on a large document);
+    /// returns false, changing nothing, for a repeated key.
+    mutating func appendIfAbsent(_ key: String, _ value: EJSON) -> Bool {
+        if index != nil {
+            if let existing = index!.updateValue(keys.count, forKey: key) {
+                index![key] = existing
+                return false
+            }
+            keys.append(key)
+            values.append(value)
+            return true
+        }
+        guard !keys.contains(key) else { return false }
+        appendUnchecked(key, value)
+        return true
+    }
+
     private mutating func rebuildIndex() {
         guard keys.count > Self.indexThreshold else {
             index = nil

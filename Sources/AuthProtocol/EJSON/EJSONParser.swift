@@ -228,8 +228,7 @@ struct EJSONParser {
             i += 1
             skipSpace()
             let value = try parseValue(depth: depth)
-            if doc[key] != nil { throw EJSONError("duplicate key \"\(key)\"", at: keyAt) }
-            doc.appendUnchecked(key, value)
+            guard doc.appendIfAbsent(key, value) else { throw EJSONError("duplicate key \"\(key)\"", at: keyAt) }
             skipSpace()
             guard i < bytes.count else { throw EJSONError("unterminated object", at: i) }
             if bytes[i] == UInt8(ascii: ",") { i += 1; continue }
