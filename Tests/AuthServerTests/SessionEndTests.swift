@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import GRDB
 import Testing
 
 /// Sessions end when they should: a password reset ends every session of the user, deleting
@@ -116,6 +117,24 @@ import Testing
                     let r = try await server.function("hello", token: token)
                     #expect(r.status == 401 && r.code == "InvalidSession", "\(r.body)")
                 }
+            }
+        }
+    }
+
+    @Test func aDisabledUsersTokensAreRefusedEverywhere() async throws {
+        // No route disables a user yet (the admin API will): the test sets the flag in the database.
+        let dir = try PluginDirectory(["hello.lua": #"return function() return "hello" end"#])
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-disabled-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        var config = TestServer.withPlugins(dir.path)
+        config.database = .directory(data)
+        try await TestServer.run(config) { (c: Client) async throws in
+            let s = try Self.session(try await c.anonymous())
+            #expect(try await c.function("hello", token: s.access).body == "hello")
+            let db = try DatabaseQueue(path: data + "/authsh.sqlite")
+            try await db.write { try $0.execute(sql: "UPDATE users SET disabled = 1") }
+            for r in [try await c.function("hello", token: s.access), try await c.profile(s.access), try await c.refresh(s.refresh)] {
+                #expect(r.status == 401 && r.code == "UserDisabled", "\(r.body)")
             }
         }
     }
