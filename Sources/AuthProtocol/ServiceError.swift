@@ -50,6 +50,16 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     public static let forbidden = ServiceErrorCode("Forbidden", 403)
     /// authsh: over a rate limit; the answer carries `Retry-After`.
     public static let tooManyRequests = ServiceErrorCode("TooManyRequests", 429)
+    /// authsh: an identity provider could not be reached, or answered what is not its protocol.
+    public static let identityProviderUnavailable = ServiceErrorCode("IdentityProviderUnavailable", 502)
+    /// authsh (RFC 8628): the person has not approved the device code yet; poll again.
+    public static let authorizationPending = ServiceErrorCode("AuthorizationPending", 400)
+    /// authsh (RFC 8628): polling too fast; wait 5 s more between polls.
+    public static let slowDown = ServiceErrorCode("SlowDown", 400)
+    /// authsh (RFC 8628): the device code expired.
+    public static let expiredToken = ServiceErrorCode("ExpiredToken", 400)
+    /// authsh (RFC 8628, OAuth 2.0): the person denied the request.
+    public static let accessDenied = ServiceErrorCode("AccessDenied", 400)
 
     private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
         invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
@@ -57,6 +67,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
         apiKeyAlreadyExists, authProviderNotFound, functionNotFound, functionExecutionError,
         executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
         payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
+        identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied,
     ].map { ($0.rawValue, $0.status) })
 }
 

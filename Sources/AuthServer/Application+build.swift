@@ -24,6 +24,9 @@ public func buildApplication(
     if let outbox = service.outbox {
         service.addDevRoutes(to: router, outbox: outbox)
     }
+    if let idp = service.devIdP {
+        service.addDevIdPRoutes(to: router, idp: idp)
+    }
     return Application(
         router: router,
         // A connection with no request under way (one still sending its headers included)
@@ -34,6 +37,7 @@ public func buildApplication(
         services: [AnonymousUserSweeper(service: service)],
         onServerRunning: { channel in
             let address = channel.localAddress
+            service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
             await onListening(address?.ipAddress ?? configuration.host, address?.port ?? configuration.port)
         },
         logger: configuration.logger

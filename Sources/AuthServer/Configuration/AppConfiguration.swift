@@ -31,6 +31,8 @@ public struct AppConfiguration: Sendable, Equatable {
         public var apiKey = true
         public var customFunction: CustomFunction?
         public var customToken: CustomToken?
+        /// The `oauth2-*` providers, by key (``OAuthProviderConfiguration``).
+        public var oauth: [String: OAuthProviderConfiguration] = [:]
         public init() {}
     }
 
@@ -59,7 +61,12 @@ public struct AppConfiguration: Sendable, Equatable {
         /// `HS256` or `RS256`.
         public var signingAlgorithm = "HS256"
         /// HS256 shared secrets, or RS256 public keys in PEM.
-        public var signingKeys: [String] = []
+        public var signingKeys: [String] = [] {
+            didSet { signingKeySources = nil }
+        }
+        /// The keys as the config file wrote them (``ConfigSecret/source``), for the dev API's
+        /// view of the config; nil when they were set in code.
+        var signingKeySources: [EJSON]?
         /// A JWKS URL to fetch RS256 keys from instead.
         public var jwkURI: String?
         /// Accepted `aud` values; nil accepts any.
@@ -154,16 +161,15 @@ extension AppConfiguration {
         if let t = providers.customToken {
             p[ProviderType.customToken] = [
                 "enabled": true, "signingAlgorithm": .string(t.signingAlgorithm),
-                "signingKeys": .array(t.signingKeys.map(EJSON.string)),
+                "signingKeys": .array(t.signingKeySources ?? t.signingKeys.map(EJSON.string)),
                 "jwkURI": t.jwkURI.map(EJSON.string) ?? .null,
                 "audience": t.audience.map { .array($0.map(EJSON.string)) } ?? .null,
-                "metadataFields": .array(t.metadataFields.map {
-                    ["required": .bool($0.required), "name": .string($0.name), "field_name": .string($0.fieldName)]
-                }),
+                "metadataFields": AppConfiguration.MetadataField.ejson(t.metadataFields),
             ]
         } else {
             p[ProviderType.customToken] = ["enabled": false]
         }
+        for (type, provider) in providers.oauth.sorted(by: { $0.key < $1.key }) { p[type] = provider.ejson }
         doc["providers"] = .document(p)
         doc["values"] = .document(values)
         doc["rateLimits"] = rateLimits.ejson
@@ -210,6 +216,19 @@ extension AppConfiguration.Providers {
                 customToken = nil  // a disabled provider's other settings are not checked
             }
         }
+        for type in r.doc.keys where type.hasPrefix("oauth2-") {
+            guard let v = r.value(type) else { continue }
+            guard type.count > "oauth2-".count,
+                type.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (97...122).contains($0) })
+            else {
+                throw ConfigError(key: r.keyPath(type), reason: "a provider key is oauth2- and a name of lowercase letters, digits, '-' and '_'")
+            }
+            var p = try ConfigReader(v, path: r.keyPath(type))
+            if try p.bool("enabled", default: true) {
+                oauth[type] = try OAuthProviderConfiguration(type: type, reader: &p)
+                try p.finish()
+            }
+        }
         try r.finish()
     }
 }
@@ -247,19 +266,12 @@ extension AppConfiguration.CustomToken {
         guard signingAlgorithm == "HS256" || signingAlgorithm == "RS256" else {
             throw ConfigError(key: p.keyPath("signingAlgorithm"), reason: "must be \"HS256\" or \"RS256\", got \"\(signingAlgorithm)\"")
         }
-        signingKeys = try p.strings("signingKeys") ?? []
+        let secrets = try p.secrets("signingKeys") ?? []
+        signingKeys = secrets.map(\.value)
+        signingKeySources = secrets.map(\.source)
         jwkURI = try p.string("jwkURI")
         audience = try p.strings("audience")
-        if let v = p.value("metadataFields") {
-            guard case .array(let items) = v else { throw p.mismatch("metadataFields", "an array", v) }
-            for (i, item) in items.enumerated() {
-                var f = try ConfigReader(item, path: p.keyPath("metadataFields[\(i)]"))
-                guard let name = try f.string("name") else { throw ConfigError(key: f.keyPath("name"), reason: "missing") }
-                let fieldName = try f.string("field_name") ?? name
-                metadataFields.append(.init(required: try f.bool("required", default: false), name: name, fieldName: fieldName))
-                try f.finish()
-            }
-        }
+        metadataFields = try AppConfiguration.MetadataField.list(&p)
         if signingKeys.isEmpty && jwkURI == nil {
             throw ConfigError(key: p.keyPath("signingKeys"), reason: "missing: give signingKeys or jwkURI")
         }

@@ -75,16 +75,7 @@ final class CustomTokenVerifier: Sendable {
             }
         }
         let all = payload.isEmpty ? [:] : (try? EJSON(parsing: payload)) ?? [:]
-        var profile = EJSONDocument()
-        for field in config.metadataFields {
-            var value: EJSON? = all
-            for part in field.name.split(separator: ".") { value = value?[String(part)] }
-            if let value, value != .null {
-                profile[field.fieldName] = value
-            } else if field.required {
-                throw ServiceError(.authError, "invalid custom token: required metadata field '\(field.name)' is missing")
-            }
-        }
+        let profile = try AppConfiguration.MetadataField.profile(config.metadataFields, from: all, provider: "invalid custom token")
         return (claims.sub.value, profile)
     }
 

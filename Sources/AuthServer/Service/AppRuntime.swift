@@ -8,21 +8,30 @@ final class AppRuntime: Sendable {
     private struct State {
         var config: AppConfiguration
         var customToken: CustomTokenVerifier?
+        var oauth: [String: OAuthProvider]
     }
     private let state: Mutex<State>
     private let clock: ServerClock
+    private let origin: ServerOrigin
 
-    init(_ config: AppConfiguration, clock: ServerClock) async throws(ConfigError) {
+    init(_ config: AppConfiguration, clock: ServerClock, origin: ServerOrigin) async throws(ConfigError) {
         id = config.id
         self.clock = clock
+        self.origin = origin
         let verifier = try await config.providers.customToken.asyncMap { c throws(ConfigError) in
             try await CustomTokenVerifier(c, clock: clock)
         }
-        state = Mutex(State(config: config, customToken: verifier))
+        state = Mutex(State(config: config, customToken: verifier, oauth: Self.oauth(config, origin: origin, clock: clock)))
+    }
+
+    private static func oauth(_ config: AppConfiguration, origin: ServerOrigin, clock: ServerClock) -> [String: OAuthProvider] {
+        config.providers.oauth.mapValues { OAuthProvider($0, origin: origin, clock: clock) }
     }
 
     var config: AppConfiguration { state.withLock { $0.config } }
     var customToken: CustomTokenVerifier? { state.withLock { $0.customToken } }
+    /// The enabled `oauth2-*` provider of that key, or nil.
+    func oauth(_ type: String) -> OAuthProvider? { state.withLock { $0.oauth[type] } }
 
     /// Replaces the configuration (dev API). The id and token signing cannot change at run time.
     func update(_ config: AppConfiguration) async throws(ConfigError) {
@@ -34,7 +43,11 @@ final class AppRuntime: Sendable {
         let verifier = try await config.providers.customToken.asyncMap { c throws(ConfigError) in
             try await CustomTokenVerifier(c, clock: clock)
         }
-        state.withLock { $0 = State(config: config, customToken: verifier) }
+        // A provider whose settings did not change keeps its caches (discovery, JWKS).
+        let kept = state.withLock { $0.oauth }
+        var oauth = Self.oauth(config, origin: origin, clock: clock)
+        for (type, provider) in kept where provider.config == config.providers.oauth[type] { oauth[type] = provider }
+        state.withLock { $0 = State(config: config, customToken: verifier, oauth: oauth) }
     }
 
     /// The stable `provider_id` of one of this app's providers (24 hex digits).

@@ -23,6 +23,10 @@ final class AuthService: Sendable {
     /// Rate limits' buckets and failed-login back-off (``checkRate``).
     let limiter = RateLimiter()
     let backoff = LoginBackoff()
+    /// This server's address once it listens (endpoints given as paths on it).
+    let origin: ServerOrigin
+    /// The dev identity provider (dev mode only).
+    let devIdP: DevIdentityProvider?
 
     /// API keys per user.
     static let apiKeyLimit = 20
@@ -43,6 +47,10 @@ final class AuthService: Sendable {
         clock = c.clock
         logger = c.logger
         tokens = try await TokenIssuer(apps: c.apps, store: store, clock: c.clock)
+        let origin = ServerOrigin()
+        self.origin = origin
+        let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: origin) : nil
+        self.devIdP = devIdP
         if c.dev {
             let outbox = DevOutbox()
             self.outbox = outbox
@@ -67,11 +75,15 @@ final class AuthService: Sendable {
                 configs[i].providers.customFunction = .init()
             }
         }
+        // Zero config in dev mode: GitHub and Google sign-in against the dev identity provider.
+        if c.configFile == nil, let devIdP {
+            for i in configs.indices { devIdP.enableSignIn(&configs[i].providers) }
+        }
         var apps: [String: AppRuntime] = [:]
         for (i, app) in configs.enumerated() {
             do {
                 try Self.checkFunctionNames(app, exports: exports)
-                apps[app.id] = try await AppRuntime(app, clock: c.clock)
+                apps[app.id] = try await AppRuntime(app, clock: c.clock, origin: origin)
             } catch {
                 throw ConfigError(file: c.configFile, key: "apps[\(i)].\(error.key)", reason: error.reason)
             }

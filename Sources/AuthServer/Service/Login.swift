@@ -9,6 +9,8 @@ extension AuthService {
         var owner: String?
         /// Fields merged into the profile `data` of the user.
         var profile: EJSONDocument = [:]
+        /// The IdP's tokens, added to the answer when the provider has `returnProviderTokens`.
+        var providerTokens: EJSONDocument = [:]
     }
 
     /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
@@ -36,8 +38,10 @@ extension AuthService {
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         let tokens = try await startSession(app: app, user: user, providerType: proof.identity.providerType,
                                             identityId: proof.identity.externalId, deviceId: deviceId(body))
-        return ["access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
-                "user_id": .string(user.id), "device_id": .string(tokens.deviceId)]
+        var answer: EJSONDocument = ["access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
+                                     "user_id": .string(user.id), "device_id": .string(tokens.deviceId)]
+        for (key, value) in proof.providerTokens { answer[key] = value }
+        return .document(answer)
     }
 
     /// Adds the proven identity to the user of `token` (wire-protocol.md section 8).
@@ -68,7 +72,9 @@ extension AuthService {
         }
         let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
         let access = try await accessToken(app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId)
-        return ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
+        var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
+        for (key, value) in proof.providerTokens { answer[key] = value }
+        return .document(answer)
     }
 
     /// Checks the credentials of one provider.
@@ -105,10 +111,26 @@ extension AuthService {
             try checkRate(.login, app: app, address: address)
             let (sub, profile) = try await verifier.verify(try body.string("token"))
             return Proof(identity: identity(sub, data: profile), profile: profile)
+        case let type where type.hasPrefix("oauth2-"):
+            guard let oauth = app.oauth(type) else { break }
+            try checkRate(.login, app: app, address: address)
+            return Self.proof(try await oauth.verify(body), provider: oauth, identity: identity)
         default:
             break
         }
         throw ServiceError(.authProviderNotFound, "authentication via '\(provider)' is unsupported")
+    }
+
+    /// The proof of an IdP identity: its subject, its profile fields, and its tokens when
+    /// the provider returns them.
+    static func proof(_ v: OAuthProvider.Verified, provider: OAuthProvider,
+                      identity: (String, EJSONDocument) -> IdentityRecord) -> Proof {
+        var proof = Proof(identity: identity(v.subject, v.profile), profile: v.profile)
+        if provider.config.returnProviderTokens {
+            if let t = v.accessToken { proof.providerTokens["provider_access_token"] = .string(t) }
+            if let t = v.idToken { proof.providerTokens["provider_id_token"] = .string(t) }
+        }
+        return proof
     }
 
     /// The email/password check of a login or link: the same answer and about the same time

@@ -91,14 +91,16 @@ public final class SQLiteStore: AuthStore {
     // MARK: signing keys
 
     public func signingKey(app: String, algorithm: String, make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
+        let sql = "SELECT material FROM signing_keys WHERE app_id = ? AND algorithm = ?"
+        // Made only when missing: some keys (RSA) take a while to make.
+        let existing = try await writer.read { db in try Data.fetchOne(db, sql: sql, arguments: [app, algorithm]) }
+        if let existing { return Array(existing) }
         let fresh = Data(make())
         return try await write("read signing key") { db in
             // INSERT OR IGNORE keeps the first key when two instances start together.
             try db.execute(sql: "INSERT OR IGNORE INTO signing_keys (app_id, algorithm, material) VALUES (?, ?, ?)",
                            arguments: [app, algorithm, fresh])
-            let data = try Data.fetchOne(db, sql: "SELECT material FROM signing_keys WHERE app_id = ? AND algorithm = ?",
-                                         arguments: [app, algorithm])
-            return Array(data ?? fresh)
+            return Array(try Data.fetchOne(db, sql: sql, arguments: [app, algorithm]) ?? fresh)
         }
     }
 

@@ -1,0 +1,71 @@
+/// `application/x-www-form-urlencoded` (also a URL's query string and the fragment of the
+/// redirect flow's answer): OAuth 2.0 token requests, authorize URLs, callbacks.
+public enum FormEncoding {
+    /// `k=v&k2=v2`, every byte but the unreserved ones (`A-Z a-z 0-9 - . _ ~`) percent-encoded.
+    public static func encode(_ fields: [(String, String)]) -> String {
+        fields.map { escape($0.0) + "=" + escape($0.1) }.joined(separator: "&")
+    }
+
+    /// One component, percent-encoded (a space is `%20`, which every decoder accepts).
+    public static func escape(_ text: String) -> String {
+        var out = ""
+        out.reserveCapacity(text.utf8.count)
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                 UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(b))
+            default:
+                let hex = Array("0123456789ABCDEF".utf8)
+                out.unicodeScalars.append("%")
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b >> 4)]))
+                out.unicodeScalars.append(Unicode.Scalar(hex[Int(b & 15)]))
+            }
+        }
+        return out
+    }
+
+    /// The fields of `k=v&...` in order (`+` is a space); nil when a `%` escape is malformed
+    /// or a value is not UTF-8.
+    public static func decode(_ text: some StringProtocol) -> [(String, String)]? {
+        var out: [(String, String)] = []
+        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let key = unescape(Substring(parts[0])), let value = unescape(parts.count > 1 ? Substring(parts[1]) : "") else { return nil }
+            out.append((key, value))
+        }
+        return out
+    }
+
+    /// The first value of `key` in `fields`.
+    public static func value(_ key: String, in fields: [(String, String)]) -> String? {
+        fields.first(where: { $0.0 == key })?.1
+    }
+
+    static func unescape(_ text: Substring) -> String? {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(text.utf8.count)
+        var it = text.utf8.makeIterator()
+        while let b = it.next() {
+            if b == UInt8(ascii: "+") {
+                bytes.append(32)
+            } else if b == UInt8(ascii: "%") {
+                guard let h = it.next().flatMap(hexValue), let l = it.next().flatMap(hexValue) else { return nil }
+                bytes.append(h << 4 | l)
+            } else {
+                bytes.append(b)
+            }
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    private static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): b - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+}
