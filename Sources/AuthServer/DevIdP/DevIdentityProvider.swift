@@ -255,7 +255,7 @@ final class DevIdentityProvider: Sendable {
                 throw TokenError(error: "invalid_grant", description: "redirect_uri differs from the authorize request")
             }
             if let challenge = grant.challenge {
-                guard let verifier = f("code_verifier"), Self.challenge(of: verifier) == challenge else {
+                guard let verifier = f("code_verifier"), OAuthFlows.challenge(of: verifier) == challenge else {
                     throw TokenError(error: "invalid_grant", description: "PKCE verifier does not match")
                 }
             }
@@ -268,11 +268,6 @@ final class DevIdentityProvider: Sendable {
         default:
             throw TokenError(error: "unsupported_grant_type", description: "grant_type not supported")
         }
-    }
-
-    /// S256: base64url(SHA-256(verifier)).
-    static func challenge(of verifier: String) -> String {
-        Base64.encode(Array(SHA256.hash(data: Array(verifier.utf8))), urlSafe: true)
     }
 
     /// Tokens for an approved grant: an access token, and an ID token for OIDC.

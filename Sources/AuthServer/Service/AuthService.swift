@@ -25,6 +25,8 @@ final class AuthService: Sendable {
     let backoff = LoginBackoff()
     /// This server's address once it listens (endpoints given as paths on it).
     let origin: ServerOrigin
+    /// Sign-ins under way in the browser flows, and their login codes.
+    let flows = OAuthFlows()
     /// The dev identity provider (dev mode only).
     let devIdP: DevIdentityProvider?
 

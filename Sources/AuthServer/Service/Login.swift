@@ -3,7 +3,7 @@ import AuthProtocol
 /// Logging in and linking: credentials become an identity, the identity a user.
 extension AuthService {
     /// Who the credentials prove the caller to be.
-    struct Proof {
+    struct Proof: Sendable {
         var identity: IdentityRecord
         /// Set when the credential already names its user (API keys log in as their owner).
         var owner: String?
@@ -15,7 +15,19 @@ extension AuthService {
 
     /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
     func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?, address: String) async throws -> EJSON {
-        let proof = try await authenticate(app: app, provider: provider, body: body, address: address)
+        let proof: Proof
+        if let loginCode = try body.optionalString("loginCode") {
+            try checkRate(.token, app: app, address: address)
+            proof = try flows.redeem(loginCode, verifier: try body.string("codeVerifier"), app: app.id, provider: provider, now: clock.now)
+        } else {
+            proof = try await authenticate(app: app, provider: provider, body: body, address: address)
+        }
+        return try await finish(proof, app: app, deviceId: deviceId(body), linkToken: linkToken)
+    }
+
+    /// Logs in the user of `proof` (making one for a new identity), or links the identity to
+    /// the user of `linkToken`; the login answer.
+    func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?) async throws -> EJSON {
         if let linkToken { return try await link(proof, app: app, token: linkToken) }
 
         var user: UserRecord
@@ -37,7 +49,7 @@ extension AuthService {
         }
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         let tokens = try await startSession(app: app, user: user, providerType: proof.identity.providerType,
-                                            identityId: proof.identity.externalId, deviceId: deviceId(body))
+                                            identityId: proof.identity.externalId, deviceId: deviceId)
         var answer: EJSONDocument = ["access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
                                      "user_id": .string(user.id), "device_id": .string(tokens.deviceId)]
         for (key, value) in proof.providerTokens { answer[key] = value }
@@ -159,9 +171,12 @@ extension AuthService {
 
     /// `options.device.deviceId` when it is a real id, else a new one.
     func deviceId(_ body: RequestBody) -> String {
-        if case .string(let s)? = body.document["options"]?["device"]?["deviceId"], let id = ObjectId(hex: s), id != .zero {
-            return id.hex
-        }
+        deviceId(body.document["options"]?["device"]?["deviceId"]?.stringValue)
+    }
+
+    /// `id` when it is a real device id, else a new one.
+    func deviceId(_ id: String?) -> String {
+        if let id, let oid = ObjectId(hex: id), oid != .zero { return oid.hex }
         return newId()
     }
 }

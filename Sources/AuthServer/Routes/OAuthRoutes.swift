@@ -1,0 +1,155 @@
+import AuthProtocol
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// The browser flows of the `oauth2-*` providers (identity-providers.md sections 3 and 3b):
+/// the start (`GET .../auth/providers/{provider}/login?redirect=...`), which sends the browser
+/// to the IdP, and the callback the IdP sends it back to.
+extension AuthService {
+    func addOAuthRoutes(to router: Router<AuthRequestContext>) {
+        router.get(RouterPath(Routes.base + "/app/:app/auth/providers/:provider/login")) { request, context in
+            try await self.startRedirect(request, context)
+        }
+        let callback = RouterPath(Routes.base + "/auth/callback")
+        router.get(callback) { request, _ in
+            try await self.callback(Self.query(request))
+        }
+        // Apple answers with a form post when it is asked for the name or email.
+        router.post(callback) { request, context in
+            try await self.callback(try await Self.form(request, context))
+        }
+    }
+
+    /// This server's callback URL, registered at the IdP.
+    func callbackURL() throws(ServiceError) -> String {
+        guard let base = publicURL ?? origin.value else {
+            throw ServiceError(.internalServerError, "the server's public URL is not known: set publicURL")
+        }
+        return base + Routes.base + "/auth/callback"
+    }
+
+    private func startRedirect(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let app = try self.app(context.parameters.get("app") ?? "")
+        let type = context.parameters.get("provider") ?? ""
+        guard let provider = app.oauth(type) else {
+            throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
+        }
+        let query = Self.query(request)
+        func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
+        guard let redirect = q("redirect"), !redirect.isEmpty else {
+            throw ServiceError(.missingParameter, "missing parameter 'redirect'")
+        }
+        guard let clientState = q("state"), !clientState.isEmpty, clientState.utf8.count <= 512 else {
+            throw ServiceError(.missingParameter, "missing parameter 'state' (at most 512 bytes)")
+        }
+        let challenge = q("code_challenge")
+        if challenge != nil, q("code_challenge_method") != "S256" {
+            throw ServiceError(.invalidParameter, "code_challenge_method must be S256")
+        }
+        if let challenge, !(43...128).contains(challenge.utf8.count) {
+            throw ServiceError(.invalidParameter, "code_challenge must be a base64url SHA-256 (43 characters)")
+        }
+        // No open redirect: the answer goes only where the app allows, or (with PKCE, so that
+        // only the client that started the flow can use its code) to a loopback listener.
+        guard let uri = RedirectURI(redirect),
+            uri.isAllowed(by: provider.config.redirectURIs) || (uri.isLoopback && challenge != nil)
+        else {
+            throw ServiceError(.invalidParameter, "redirect URI is not allowed for \(type): add it to the provider's redirectURIs")
+        }
+        try checkRate(.login, app: app, address: context.clientAddress)
+        var linkToken: String?
+        if q("link") == "true" {
+            let token = try request.bearerToken()
+            let (tokenApp, _, _) = try await userOfAccessToken(token)
+            guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+            linkToken = token
+        }
+        let endpoints = try await provider.endpoints()
+        guard let authorization = endpoints.authorization else {
+            throw ServiceError(.authProviderNotFound, "\(type) has no authorization endpoint configured")
+        }
+        let flow = OAuthFlows.Flow(app: app.id, provider: type, redirect: redirect, clientState: clientState,
+                                   nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
+                                   challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
+                                   expires: clock.now + OAuthFlows.flowLifetime)
+        let state = try flows.start(flow, now: clock.now)
+        var fields = [("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
+                      ("response_type", "code"), ("state", state),
+                      ("code_challenge", OAuthFlows.challenge(of: flow.verifier)), ("code_challenge_method", "S256")]
+        let scopes = q("scopes").map { $0.split(separator: ",").map(String.init) } ?? provider.config.scopes
+        if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
+        if provider.config.isOpenIDConnect { fields.append(("nonce", flow.nonce)) }
+        if provider.config.kind == .apple && !scopes.isEmpty { fields.append(("response_mode", "form_post")) }
+        // The client's custom parameters (`idp_allow_signup=false` sends `allow_signup=false`),
+        // never one of the protocol's own.
+        let reserved: Set<String> = ["client_id", "redirect_uri", "response_type", "state", "nonce", "scope",
+                                     "code_challenge", "code_challenge_method", "response_mode"]
+        for (key, value) in query where key.hasPrefix("idp_") {
+            let name = String(key.dropFirst(4))
+            if !name.isEmpty, !reserved.contains(name) { fields.append((name, value)) }
+        }
+        let location = authorization + (authorization.contains("?") ? "&" : "?") + FormEncoding.encode(fields)
+        if q("providerRedirectHeader") == "true" {
+            var response = JSONResponse.empty
+            response.headers[HTTPField.Name("X-Baas-Location")!] = location
+            return response
+        }
+        return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+    }
+
+    /// The IdP's answer: exchange the code, then answer the client's redirect.
+    private func callback(_ query: [(String, String)]) async throws -> Response {
+        func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
+        guard let state = q("state"), let flow = flows.take(state, now: clock.now) else {
+            throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
+        }
+        guard let app = apps[flow.app], let provider = app.oauth(flow.provider) else {
+            throw ServiceError(.authProviderNotFound, "the provider of this sign-in is no longer enabled")
+        }
+        do {
+            if let error = q("error") {
+                let what = error == "access_denied" ? "the person denied the sign-in" : "the identity provider answered \(IDTokenVerifier.printable(error))"
+                throw ServiceError(.authError, what)
+            }
+            guard let code = q("code") else { throw ServiceError(.authError, "the identity provider sent no code") }
+            let verified = try await provider.exchange(code: code, redirectURI: try callbackURL(), verifier: flow.verifier, nonce: flow.nonce)
+            let proof = Self.proof(verified, provider: provider) { id, data in
+                IdentityRecord(externalId: id, providerType: provider.config.type, providerId: app.providerId(provider.config.type), data: data)
+            }
+            if let challenge = flow.challenge {
+                let code = flows.issueCode(for: proof, flow: flow, challenge: challenge, now: clock.now)
+                return Self.redirect(flow.redirect, query: [("code", code), ("state", flow.clientState)])
+            }
+            let answer = try await finish(proof, app: app, deviceId: deviceId(flow.deviceId), linkToken: flow.linkToken)
+            let ua = ["access_token", "refresh_token", "user_id", "device_id"].map { answer[$0]?.stringValue ?? "" }.joined(separator: "$")
+            var fragment = [("_baas_client_app_id", app.id), ("_baas_ua", ua), ("_baas_state", flow.clientState)]
+            if flow.linkToken != nil { fragment.append(("_baas_link", "ok")) }
+            return Self.redirect(flow.redirect, fragment: fragment)
+        } catch let error as ServiceError {
+            if flow.challenge != nil {
+                return Self.redirect(flow.redirect, query: [("error", error.message), ("state", flow.clientState)])
+            }
+            return Self.redirect(flow.redirect, fragment: [("_baas_client_app_id", app.id), ("_baas_error", error.message),
+                                                           ("_baas_state", flow.clientState)])
+        }
+    }
+
+    private static func redirect(_ uri: String, query: [(String, String)]) -> Response {
+        Response(status: .found, headers: [.location: uri + (uri.contains("?") ? "&" : "?") + FormEncoding.encode(query),
+                                           .cacheControl: "no-store"])
+    }
+
+    private static func redirect(_ uri: String, fragment: [(String, String)]) -> Response {
+        Response(status: .found, headers: [.location: uri + "#" + FormEncoding.encode(fragment), .cacheControl: "no-store"])
+    }
+
+    /// The device id of realm-web's `device` parameter (base64 of `{"deviceId": ...}`).
+    static func deviceId(realmDevice: String?) -> String? {
+        guard let realmDevice, realmDevice.utf8.count <= 4096, let bytes = Base64.decode(realmDevice),
+            let doc = try? EJSON(parsing: bytes)
+        else { return nil }
+        return doc["deviceId"]?.stringValue
+    }
+}

@@ -1,0 +1,195 @@
+import AuthProtocol
+import AuthServer
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// The browser flows end to end on a live server with the dev identity provider: the web
+/// redirect flow as realm-web's OAuth2Helper reads it, linking through `X-Baas-Location`,
+/// the loopback flow with login codes, and the ways to misuse them.
+@Suite struct OAuthFlowTests {
+    /// A request whose answer is a redirect (or an error): status, `Location`, `X-Baas-Location`.
+    struct Hop {
+        var status: Int
+        var location: String?
+        var baasLocation: String?
+        var body: String
+    }
+
+    static func hop(_ c: Client, _ url: String, method: HTTPRequest.Method = .get, token: String? = nil) async throws -> Hop {
+        // The server's own absolute URLs are followed by path.
+        var path = url
+        if let r = url.range(of: "://") {
+            let rest = url[r.upperBound...]
+            path = rest.firstIndex(of: "/").map { String(rest[$0...]) } ?? "/"
+        }
+        var headers: HTTPFields = [:]
+        if let token { headers[.authorization] = "Bearer \(token)" }
+        return try await c.client.execute(uri: path, method: method, headers: headers, body: nil) { response in
+            Hop(status: Int(response.status.code), location: response.headers[.location],
+                baasLocation: response.headers[HTTPField.Name("X-Baas-Location")!], body: String(buffer: response.body))
+        }
+    }
+
+    /// Approves the IdP authorize URL `url` as `email` and returns where the IdP sends the browser.
+    static func approve(_ c: Client, _ url: String, email: String, deny: Bool = false) async throws -> String {
+        var body: EJSONDocument = ["url": .string(url), "identity": ["email": .string(email), "name": "Flo"]]
+        if deny { body["decision"] = "deny" }
+        let reply = try await c.call(.post, "/dev/idp/api/approve", json: .document(body))
+        return try #require(reply["redirect"], "\(reply.body)")
+    }
+
+    static func fields(after separator: Character, in url: String) throws -> [(String, String)] {
+        let part = try #require(url.split(separator: separator, maxSplits: 1).dropFirst().first, "\(url)")
+        return try #require(FormEncoding.decode(part))
+    }
+
+    static func live(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+        let apps = [AppConfiguration(id: "local"), AppConfiguration(id: "other")]
+        try await TestServer.run(TestServer.configuration(apps: apps), mode: .live) { c in
+            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
+                "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]],
+            ])
+            #expect(patch.status == 200, "\(patch.body)")
+            try await body(c)
+        }
+    }
+
+    static func start(_ query: [(String, String)], provider: String = "oauth2-github", app: String = "local") -> String {
+        Routes.login(app, provider: provider) + "?" + FormEncoding.encode(query)
+    }
+
+    @Test func webRedirectFlowAnswersAsRealmWebReadsIt() async throws {
+        try await Self.live { c in
+            let device = Base64.encode(Array(#"{"deviceId":"65a1b2c3d4e5f6a7b8c9d0e1","appId":"local"}"#.utf8))
+            let first = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "abcdefghijkl"), ("device", device)]))
+            #expect(first.status == 302)
+            let authorize = try #require(first.location)
+            #expect(authorize.contains("/dev/idp/github/login/oauth/authorize?") && authorize.contains("code_challenge="))
+            let callback = try await Self.approve(c, authorize, email: "flo@example.com")
+            #expect(callback.contains("/api/client/v2.0/auth/callback?"))
+            let last = try await Self.hop(c, callback)
+            let location = try #require(last.location)
+            #expect(last.status == 302 && location.hasPrefix("https://app.example.com/cb#"), "\(last)")
+            // OAuth2Helper.parseRedirectLocation and decodeAuthInfo.
+            let fragment = try Self.fields(after: "#", in: location)
+            #expect(FormEncoding.value("_baas_client_app_id", in: fragment) == "local")
+            #expect(FormEncoding.value("_baas_state", in: fragment) == "abcdefghijkl")
+            let parts = try #require(FormEncoding.value("_baas_ua", in: fragment)).split(separator: "$", omittingEmptySubsequences: false)
+            #expect(parts.count == 4)
+            #expect(parts[3] == "65a1b2c3d4e5f6a7b8c9d0e1")
+            let profile = try await c.profile(String(parts[0]))
+            #expect(profile.body["user_id"]?.stringValue == String(parts[2]))
+            #expect(profile.body["data"]?["email"] == "flo@example.com")
+            #expect(try await c.refresh(String(parts[1])).status == 201)
+
+            // The IdP's state is used once.
+            let replay = try await Self.hop(c, callback)
+            #expect(replay.status == 400 && replay.location == nil, "\(replay)")
+        }
+    }
+
+    @Test func linkingAnswersWithXBaasLocation() async throws {
+        try await Self.live { c in
+            let anon = try await c.anonymous()
+            let token = try #require(anon["access_token"])
+            let start = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "linkstate"),
+                                                         ("link", "true"), ("providerRedirectHeader", "true")]), token: token)
+            #expect(start.status == 200 && start.location == nil, "\(start)")
+            let authorize = try #require(start.baasLocation)
+            let last = try await Self.hop(c, try await Self.approve(c, authorize, email: "lin@example.com"))
+            let fragment = try Self.fields(after: "#", in: try #require(last.location))
+            #expect(FormEncoding.value("_baas_link", in: fragment) == "ok")
+            let profile = try await c.profile(token)
+            let types = profile.body["identities"]?.arrayValue?.compactMap { $0["provider_type"]?.stringValue }
+            #expect(types == ["anon-user", "oauth2-github"])
+            // Without a token, a link start is refused before anything is kept.
+            let anonymous = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"), ("link", "true")]))
+            #expect(anonymous.status == 401)
+        }
+    }
+
+    @Test func noOpenRedirect() async throws {
+        try await Self.live { c in
+            let refused = ["https://evil.example/cb", "https://app.example.com/cb/../../evil", "https://app.example.com.evil.example/cb",
+                           "https://app.example.com@evil.example/cb", "http://127.0.0.1:8000/cb", "http://127.0.0.1.evil.example/cb",
+                           "javascript:alert(1)", "//evil.example/cb", "https://app.example.com/cb#frag"]
+            for redirect in refused {
+                let hop = try await Self.hop(c, Self.start([("redirect", redirect), ("state", "s")]))
+                #expect(hop.status == 400 && hop.location == nil, "\(redirect): \(hop)")
+            }
+            // A loopback redirect needs PKCE (the loopback flow), and then any port is allowed.
+            let loopback = try await Self.hop(c, Self.start([("redirect", "http://127.0.0.1:8000/cb"), ("state", "s"),
+                                                            ("code_challenge", DevIdP.pkce().challenge), ("code_challenge_method", "S256")]))
+            #expect(loopback.status == 302)
+        }
+    }
+
+    @Test func loopbackFlowGivesASingleUseLoginCodeBoundToTheChallenge() async throws {
+        try await Self.live { c in
+            func loginCode(app: String = "local", provider: String = "oauth2-github", challenge: String, deny: Bool = false) async throws -> [(String, String)] {
+                let start = try await Self.hop(c, Self.start([("redirect", "http://127.0.0.1:43210/callback"), ("state", "loop"),
+                                                             ("code_challenge", challenge), ("code_challenge_method", "S256")],
+                                                            provider: provider, app: app))
+                let authorize = try #require(start.location, "\(start)")
+                let last = try await Self.hop(c, try await Self.approve(c, authorize, email: "loop@example.com", deny: deny))
+                let location = try #require(last.location)
+                #expect(location.hasPrefix("http://127.0.0.1:43210/callback?") && !location.contains("#"), "\(location)")
+                let fields = try Self.fields(after: "?", in: location)
+                #expect(FormEncoding.value("state", in: fields) == "loop")
+                return fields
+            }
+            let (verifier, challenge) = DevIdP.pkce()
+            let code = try #require(FormEncoding.value("code", in: try await loginCode(challenge: challenge)))
+            let ok = try await c.login("oauth2-github", ["loginCode": .string(code), "codeVerifier": .string(verifier)])
+            #expect(ok.status == 200 && ok["refresh_token"] != nil, "\(ok.body)")
+            let again = try await c.login("oauth2-github", ["loginCode": .string(code), "codeVerifier": .string(verifier)])
+            #expect(again.status == 401 && again.message == "login code is unknown, used or expired")
+
+            let code2 = try #require(FormEncoding.value("code", in: try await loginCode(challenge: challenge)))
+            let wrong = try await c.login("oauth2-github", ["loginCode": .string(code2), "codeVerifier": .string(DevIdP.pkce().verifier)])
+            #expect(wrong.status == 401 && wrong.message?.contains("does not match") == true)
+            // Spent by the failed attempt.
+            #expect(try await c.login("oauth2-github", ["loginCode": .string(code2), "codeVerifier": .string(verifier)]).status == 401)
+
+            let code3 = try #require(FormEncoding.value("code", in: try await loginCode(challenge: challenge)))
+            let otherApp = try await c.inApp("other").login("oauth2-github", ["loginCode": .string(code3), "codeVerifier": .string(verifier)])
+            #expect(otherApp.status == 401 && otherApp.message?.contains("another app") == true, "\(otherApp.body)")
+
+            let denied = try await loginCode(challenge: challenge, deny: true)
+            #expect(FormEncoding.value("code", in: denied) == nil)
+            #expect(FormEncoding.value("error", in: denied) == "the person denied the sign-in")
+
+            // The OIDC flavour, through discovery and an ID token with the flow's nonce.
+            let oidc = try #require(FormEncoding.value("code", in: try await loginCode(provider: "oauth2-google", challenge: challenge)))
+            let google = try await c.login("oauth2-google", ["loginCode": .string(oidc), "codeVerifier": .string(verifier)])
+            #expect(google.status == 200 && google["provider_id_token"] != nil, "\(google.body)")
+        }
+    }
+
+    @Test func authorizePageWorksAsAForm() async throws {
+        try await Self.live { c in
+            let (_, challenge) = DevIdP.pkce()
+            let start = try await Self.hop(c, Self.start([("redirect", "http://127.0.0.1:43210/cb"), ("state", "s"),
+                                                         ("code_challenge", challenge), ("code_challenge_method", "S256")]))
+            let page = try await Self.hop(c, try #require(start.location))
+            #expect(page.status == 200 && page.body.contains("<form method=\"post\""))
+            let token = try #require(page.body.firstRange(of: #/name="request" value="([0-9a-f]+)"/#).map { String(page.body[$0]) }
+                .flatMap { $0.split(separator: "\"").dropFirst(3).first.map(String.init) })
+            let form = FormEncoding.encode([("request", token), ("email", "form@example.com"), ("name", "Form"),
+                                            ("verified", "true"), ("decision", "approve")])
+            let path = "/dev/idp/github/login/oauth/authorize"
+            let posted = try await c.client.execute(uri: path, method: .post,
+                                                    headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                    body: ByteBuffer(string: form)) { r in (Int(r.status.code), r.headers[.location]) }
+            #expect(posted.0 == 302 && posted.1?.contains("/api/client/v2.0/auth/callback?code=") == true, "\(posted)")
+            // The page's token is used once.
+            let again = try await c.client.execute(uri: path, method: .post,
+                                                   headers: [.contentType: "application/x-www-form-urlencoded"],
+                                                   body: ByteBuffer(string: form)) { r in Int(r.status.code) }
+            #expect(again == 400)
+        }
+    }
+}
