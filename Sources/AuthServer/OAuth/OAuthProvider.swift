@@ -87,7 +87,10 @@ final class OAuthProvider: Sendable {
         if let token = try body.optionalString("accessToken") {
             return try await identity(accessToken: token, checkClient: true)
         }
-        throw ServiceError(.missingParameter, "\(config.type) login needs id_token, authCode or accessToken")
+        if let code = try body.optionalString("deviceCode") {
+            return try await pollDevice(code)
+        }
+        throw ServiceError(.missingParameter, "\(config.type) login needs id_token, authCode, accessToken, deviceCode or loginCode")
     }
 
     /// Verifies an ID token and reads its identity.
@@ -155,6 +158,59 @@ final class OAuthProvider: Sendable {
         }
         v.accessToken = token
         return v
+    }
+
+    // MARK: Device authorization (RFC 8628)
+
+    /// Asks the IdP's device endpoint for a user code: the answer of `POST .../device`.
+    func startDevice(scopes: [String]?) async throws(ServiceError) -> EJSON {
+        guard let endpoint = try await endpoints().device else {
+            throw ServiceError(.authProviderNotFound, "\(config.type) has no device authorization endpoint configured")
+        }
+        var fields = [("client_id", config.clientId)]
+        let scope = (scopes ?? config.scopes).joined(separator: " ")
+        if !scope.isEmpty { fields.append(("scope", scope)) }
+        let reply = try await http.postForm(endpoint, fields)
+        let b = reply.body
+        // Google names it verification_url.
+        guard reply.ok, case .string(let device)? = b["device_code"], case .string(let user)? = b["user_code"],
+            let uri = (b["verification_uri"] ?? b["verification_url"])?.stringValue
+        else {
+            let why = b["error"]?.stringValue.map(IDTokenVerifier.printable) ?? "status \(reply.status)"
+            throw ServiceError(.authError, "\(config.type) refused the device authorization (\(why))")
+        }
+        var answer: EJSONDocument = [
+            "device_code": .string(device), "user_code": .string(user), "verification_uri": .string(uri),
+            "interval": .int64(b["interval"]?.integerValue ?? 5), "expires_in": .int64(b["expires_in"]?.integerValue ?? 900),
+        ]
+        if case .string(let complete)? = b["verification_uri_complete"] { answer["verification_uri_complete"] = .string(complete) }
+        return .document(answer)
+    }
+
+    /// One poll of the token endpoint with a device code: the identity once the person
+    /// approved; until then 400 `AuthorizationPending` or `SlowDown`, and `ExpiredToken` or
+    /// `AccessDenied` to end it.
+    func pollDevice(_ code: String) async throws -> Verified {
+        guard let endpoint = try await endpoints().token else { throw ServiceError(.authError, "\(config.type) has no token endpoint configured") }
+        var fields = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", code),
+                      ("client_id", config.clientId)]
+        if let secret = config.clientSecret?.value { fields.append(("client_secret", secret)) }
+        let reply = try await http.postForm(endpoint, fields)
+        switch reply.body["error"]?.stringValue {
+        case nil: break
+        case "authorization_pending": throw ServiceError(.authorizationPending, "the person has not approved the sign-in yet")
+        case "slow_down": throw ServiceError(.slowDown, "polling too fast: wait 5 seconds more between polls")
+        case "expired_token": throw ServiceError(.expiredToken, "the device code expired: start again")
+        case "access_denied": throw ServiceError(.accessDenied, "the person denied the sign-in")
+        case let other?: throw ServiceError(.authError, "\(config.type) refused the device code (\(IDTokenVerifier.printable(other)))")
+        }
+        guard reply.ok, case .string(let access)? = reply.body["access_token"] else {
+            throw ServiceError(.authError, "\(config.type) refused the device code (status \(reply.status))")
+        }
+        if config.isOpenIDConnect, case .string(let idToken)? = reply.body["id_token"] {
+            return try await identity(idToken: idToken, nonce: nil, accessToken: access)
+        }
+        return try await identity(accessToken: access, checkClient: false)
     }
 
     /// An identity from OpenID Connect claims (an ID token or a userinfo answer).

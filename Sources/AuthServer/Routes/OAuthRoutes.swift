@@ -12,6 +12,18 @@ extension AuthService {
         router.get(RouterPath(Routes.base + "/app/:app/auth/providers/:provider/login")) { request, context in
             try await self.startRedirect(request, context)
         }
+        router.post(RouterPath(Routes.base + "/app/:app/auth/providers/:provider/device")) { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let type = context.parameters.get("provider") ?? ""
+            guard let provider = app.oauth(type) else {
+                throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
+            }
+            try self.checkRate(.login, app: app, address: context.clientAddress)
+            let body = try await RequestBody.read(request, context: context)
+            var scopes: [String]?
+            if case .array(let list)? = body.document["scopes"] { scopes = list.compactMap(\.stringValue) }
+            return JSONResponse.make(try await provider.startDevice(scopes: scopes), mode: .relaxed)
+        }
         let callback = RouterPath(Routes.base + "/auth/callback")
         router.get(callback) { request, _ in
             try await self.callback(Self.query(request))
