@@ -54,6 +54,7 @@ let package = Package(
         // The async client of the App Services API.
         .target(name: "AuthClient", dependencies: [
             "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),

@@ -123,6 +123,10 @@ public final class App: Sendable {
             updated.deviceId = reply["device_id"]?.stringValue ?? ObjectId.zero.hex
             updated.profile = profile.profile
             updated.identities = profile.identities
+            let providerAccess = reply["provider_access_token"]?.stringValue, providerId = reply["provider_id_token"]?.stringValue
+            if providerAccess != nil || providerId != nil {
+                updated.providerTokens = ProviderTokens(accessToken: providerAccess, idToken: providerId)
+            }
             record = updated
         }
         try setCurrent(userId)

@@ -39,4 +39,11 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public static let timedOut = "RequestTimedOut"
     /// An answer that is not what the protocol says (not JSON, too large, missing fields).
     public static let malformedResponse = "MalformedResponse"
+    // Sign-in codes.
+    /// The sign-in was cancelled (the task, or Ctrl-C in the REPL).
+    public static let cancelled = "Cancelled"
+    /// The person did not finish the sign-in within its timeout.
+    public static let signInTimedOut = "SignInTimedOut"
+    /// The identity provider or the person refused the sign-in (the message says which).
+    public static let signInFailed = "SignInFailed"
 }

@@ -56,6 +56,53 @@ public struct Credentials: Sendable, Equatable {
         Credentials(provider: ProviderType.google, body: ["provider": .string(ProviderType.google), "id_token": .string(idToken)])
     }
 
+    /// Google, by ID token (Realm Swift's name).
+    public static func googleId(token: String) -> Credentials { google(idToken: token) }
+
+    /// Google, by server auth code (Realm Swift's name).
+    public static func google(serverAuthCode: String) -> Credentials { google(authCode: serverAuthCode) }
+
+    /// Any `oauth2-*` provider (`github`, `oauth2-github`, `acme`...), by ID token.
+    public static func oauth(provider: String, idToken: String) -> Credentials {
+        oauth(provider, ["id_token": .string(idToken)])
+    }
+
+    /// Any `oauth2-*` provider, by authorization code; `redirectURI` and `codeVerifier` when the
+    /// code was obtained by a public client with PKCE.
+    public static func oauth(provider: String, authCode: String, redirectURI: String? = nil, codeVerifier: String? = nil) -> Credentials {
+        var body: EJSONDocument = ["authCode": .string(authCode)]
+        if let redirectURI { body["redirectUri"] = .string(redirectURI) }
+        if let codeVerifier { body["codeVerifier"] = .string(codeVerifier) }
+        return oauth(provider, body)
+    }
+
+    /// Any `oauth2-*` provider, by the provider's access token.
+    public static func oauth(provider: String, accessToken: String) -> Credentials {
+        oauth(provider, ["accessToken": .string(accessToken)])
+    }
+
+    /// The login code of a loopback sign-in (``App/signIn(provider:scopes:customParameters:presenter:timeout:)``).
+    static func loginCode(provider: String, code: String, verifier: String) -> Credentials {
+        oauth(provider, ["loginCode": .string(code), "codeVerifier": .string(verifier)])
+    }
+
+    /// A device code the person approved (the device flow).
+    static func deviceCode(provider: String, code: String) -> Credentials {
+        oauth(provider, ["deviceCode": .string(code)])
+    }
+
+    /// `oauth2-NAME` for `NAME` or `oauth2-NAME`.
+    public static func oauthProviderType(_ name: String) -> String {
+        name.hasPrefix("oauth2-") ? name : "oauth2-" + name
+    }
+
+    private static func oauth(_ provider: String, _ body: EJSONDocument) -> Credentials {
+        let type = oauthProviderType(provider)
+        var b = body
+        b["provider"] = .string(type)
+        return Credentials(provider: type, body: b)
+    }
+
     public static func apple(idToken: String) -> Credentials {
         Credentials(provider: ProviderType.apple, body: ["provider": .string(ProviderType.apple), "id_token": .string(idToken)])
     }

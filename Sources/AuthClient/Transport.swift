@@ -28,9 +28,17 @@ public struct TransportRequest: Sendable {
 public struct TransportResponse: Sendable {
     public var status: Int
     public var body: [UInt8]
-    public init(status: Int, body: [UInt8]) {
+    /// The headers (a redirect's `Location` is read by the sign-in flows).
+    public var headers: [(String, String)]
+    public init(status: Int, body: [UInt8], headers: [(String, String)] = []) {
         self.status = status
         self.body = body
+        self.headers = headers
+    }
+
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.0.lowercased() == name.lowercased() }?.1
     }
 }
 
@@ -55,6 +63,8 @@ public struct AsyncHTTPTransport: AuthTransport {
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.connectionPool.concurrentHTTP1ConnectionsPerHostSoftLimit = 64
         configuration.timeout.connect = .seconds(10)
+        // A redirect is answered to the caller, never followed: the sign-in flows read them.
+        configuration.redirectConfiguration = .disallow
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: configuration)
     }()
 
@@ -70,7 +80,8 @@ public struct AsyncHTTPTransport: AuthTransport {
                                                  + request.timeout.components.attoseconds / 1_000_000_000)
             let response = try await client.execute(r, timeout: timeout)
             let body = try await response.body.collect(upTo: maxResponseBytes)
-            return TransportResponse(status: Int(response.status.code), body: Array(buffer: body))
+            return TransportResponse(status: Int(response.status.code), body: Array(buffer: body),
+                                     headers: response.headers.map { ($0.name, $0.value) })
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
             || error == .connectTimeout {
             throw AuthClientError(code: AuthClientError.timedOut, message: "\(server) did not answer in time")

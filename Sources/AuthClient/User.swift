@@ -30,6 +30,9 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     public var accessToken: String? { record?.accessToken }
     public var refreshToken: String? { record?.refreshToken }
     public var deviceId: String { record?.deviceId ?? ObjectId.zero.hex }
+    /// The identity provider's tokens from the last sign-in with a provider that returns them
+    /// (`returnProviderTokens`), or nil.
+    public var providerTokens: ProviderTokens? { record?.providerTokens }
 
     /// The access token's `user_data` claim (custom user data), or nil.
     public var customData: EJSONDocument? {

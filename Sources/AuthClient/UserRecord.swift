@@ -33,6 +33,18 @@ public struct UserProfile: Sendable, Equatable {
     public var maxAge: String? { data["max_age"]?.stringValue }
 }
 
+/// An identity provider's tokens, as a login answers them when the provider has
+/// `returnProviderTokens` (Firebase's `authResult.credential.accessToken`): for calling the
+/// provider's own API, GitHub's `/user` for instance.
+public struct ProviderTokens: Sendable, Equatable {
+    public var accessToken: String?
+    public var idToken: String?
+    public init(accessToken: String?, idToken: String?) {
+        self.accessToken = accessToken
+        self.idToken = idToken
+    }
+}
+
 /// What the client keeps of one user.
 struct UserRecord: Sendable, Equatable {
     var id: String
@@ -44,6 +56,8 @@ struct UserRecord: Sendable, Equatable {
     var identities: [UserIdentity] = []
     /// First-seen order (`allUsers` lists users in it): nanoseconds of the first login here.
     var seq: Int64 = 0
+    /// The identity provider's tokens from the last sign-in that returned them.
+    var providerTokens: ProviderTokens?
 
     var isAnonymous: Bool { !identities.isEmpty && identities.allSatisfy { $0.providerType == ProviderType.anonymous } }
 }

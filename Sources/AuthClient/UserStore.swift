@@ -191,6 +191,12 @@ final class UserStore: Sendable {
         ]
         if let a = r.accessToken { doc["accessToken"] = .string(a) }
         if let t = r.refreshToken { doc["refreshToken"] = .string(t) }
+        if let p = r.providerTokens {
+            var tokens = EJSONDocument()
+            if let a = p.accessToken { tokens["accessToken"] = .string(a) }
+            if let i = p.idToken { tokens["idToken"] = .string(i) }
+            doc["providerTokens"] = .document(tokens)
+        }
         return EJSON.document(doc).encoded(.canonical)
     }
 
@@ -205,6 +211,9 @@ final class UserStore: Sendable {
                                 profile: UserProfile(data: profile),
                                 identities: identities.compactMap(UserIdentity.init))
         record.seq = d["seq"]?.integerValue ?? 0
+        if case .document(let p)? = d["providerTokens"] {
+            record.providerTokens = ProviderTokens(accessToken: p["accessToken"]?.stringValue, idToken: p["idToken"]?.stringValue)
+        }
         return record
     }
 }

@@ -1,15 +1,13 @@
-import Dispatch
+import AuthProtocol
 import Glibc
 
 /// Bytes sent to a loopback port as they are, for requests no HTTP client would write
 /// (malformed chunking, slow or partial headers). The socket calls block: run them through
 /// `offPool`, never on a cooperative thread (the server under test needs those).
 enum RawHTTP {
-    /// Runs blocking `body` on a dispatch thread and awaits its result.
+    /// Runs blocking `body` on a thread of its own (``BlockingThread``) and awaits its result.
     static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        try await BlockingThread.run { Result { try body() } }.get()
     }
 
     struct Failure: Error, CustomStringConvertible { var description: String }

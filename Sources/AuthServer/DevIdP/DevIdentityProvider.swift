@@ -71,6 +71,8 @@ final class DevIdentityProvider: Sendable {
     let origin: ServerOrigin
     private let subjectKey: SymmetricKey
     private let store: any AuthStore
+    /// The store is in memory: no data directory keeps the key.
+    private let ephemeral: Bool
     /// The RS256 key and its `kid` (a digest of its public key), loaded on first use: making
     /// one takes a while, and most runs of authsh never need it.
     private let signing = Mutex<(key: _RSA.Signing.PrivateKey, kid: String)?>(nil)
@@ -80,7 +82,8 @@ final class DevIdentityProvider: Sendable {
     static let codeLifetime: Int64 = 600, tokenLifetime: Int64 = 3600, deviceLifetime: Int64 = 900
 
     /// Loads (or makes, on first use of a data directory) the client secrets and the RS256 key.
-    init(store: any AuthStore, clock: ServerClock, origin: ServerOrigin) async throws {
+    init(store: any AuthStore, clock: ServerClock, origin: ServerOrigin, ephemeral: Bool) async throws {
+        self.ephemeral = ephemeral
         self.clock = clock
         self.origin = origin
         let seed = try await store.signingKey(app: "dev-idp/", algorithm: "seed") { Secrets.randomBytes(32) }
@@ -96,16 +99,36 @@ final class DevIdentityProvider: Sendable {
         self.store = store
     }
 
-    /// The signing key, made once per data directory (2048-bit RSA).
+    /// The signing key, made once per data directory (2048-bit RSA), off the cooperative
+    /// threads (making one takes a second in a debug build). A server without a data
+    /// directory (in memory) shares one key per process.
     private func signingKey() async throws -> (key: _RSA.Signing.PrivateKey, kid: String) {
         if let loaded = signing.withLock({ $0 }) { return loaded }
-        let der = try await store.signingKey(app: "dev-idp/", algorithm: "RS256") {
-            (try? Array(_RSA.Signing.PrivateKey(keySize: .bits2048).derRepresentation)) ?? []
+        var der = try await store.existingSigningKey(app: "dev-idp/", algorithm: "RS256")
+        if der == nil {
+            let fresh = ephemeral ? try await Self.processKey() : try await Self.freshKey()
+            der = try await store.signingKey(app: "dev-idp/", algorithm: "RS256") { fresh }
         }
-        let key = try _RSA.Signing.PrivateKey(derRepresentation: der)
+        let key = try _RSA.Signing.PrivateKey(derRepresentation: der ?? [])
         let loaded = (key, String(Hex.encode(Array(SHA256.hash(data: key.publicKey.derRepresentation))).prefix(16)))
         signing.withLock { $0 = loaded }
         return loaded
+    }
+
+    private static func freshKey() async throws -> [UInt8] {
+        try await BlockingThread.run { Result { Array(try _RSA.Signing.PrivateKey(keySize: .bits2048).derRepresentation) } }.get()
+    }
+
+    private static let sharedKey = Mutex<Task<[UInt8], any Error>?>(nil)
+
+    private static func processKey() async throws -> [UInt8] {
+        let task = sharedKey.withLock { shared in
+            if let shared { return shared }
+            let task = Task { try await freshKey() }
+            shared = task
+            return task
+        }
+        return try await task.value
     }
 
     /// Adds `oauth2-github` and `oauth2-google` against this IdP to `providers` (the embedded

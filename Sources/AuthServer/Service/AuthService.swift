@@ -51,7 +51,7 @@ final class AuthService: Sendable {
         tokens = try await TokenIssuer(apps: c.apps, store: store, clock: c.clock)
         let origin = ServerOrigin()
         self.origin = origin
-        let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: origin) : nil
+        let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: origin, ephemeral: c.database == .memory) : nil
         self.devIdP = devIdP
         if c.dev {
             let outbox = DevOutbox()

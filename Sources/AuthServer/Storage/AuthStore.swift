@@ -22,6 +22,8 @@ public protocol AuthStore: Sendable {
     // Signing keys
     /// The app's key material for `algorithm`, creating it with `make` if there is none yet.
     func signingKey(app: String, algorithm: String, make: @Sendable () -> [UInt8]) async throws -> [UInt8]
+    /// The app's key material for `algorithm`, or nil when none was made yet.
+    func existingSigningKey(app: String, algorithm: String) async throws -> [UInt8]?
 
     // Users and identities
     /// Inserts a user with its identities; conflict if an identity belongs to someone already.

@@ -90,11 +90,19 @@ public final class SQLiteStore: AuthStore {
 
     // MARK: signing keys
 
+    public func existingSigningKey(app: String, algorithm: String) async throws -> [UInt8]? {
+        do {
+            return try await writer.read { db in
+                try Data.fetchOne(db, sql: "SELECT material FROM signing_keys WHERE app_id = ? AND algorithm = ?",
+                                  arguments: [app, algorithm]).map(Array.init)
+            }
+        } catch { throw Self.translate(error, "read signing key") }
+    }
+
     public func signingKey(app: String, algorithm: String, make: @Sendable () -> [UInt8]) async throws -> [UInt8] {
         let sql = "SELECT material FROM signing_keys WHERE app_id = ? AND algorithm = ?"
         // Made only when missing: some keys (RSA) take a while to make.
-        let existing = try await writer.read { db in try Data.fetchOne(db, sql: sql, arguments: [app, algorithm]) }
-        if let existing { return Array(existing) }
+        if let existing = try await existingSigningKey(app: app, algorithm: algorithm) { return existing }
         let fresh = Data(make())
         return try await write("read signing key") { db in
             // INSERT OR IGNORE keeps the first key when two instances start together.
