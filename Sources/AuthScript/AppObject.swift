@@ -69,6 +69,7 @@ public final class AppObject: LuaObject {
         methods: [
             "login": { app, call in try Verbs.login(app, call, credentialsAt: 2) },
             "switchUser": { app, call in try Verbs.switchUser(app, call, userAt: 2) },
+            "signIn": { app, call in try SignInBinding.signIn(app, call, from: 2) },
         ],
         properties: [
             "id": { .string(LuaString($0.id)) },

@@ -40,6 +40,8 @@ enum AuthModule {
         t["password"] = .function(PasswordPrompt.function)
         t["clock"] = .function(LuaFunction("auth.clock") { _ in .one(.number(ProgressObject.now())) })
         t["dev"] = .table(devTable(app.dev))
+        t["signIn"] = .function(SignInBinding.function(app, name: "auth.signIn"))
+        t["http"] = .function(HTTPBinding.function(server: app.server))
         return t
     }
 
@@ -76,6 +78,27 @@ enum AuthModule {
         t["wipeUsers"] = .function(LuaFunction("auth.dev.wipeUsers") { call in
             perform(call) { try await dev.wipeUsers(); return [] }
         })
+        var idp = LuaTable()
+        // auth.dev.idp.approve(userCode, {email =, name =, verified =}): the person approves a
+        // device sign-in at the dev identity provider; `{deny = true}` denies it.
+        idp["approve"] = .function(LuaFunction("auth.dev.idp.approve") { call in
+            let code = try call.string(1)
+            let identity = try call.table(2)
+            var body: EJSONDocument = ["userCode": .string(code)]
+            if identity["deny"].isTruthy {
+                body["decision"] = "deny"
+            } else {
+                let email = try identity.string("email", argument: 2)
+                var d: EJSONDocument = ["email": .string(email), "verified": .bool(identity["verified"] == .nil || identity["verified"].isTruthy)]
+                if let name = identity["name"].stringValue { d["name"] = .string(name) }
+                body["identity"] = .document(d)
+            }
+            let request = body
+            return perform(call) { _ = try await dev.idp("/device/approve", body: .document(request)); return [] }
+        })
+        // The dev identity provider's GitHub API (`/user`, `/user/emails`), for auth.http.
+        idp["githubAPI"] = .string(LuaString(dev.server.baseURL + "/dev/idp/github/api"))
+        t["idp"] = .table(idp)
         return t
     }
 }

@@ -54,8 +54,11 @@ enum CredentialsLibrary {
             if let token = options["idToken"].stringValue { return .google(idToken: token) }
             throw LuaArgumentError(index: 1, message: "give authCode or idToken")
         }
-        add("apple") { call in .apple(idToken: try call.string(1)) }
-        add("facebook") { call in .facebook(accessToken: try call.string(1)) }
+        // apple(idToken) or apple{idToken =}; facebook(accessToken) or facebook{accessToken =}.
+        add("apple") { call in .apple(idToken: call.isTable(1) ? try call.table(1).string("idToken", argument: 1) : try call.string(1)) }
+        add("facebook") { call in
+            .facebook(accessToken: call.isTable(1) ? try call.table(1).string("accessToken", argument: 1) : try call.string(1))
+        }
         add("oauth") { call in
             let provider = try call.string(1)
             var body: EJSONDocument = [:]

@@ -34,10 +34,15 @@ struct DevAPI: Sendable {
         _ = try await send("DELETE", "/apps/\(Self.percentEncoded(appId))/users")
     }
 
-    private func send(_ method: String, _ path: String, body: EJSON? = nil) async throws -> EJSON {
+    /// A scripted request to the dev identity provider (`/dev/idp/api/...`).
+    func idp(_ path: String, body: EJSON) async throws -> EJSON {
+        try await send("POST", "/dev/idp/api" + path, body: body, root: "")
+    }
+
+    private func send(_ method: String, _ path: String, body: EJSON? = nil, root: String = Routes.dev) async throws -> EJSON {
         var headers = [("Accept", "application/json")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let request = TransportRequest(method: method, url: server.baseURL + Routes.dev + path, headers: headers,
+        let request = TransportRequest(method: method, url: server.baseURL + root + path, headers: headers,
                                        body: body?.encoded(.canonical), timeout: requestTimeout)
         let response = try await ScriptTransport(server: server).send(request)
         let parsed = response.body.isEmpty ? EJSON.document([:]) : (try? EJSON(parsing: response.body))
@@ -55,18 +60,5 @@ struct DevAPI: Sendable {
     }
 
     /// RFC 3986 unreserved characters kept, everything else %XX.
-    static func percentEncoded(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".utf8)
-                out += "%" + String(decoding: [hex[Int(byte >> 4)], hex[Int(byte & 15)]], as: UTF8.self)
-            }
-        }
-        return out
-    }
+    static func percentEncoded(_ text: String) -> String { FormEncoding.escape(text) }
 }

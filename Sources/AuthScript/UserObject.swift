@@ -56,6 +56,13 @@ public final class UserObject: LuaObject {
             "accessToken": { $0.user.accessToken.map { .string(LuaString($0)) } ?? .nil },
             "refreshToken": { $0.user.refreshToken.map { .string(LuaString($0)) } ?? .nil },
             "deviceId": { .string(LuaString($0.user.deviceId)) },
+            "providerTokens": { object in
+                guard let tokens = object.user.providerTokens else { return .nil }
+                var t = LuaTable()
+                if let a = tokens.accessToken { t["accessToken"] = .string(LuaString(a)) }
+                if let i = tokens.idToken { t["idToken"] = .string(LuaString(i)) }
+                return .table(t)
+            },
             "apiKeys": { .object(APIKeysObject(user: $0)) },
             "functions": { .object(FunctionsObject(user: $0)) },
         ],

@@ -10,6 +10,7 @@ enum Verbs {
     static func functions(_ app: AppObject) -> [LuaFunction] {
         [
             LuaFunction("login") { call in try login(app, call, credentialsAt: 1) },
+            SignInBinding.function(app, name: "signIn"),
             LuaFunction("linkIdentity") { call in
                 let credentials = try call.object(1, as: CredentialsObject.self).credentials
                 let user = try current(app, call)

@@ -45,8 +45,12 @@ enum Help {
         Ctrl-D or .exit leaves; .help shows the REPL's help. Lines that mention a password,
         token or secret are not saved in the history file.
 
-        Globals: app, credentials, auth, and the verbs login, linkIdentity, register, confirm,
-        resetPassword, callResetFunction, switchUser, logout, whoami, users, outbox.
+        Globals: app, credentials, auth, and the verbs login, signIn, linkIdentity, register,
+        confirm, resetPassword, callResetFunction, switchUser, logout, whoami, users, outbox.
+        signIn("github") signs in with an identity provider in the browser (the embedded
+        server's dev identity provider stands in for GitHub and Google); {device = true} shows
+        a code instead, {as = {email = ...}} approves with no browser; auth.http{url =, headers =}
+        calls the provider's API with user.providerTokens.accessToken.
         Async helpers: auth.spawn(f, ...) starts a task, auth.wait(t, ...) waits for tasks,
         auth.sleep(seconds) pauses the current task while others run.
 
@@ -66,6 +70,9 @@ enum Help {
         .users      the users this client knows (* marks the current one)
         .whoami     the current user and its identities
         .outbox [EMAIL]  the dev server's outbox (confirmation and reset mails)
+        signIn("github")  sign in with GitHub (the dev identity provider on the embedded
+                    server); {as = {email = "ada@example.com"}} skips the browser,
+                    {device = true} shows a code; Ctrl-C cancels a sign-in that waits
         .exit       leave (or Ctrl-D)
         An expression prints its values; `_` holds the first. A statement runs as is.
         An incomplete statement continues on a `>>` prompt. Tab completes names.

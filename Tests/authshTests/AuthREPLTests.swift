@@ -35,6 +35,25 @@ struct AuthREPLTests {
         #expect(!history.contains("ann-secret") && !history.contains("wrong-pass"))
     }
 
+    @Test func ctrlCCancelsASignInThatWaitsAndTheREPLGoesOn() throws {
+        let data = try Binary.temporaryDirectory()
+        let term = try Terminal(arguments: [], dataDirectory: data)
+        try term.waitFor("authsh local>")
+        try term.type("signIn('github', { browser = false })")
+        try term.waitFor("Open this URL in a browser to sign in: http://127.0.0.1:")
+        try term.press("C-c")
+        try term.waitFor("interrupted!")
+        try term.waitFor("authsh local>")
+        try term.type("signIn('github', { as = { email = 'kim@example.com' } })")
+        try term.waitFor("kim@example.com, loggedIn)")
+        try term.waitFor("authsh local kim@example.com>")
+        try term.type("sig", enter: false)
+        try term.press("Tab")
+        try term.waitFor("signIn")
+        try term.press("C-c")  // clears the line being typed
+        #expect(try term.quit())
+    }
+
     @Test(arguments: [
         ("app.emailPasswordAuth:reg", "app.emailPasswordAuth:registerUser"),
         ("credentials.emailP", "credentials.emailPassword"),

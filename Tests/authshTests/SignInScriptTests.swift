@@ -1,0 +1,74 @@
+import Foundation
+import Testing
+
+/// `signIn`, `auth.http`, `user.providerTokens`, `auth.dev.idp` and the IdP credentials, run
+/// by the built binary against the embedded server and its dev identity provider.
+@Suite struct SignInScriptTests {
+    @Test func signInByEveryRouteLandsOnOneUserPerIdentity() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            local ada = { email = "ada@example.com", name = "Ada" }
+            local u = signIn("github", { as = ada, scopes = { "read:user", "user:email" }, customParameters = { allow_signup = "false" } })
+            assert(u == whoami() and u.identities[1].providerType == "oauth2-github" and u.profile.email == "ada@example.com")
+            assert(auth.signIn("oauth2-github", { as = ada }) == u, "auth.signIn: the same user")
+            assert(app:signIn("github", { as = ada, device = true }) == u, "the device flow: the same user")
+            -- Without user:email, GitHub gives no email: the profile has none.
+            local noMail = signIn("github", { as = { email = "nomail@example.com" }, scopes = { "read:user" } })
+            assert(noMail.profile.email == nil and noMail.profile.name == "nomail")
+            local g = signIn("google", { as = { email = "ada@example.com", verified = false } })
+            assert(g ~= u and g.profile.email == nil, "an unverified Google email stays out of the profile")
+            assert(g.providerTokens.idToken and g.providerTokens.accessToken)
+            local status, headers, body = auth.http{ url = auth.dev.idp.githubAPI .. "/user",
+              headers = { Authorization = "Bearer " .. u.providerTokens.accessToken } }
+            print(status, headers["content-type"], auth.json.decode(body).name)
+            status = auth.http{ url = auth.dev.idp.githubAPI .. "/user", headers = { Authorization = "Bearer nope" } }
+            print(status)
+            print(#users())
+            """, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "200\tapplication/json\tAda\n401\n3\n")
+    }
+
+    @Test func signInMistakesAreClearErrors() throws {
+        let data = try Binary.temporaryDirectory()
+        let r2 = try Binary.script("""
+            local ok, err = pcall(auth.dev.idp.approve, "ABCD-EFGH", { email = "x@example.com" })
+            print(ok, err.code)
+            ok, err = pcall(signIn, "github", { as = "ada" })
+            print(ok, (tostring(err):gsub("^.-: ", "")))
+            ok, err = pcall(signIn, "nosuch", { as = { email = "a@example.com" } })
+            print(ok, err.code, err.status)
+            ok, err = pcall(auth.http, { url = "ftp://example.com" })
+            print(ok, (tostring(err):gsub("^.-: ", "")))
+            ok, err = pcall(signIn, "github", { browser = false, timeout = 0.3 })
+            print(ok, err.code)
+            """, data: data)
+        #expect(r2.status == 0, "\(r2.stderr)")
+        #expect(r2.stdout == """
+            false\tInvalidParameter
+            false\tbad argument #2 to 'signIn' (field 'as' must be a table ({email =, name =, verified =}))
+            false\tAuthProviderNotFound\t404
+            false\tbad argument #1 to 'auth.http' (field 'url' must be an http:// or https:// URL)
+            false\tSignInTimedOut
+
+            """)
+        #expect(r2.stderr.contains("Open this URL in a browser to sign in: http://127.0.0.1:"))
+    }
+
+    @Test func idpCredentialsAreBuiltBothWays() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            print(credentials.apple{ idToken = "t" }, credentials.apple("t"), credentials.facebook{ accessToken = "a" })
+            print(credentials.google{ idToken = "t" }, credentials.oauth("github", { accessToken = "x" }))
+            local ok, err = pcall(login, credentials.oauth("github", { accessToken = "gho_forged" }))
+            print(ok, err.code, err.message)
+            """, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == """
+            Credentials(oauth2-apple)\tCredentials(oauth2-apple)\tCredentials(oauth2-facebook)
+            Credentials(oauth2-google)\tCredentials(oauth2-github)
+            false\tAuthError\toauth2-github refused the access token: not issued to this app
+
+            """)
+    }
+}
