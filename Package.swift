@@ -82,6 +82,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "_CryptoExtras", package: "swift-crypto"),
             .product(name: "Logging", package: "swift-log"),
+            .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
         .testTarget(name: "AuthClientTests", dependencies: [
             "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),

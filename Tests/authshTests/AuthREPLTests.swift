@@ -54,6 +54,44 @@ struct AuthREPLTests {
         #expect(try term.quit())
     }
 
+    /// A person in a real browser: headless Chromium, started as `$BROWSER` by signIn, opens
+    /// the dev identity provider's authorize page, fills it, approves, and the REPL is signed
+    /// in. The page's screenshot is the README's (`docs/dev-idp-authorize.png`).
+    @Test func signInWithGitHubInARealBrowser() throws {
+        let data = try Binary.temporaryDirectory()
+        let python = Binary.repository + "/.build/venv/bin/python3"
+        try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup (.build/venv)")
+        let browser = data + "/browser"
+        try """
+            #!/bin/sh
+            exec '\(python)' '\(Binary.repository)/Tests/browser/sign-in-browser.py' "$@"
+            """.write(toFile: browser, atomically: true, encoding: .utf8)
+        chmod(browser, 0o755)
+        let log = data + "/browser.log"
+        let term = try Terminal(arguments: [], dataDirectory: data, environment: [
+            "BROWSER": browser, "SIGNIN_EMAIL": "grace@example.com", "SIGNIN_NAME": "Grace Hopper",
+            "SIGNIN_LOG": log, "SIGNIN_SCREENSHOT": data + "/authorize.png",
+        ])
+        try term.waitFor("authsh local>")
+        try term.type("signIn('github')")
+        try term.waitFor("Opened your browser to sign in")
+        do {
+            try term.waitFor("authsh local grace@example.com>", timeout: .seconds(60))
+        } catch {
+            Issue.record("\(error); browser log: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "none")")
+        }
+        try term.type("whoami().identities[1].providerType, whoami().profile.name")
+        try term.waitFor("\"oauth2-github\" \"Grace Hopper\"")
+        let log_ = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(log_.contains("loopback page: You are signed in to authsh"), "\(log_)")
+        #expect(FileManager.default.fileExists(atPath: data + "/authorize.png"))
+        if let out = ProcessInfo.processInfo.environment["AUTHSH_SCREENSHOT_OUT"] {
+            try? FileManager.default.removeItem(atPath: out)
+            try FileManager.default.copyItem(atPath: data + "/authorize.png", toPath: out)
+        }
+        #expect(try term.quit())
+    }
+
     @Test(arguments: [
         ("app.emailPasswordAuth:reg", "app.emailPasswordAuth:registerUser"),
         ("credentials.emailP", "credentials.emailPassword"),

@@ -5,11 +5,12 @@ final class Terminal {
     let socket = "authsh-test-\(UUID().uuidString.prefix(8))"
     let dataDirectory: String
 
-    init(arguments: [String] = [], dataDirectory: String) throws {
+    init(arguments: [String] = [], dataDirectory: String, environment: [String: String] = [:]) throws {
         self.dataDirectory = dataDirectory
         let command = ([Binary.path, "--data", dataDirectory] + arguments).map { "'\($0)'" }.joined(separator: " ")
+        let extra = environment.sorted { $0.key < $1.key }.map { "'\($0.key)=\($0.value)'" }.joined(separator: " ")
         // The server daemonizes from this client and keeps its stdout: do not capture it.
-        try tmux(["new-session", "-d", "-x", "120", "-y", "40", "env NO_COLOR=1 TERM=xterm \(command)"], capture: false)
+        try tmux(["new-session", "-d", "-x", "120", "-y", "40", "env NO_COLOR=1 TERM=xterm \(extra) \(command)"], capture: false)
     }
 
     /// A REPL on a fresh data directory, ready at its prompt.

@@ -57,7 +57,7 @@ enum DevIdPPages {
             <p class="note">This is authsh's dev identity provider: no real account is involved.</p>
             <form method="post" action="\(escape(action))">
             <input type="hidden" name="request" value="\(escape(token))">
-            \(known)<fieldset><legend>Or a new identity</legend>
+            \(known)<fieldset><legend>\(identities.isEmpty ? "Sign in as a new identity" : "Or a new identity")</legend>
             <label>Email <input type="email" name="email" id="email" autocomplete="off"></label>
             <label>Name <input type="text" name="name" id="name" autocomplete="off"></label>
             <label><input type="checkbox" name="verified" id="verified" value="true" checked> Email verified</label>

@@ -57,7 +57,7 @@ extension AuthService {
                 "id": .int64(Int64(idp.subject(of: identity.email, flavor: .github)) ?? 0),
                 "login": .string(String(identity.email.split(separator: "@")[0])),
                 "name": .string(identity.name), "email": .null,
-                "avatar_url": .string(try self.origin.resolve("/dev/idp/github/avatar.png")),
+                "avatar_url": .string(try self.origin.resolve("/dev/idp/avatar.svg")),
             ], mode: .relaxed)
         }
         api.get("user/emails") { request, _ in
@@ -103,6 +103,12 @@ extension AuthService {
         }
         oidc.get("userinfo", use: userinfo)
         oidc.post("userinfo", use: userinfo)
+
+        // Every dev identity's picture (`avatar_url`, `picture_url`).
+        root.get("avatar.svg") { _, _ in
+            Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400"],
+                     body: .init(byteBuffer: ByteBuffer(string: ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="#8b949e"/><circle cx="32" cy="25" r="11" fill="#fff"/><path d="M12 54a20 16 0 0 1 40 0z" fill="#fff"/></svg>"##)))
+        }
 
         // Device verification, in a browser or from a script.
         root.get("device") { request, _ in

@@ -330,7 +330,10 @@ final class DevIdentityProvider: Sendable {
             c["email"] = .string(identity.email)
             c["email_verified"] = .bool(identity.verified)
         }
-        if scopes.contains("profile") { c["name"] = .string(identity.name) }
+        if scopes.contains("profile") {
+            c["name"] = .string(identity.name)
+            if let picture = try? origin.resolve("/dev/idp/avatar.svg") { c["picture"] = .string(picture) }
+        }
         return c
     }
 
