@@ -117,6 +117,23 @@ import Testing
         }
     }
 
+    /// Every provider kind end to end against the dev identity provider: GitHub (user API),
+    /// Google and Apple (ID tokens of its OpenID Connect issuer), Facebook (Graph API).
+    @Test(arguments: ["github", "google", "apple", "facebook"])
+    func everyProviderKindSignsIn(provider: String) async throws {
+        try await LiveServer.run { h in
+            let app = try h.app()
+            let user = try await app.signIn(provider: provider, presenter: .devIdentity(DevIdentity(email: "k@example.com", name: "Kay"), device: false))
+            #expect(user.identities.map(\.providerType) == ["oauth2-\(provider)"])
+            #expect(user.profile.email == "k@example.com" && user.profile.name == "Kay")
+            // The provider's access token alone proves the same identity (GitHub and Facebook
+            // check that it was issued to this app; OIDC reads userinfo).
+            let token = try #require(user.providerTokens?.accessToken)
+            let again = try await app.login(credentials: .oauth(provider: provider, accessToken: token))
+            #expect(again.id == user.id)
+        }
+    }
+
     @Test func idpCredentialsLogIn() async throws {
         try await LiveServer.run { h in
             let app = try h.app()

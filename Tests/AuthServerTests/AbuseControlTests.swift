@@ -67,13 +67,20 @@ import Testing
                 return String(answer.prefix(12))
             }
             for _ in 1...6 { #expect(try await login("wrong-guess", from: "127.0.0.2") == "HTTP/1.1 401") }
-            // The sixth failure started a back-off of 2 s, which a slow machine may have spent
-            // already: guess until refused (a refusal does not count as a failure), then at once
-            // the right password is refused too, before it is looked at.
-            var refused = false
-            for _ in 1...3 where !refused { refused = try await login("wrong-guess", from: "127.0.0.2") == "HTTP/1.1 429" }
-            #expect(refused)
-            #expect(try await login("password1", from: "127.0.0.2") == "HTTP/1.1 429")
+            // The sixth failure started a back-off of 2 s, which a slow machine may spend before
+            // the next request: guess until refused (a refusal is not a failure), then at once
+            // the right password must be refused too, before it is looked at. If the window
+            // ran out between the two (the right password got in, clearing the back-off), fail
+            // six more times and look again.
+            var rightRefused = false
+            for attempt in 1...3 where !rightRefused {
+                if attempt > 1 { for _ in 1...6 { _ = try await login("wrong-guess", from: "127.0.0.2") } }
+                var refused = false
+                for _ in 1...3 where !refused { refused = try await login("wrong-guess", from: "127.0.0.2") == "HTTP/1.1 429" }
+                #expect(refused)
+                rightRefused = try await login("password1", from: "127.0.0.2") == "HTTP/1.1 429"
+            }
+            #expect(rightRefused)
             // The owner, from another address, logs in.
             #expect(try await login("password1", from: "127.0.0.3") == "HTTP/1.1 200")
             // After the wait, the first address may try again.

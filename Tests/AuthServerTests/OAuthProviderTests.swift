@@ -177,6 +177,35 @@ import _CryptoExtras
         }
     }
 
+    @Test func anIdPThatAnswersGarbageIsA502() async throws {
+        try await JWKSTests.withJWKSServer(["not": "a key set"]) { url, _ in
+            let base = String(url.dropLast("/jwks.json".count))
+            var app = AppConfiguration(id: "local")
+            // Discovery that is not a discovery document, a JWKS without keys, a token endpoint
+            // that answers HTML (the test server's 404 for an unknown path).
+            var noDiscovery = OAuthProviderConfiguration(type: "oauth2-nodiscovery", clientId: "c")
+            noDiscovery.issuer = base
+            var noKeys = OAuthProviderConfiguration(type: "oauth2-nokeys", clientId: "c")
+            noKeys.issuer = base
+            noKeys.authorizationEndpoint = base + "/authorize"
+            noKeys.tokenEndpoint = base + "/nothing-here"
+            noKeys.jwksURI = url
+            app.providers.oauth = [noDiscovery.type: noDiscovery, noKeys.type: noKeys]
+            try await TestServer.run(TestServer.configuration(apps: [app]), mode: .live) { c in
+                let header = Base64.encode(Array(#"{"alg":"RS256","kid":"k"}"#.utf8), urlSafe: true)
+                let token = header + ".e30.c2ln"
+                for (type, body) in [("oauth2-nodiscovery", ["id_token": EJSON.string(token)]), ("oauth2-nokeys", ["id_token": .string(token)]),
+                                     ("oauth2-nokeys", ["authCode": "x", "redirectUri": "http://127.0.0.1:9/cb"])] as [(String, EJSONDocument)] {
+                    let reply = try await c.login(type, .document(body))
+                    #expect(reply.status == 502 || reply.status == 401, "\(type): \(reply.body)")
+                    #expect(reply.code == "IdentityProviderUnavailable" || reply.message?.contains("refused") == true, "\(type): \(reply.body)")
+                }
+                let keys = try await c.login("oauth2-nokeys", ["id_token": .string(token)])
+                #expect(keys.status == 502 && keys.message?.contains("JWKS") == true, "\(keys.body)")
+            }
+        }
+    }
+
     @Test func configReadsSecretsFromTheEnvironmentAndFiles() async throws {
         setenv("AUTHSH_TEST_OAUTH_SECRET", "from-the-environment", 1)
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID())").path

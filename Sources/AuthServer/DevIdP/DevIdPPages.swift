@@ -40,7 +40,7 @@ enum DevIdPPages {
     /// The authorize page of `flavor` for one pending request (`token` is its form token).
     static func authorize(flavor: DevIdentityProvider.Flavor, token: String, grant: DevIdentityProvider.Grant,
                           identities: [DevIdentityProvider.Identity], action: String) -> String {
-        let who = flavor == .github ? "GitHub (dev)" : "OpenID Connect (dev)"
+        let who = switch flavor { case .github: "GitHub (dev)"; case .facebook: "Facebook (dev)"; case .oidc: "OpenID Connect (dev)" }
         var known = ""
         if !identities.isEmpty {
             known = "<fieldset><legend>Sign in as</legend>\n"

@@ -9,9 +9,11 @@ extension AuthService {
         let root = router.group("dev/idp")
         for flavor in DevIdentityProvider.Flavor.allCases {
             let group = root.group(RouterPath(flavor.rawValue))
-            let authorize = flavor == .github ? "login/oauth/authorize" : "authorize"
-            let token = flavor == .github ? "login/oauth/access_token" : "token"
-            let device = flavor == .github ? "login/device/code" : "device"
+            let (authorize, token, device) = switch flavor {
+            case .github: ("login/oauth/authorize", "login/oauth/access_token", "login/device/code")
+            case .oidc: ("authorize", "token", "device")
+            case .facebook: ("dialog/oauth", "oauth/access_token", "device/login")
+            }
             group.get(RouterPath(authorize)) { request, _ in
                 let (formToken, grant) = try idp.startAuthorization(flavor, query: Self.query(request))
                 return Self.html(DevIdPPages.authorize(flavor: flavor, token: formToken, grant: grant,
@@ -80,6 +82,32 @@ extension AuthService {
             return JSONResponse.make(["scopes": .array(grant.scope.split(separator: " ").map { .string(String($0)) })], mode: .relaxed)
         }
 
+        // Facebook's Graph API, the part sign-in uses: is a token this app's, and whose.
+        let graph = root.group("facebook")
+        graph.get("debug_token") { request, _ in
+            let query = Self.query(request)
+            let app = FormEncoding.value("access_token", in: query) ?? ""
+            guard let client = idp.clients[.facebook], app == client.id + "|" + client.secret else {
+                throw ServiceError(.invalidSession, "Invalid OAuth access token (the app token)", status: 400)
+            }
+            let input = FormEncoding.value("input_token", in: query) ?? ""
+            guard let grant = idp.grant(ofAccessToken: input), grant.flavor == .facebook, let identity = grant.identity else {
+                return JSONResponse.make(["data": ["is_valid": false]], mode: .relaxed)
+            }
+            return JSONResponse.make(["data": ["app_id": .string(grant.clientId), "is_valid": true, "type": "USER",
+                                               "user_id": .string(idp.subject(of: identity.email, flavor: .facebook))]], mode: .relaxed)
+        }
+        graph.get("me") { request, _ in
+            let (grant, identity) = try Self.bearerGrant(request, idp: idp, flavor: .facebook)
+            var me: EJSONDocument = ["id": .string(idp.subject(of: identity.email, flavor: .facebook)), "name": .string(identity.name),
+                                     "picture": ["data": ["url": .string(try self.origin.resolve("/dev/idp/avatar.svg"))]]]
+            // Facebook gives the email only with the email permission, and only a confirmed one.
+            if identity.verified, grant.scope.split(whereSeparator: { $0 == " " || $0 == "," }).contains("email") {
+                me["email"] = .string(identity.email)
+            }
+            return JSONResponse.make(.document(me), mode: .relaxed)
+        }
+
         // The OpenID Connect issuer's metadata, keys and userinfo.
         let oidc = root.group("oidc")
         oidc.get(".well-known/openid-configuration") { _, _ in
@@ -135,7 +163,8 @@ extension AuthService {
             guard let q = url.firstIndex(of: "?"), let query = FormEncoding.decode(url[url.index(after: q)...]) else {
                 throw ServiceError(.invalidParameter, "parameter 'url' must be an authorize URL with its query")
             }
-            let flavor: DevIdentityProvider.Flavor = url.contains("/dev/idp/github/") ? .github : .oidc
+            let flavor: DevIdentityProvider.Flavor = url.contains("/dev/idp/github/") ? .github
+                : url.contains("/dev/idp/facebook/") ? .facebook : .oidc
             let (formToken, _) = try idp.startAuthorization(flavor, query: query)
             let redirect = try idp.decide(page: formToken, identity: try Self.identity(body, deny: body.document["decision"] == "deny"))
             return JSONResponse.make(["redirect": .string(redirect)], mode: .relaxed)

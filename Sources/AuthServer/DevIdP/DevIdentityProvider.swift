@@ -18,6 +18,8 @@ final class DevIdentityProvider: Sendable {
     /// The two emulated servers.
     enum Flavor: String, Sendable, CaseIterable {
         case github, oidc
+        /// Facebook's OAuth dialog and the part of the Graph API sign-in uses.
+        case facebook
         /// Path under this server.
         var path: String { "/dev/idp/\(rawValue)" }
     }
@@ -94,6 +96,8 @@ final class DevIdentityProvider: Sendable {
         clients = [
             .github: Client(id: "Iv1." + derive("github-id", 8), secret: derive("github-secret", 20)),
             .oidc: Client(id: derive("oidc-id", 12) + ".apps.dev-idp.local", secret: derive("oidc-secret", 20)),
+            .facebook: Client(id: String(UInt64(derive("facebook-id", 6), radix: 16).map { $0 % 900_000_000_000_000 + 100_000_000_000_000 } ?? 0),
+                              secret: derive("facebook-secret", 16)),
         ]
         subjectKey = SymmetricKey(data: Array(HMAC<SHA256>.authenticationCode(for: Array("subjects".utf8), using: key)))
         self.store = store
@@ -131,8 +135,9 @@ final class DevIdentityProvider: Sendable {
         return try await task.value
     }
 
-    /// Adds `oauth2-github` and `oauth2-google` against this IdP to `providers` (the embedded
-    /// `local` app's zero config), unless the app has them already.
+    /// Adds `oauth2-github`, `oauth2-facebook`, and `oauth2-google` and `oauth2-apple` (both
+    /// on the OpenID Connect issuer) against this IdP to `providers` (the embedded `local`
+    /// app's zero config), unless the app has them already.
     func enableSignIn(_ providers: inout AppConfiguration.Providers) {
         if providers.oauth["oauth2-github"] == nil, let c = clients[.github] {
             var p = OAuthProviderConfiguration(type: "oauth2-github", clientId: c.id, clientSecret: ConfigSecret(c.secret))
@@ -143,8 +148,19 @@ final class DevIdentityProvider: Sendable {
             p.returnProviderTokens = true
             providers.oauth[p.type] = p
         }
-        if providers.oauth["oauth2-google"] == nil, let c = clients[.oidc] {
-            var p = OAuthProviderConfiguration(type: "oauth2-google", clientId: c.id, clientSecret: ConfigSecret(c.secret))
+        if providers.oauth["oauth2-facebook"] == nil, let c = clients[.facebook] {
+            var p = OAuthProviderConfiguration(type: "oauth2-facebook", clientId: c.id, clientSecret: ConfigSecret(c.secret))
+            p.authorizationEndpoint = Flavor.facebook.path + "/dialog/oauth"
+            p.tokenEndpoint = Flavor.facebook.path + "/oauth/access_token"
+            p.deviceAuthorizationEndpoint = Flavor.facebook.path + "/device/login"
+            p.graphURL = Flavor.facebook.path
+            p.returnProviderTokens = true
+            providers.oauth[p.type] = p
+        }
+        // Apple is an OpenID Connect issuer too: the dev one stands in for it.
+        for type in ["oauth2-google", "oauth2-apple"] where providers.oauth[type] == nil {
+            guard let c = clients[.oidc] else { break }
+            var p = OAuthProviderConfiguration(type: type, clientId: c.id, clientSecret: ConfigSecret(c.secret))
             // The dev issuer; its discovery document gives the other endpoints.
             p.issuer = Flavor.oidc.path
             p.authorizationEndpoint = nil
@@ -153,6 +169,8 @@ final class DevIdentityProvider: Sendable {
             p.jwksURI = nil
             p.deviceAuthorizationEndpoint = nil
             p.returnProviderTokens = true
+            // Apple answers with an ID token for `name email`; an OpenID Connect issuer needs `openid`.
+            if type == "oauth2-apple" { p.scopes = ["openid", "name", "email"] }
             providers.oauth[p.type] = p
         }
     }
@@ -166,7 +184,11 @@ final class DevIdentityProvider: Sendable {
     func subject(of email: String, flavor: Flavor) -> String {
         let mac = Array(HMAC<SHA256>.authenticationCode(for: Array(email.lowercased().utf8), using: subjectKey))
         let n = mac.prefix(6).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        return flavor == .github ? String(n % 90_000_000 + 10_000_000) : String(n)
+        switch flavor {
+        case .github: return String(n % 90_000_000 + 10_000_000)
+        case .facebook: return String(n % 9_000_000_000_000_000 + 1_000_000_000_000_000)
+        case .oidc: return String(n)
+        }
     }
 
     // MARK: Identities
@@ -297,7 +319,7 @@ final class DevIdentityProvider: Sendable {
     private func issue(_ grant: Grant, identity: Identity) async -> EJSON {
         var g = grant
         g.expires = clock.now + Self.tokenLifetime
-        let access = (grant.flavor == .github ? "gho_" : "dev_") + Secrets.randomHex(bytes: 20)
+        let access = (grant.flavor == .github ? "gho_" : grant.flavor == .facebook ? "EAA" : "dev_") + Secrets.randomHex(bytes: 20)
         state.withLock { s in
             s.accessTokens = s.accessTokens.filter { $0.value.expires > clock.now }
             s.accessTokens[access] = g
@@ -330,7 +352,8 @@ final class DevIdentityProvider: Sendable {
             c["email"] = .string(identity.email)
             c["email_verified"] = .bool(identity.verified)
         }
-        if scopes.contains("profile") {
+        // `name` is Apple's scope for it.
+        if scopes.contains("profile") || scopes.contains("name") {
             c["name"] = .string(identity.name)
             if let picture = try? origin.resolve("/dev/idp/avatar.svg") { c["picture"] = .string(picture) }
         }
