@@ -249,3 +249,44 @@ import _CryptoExtras
         }
     }
 }
+
+/// The issuer's JWKS: fetched once and kept; a token naming a key id the set lacks (the IdP
+/// rotated its keys) fetches it again, but at most once a minute.
+@Suite struct JWKSRefetchTests {
+    @Test func anUnknownKidRefetchesAtMostOnceAMinute() async throws {
+        let backing = try _RSA.Signing.PrivateKey(keySize: .bits2048)
+        let primitives = try backing.publicKey.getKeyPrimitives()
+        let jwks: EJSON = ["keys": [[
+            "kty": "RSA", "use": "sig", "kid": "k1",
+            "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
+            "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
+        ]]]
+        @Sendable func token(kid: String) throws -> String {
+            func b64(_ v: EJSON) -> String { Base64.encode(v.encoded(.relaxed), urlSafe: true) }
+            let now = Int64(Date().timeIntervalSince1970)
+            let input = b64(["alg": "RS256", "kid": .string(kid)]) + "." + b64([
+                "iss": "https://issuer.example", "aud": "the-client", "sub": "s-1", "exp": .int64(now + 600), "iat": .int64(now),
+            ])
+            let signature = try backing.signature(for: Array(input.utf8), padding: .insecurePKCS1v1_5)
+            return input + "." + Base64.encode(Array(signature.rawRepresentation), urlSafe: true)
+        }
+        try await JWKSTests.withJWKSServer(jwks) { url, fetches in
+            var app = AppConfiguration(id: "local")
+            var p = OAuthProviderConfiguration(type: "oauth2-acme", clientId: "the-client")
+            p.issuer = "https://issuer.example"
+            p.authorizationEndpoint = "https://issuer.example/authorize"
+            p.tokenEndpoint = "https://issuer.example/token"
+            p.jwksURI = url
+            app.providers.oauth = [p.type: p]
+            try await TestServer.run(TestServer.configuration(apps: [app])) { (c: Client) async throws in
+                for _ in 1...3 { #expect(try await c.login("oauth2-acme", ["id_token": .string(try token(kid: "k1"))]).status == 200) }
+                #expect(fetches() == 1, "kept after the first fetch")
+                for _ in 1...5 {
+                    let unknown = try await c.login("oauth2-acme", ["id_token": .string(try token(kid: "rotated"))])
+                    #expect(unknown.status == 401 && unknown.message == "invalid ID token: signed with a key the issuer does not publish")
+                }
+                #expect(fetches() == 1, "an unknown kid right after a fetch does not fetch again")
+            }
+        }
+    }
+}

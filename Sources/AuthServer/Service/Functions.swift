@@ -82,7 +82,7 @@ extension AuthService {
     func callFunction(app: AppRuntime, token: String, body: RequestBody) async throws -> EJSON {
         let claims = try await tokens.verify(token, as: .access)
         guard claims.baas_domain_id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
-        _ = try await liveUser(of: claims, app: app)
+        try await checkLive(claims, app: app)
         let name = try body.string("name")
         guard !Self.isRoleFunction(name, of: app.config) else {
             throw ServiceError(.functionNotFound, "function not found: '\(name)'")

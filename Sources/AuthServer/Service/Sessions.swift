@@ -53,6 +53,17 @@ extension AuthService {
     /// session still stands and the user is not disabled. An access token is refused as soon
     /// as its session ends (logout, password reset or change, its API key deleted or disabled,
     /// the user deleted), on every server sharing the database: one indexed read.
+    /// Refuses an access token whose session ended or whose user is disabled or deleted,
+    /// reading no more than that (``AuthStore/sessionState(id:)``).
+    func checkLive(_ claims: IssuedTokenClaims, app: AppRuntime) async throws {
+        guard let sessionId = claims.session, let state = try await store.sessionState(id: sessionId),
+            state.appId == app.id, state.userId == claims.sub
+        else {
+            throw ServiceError(.invalidSession, "invalid session: the session has ended")
+        }
+        guard !state.userDisabled else { throw ServiceError(.userDisabled, "user is disabled") }
+    }
+
     func liveUser(of claims: IssuedTokenClaims, app: AppRuntime) async throws -> UserRecord {
         guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: false),
             session.appId == app.id, session.userId == claims.sub

@@ -68,6 +68,9 @@ public protocol AuthStore: Sendable {
     /// `identities` (a refresh does not need them).
     func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)?
     func deleteSession(id: String) async throws
+    /// Whether a session is live, and whose: what an access token's check needs, in one
+    /// indexed read that parses no document (`functions/call` makes it on every call).
+    func sessionState(id: String) async throws -> SessionState?
 
     // API keys
     /// Inserts a key unless the user has `limit` already (returns false) ; conflict on a repeated name.

@@ -1,5 +1,12 @@
 import AuthProtocol
 
+/// A session's owner and whether that user is disabled (``AuthStore/sessionState(id:)``).
+public struct SessionState: Sendable, Equatable {
+    public var appId: String
+    public var userId: String
+    public var userDisabled: Bool
+}
+
 /// A user of an app, with its identities in link order.
 public struct UserRecord: Sendable, Equatable {
     public var id: String

@@ -18,7 +18,7 @@ import GRDBSQLite
 final class SQLiteReadConnection: @unchecked Sendable {
     /// The statements this connection runs, prepared on first use.
     enum Query: Int, CaseIterable {
-        case begin, commit, rollback, session, user, identities, identityOwner, userpassAccount
+        case begin, commit, rollback, session, sessionState, user, identities, identityOwner, userpassAccount
         case apiKeysOfUser, apiKeyOfUser, apiKeyByDigest, pluginValue
 
         var sql: String {
@@ -29,6 +29,10 @@ final class SQLiteReadConnection: @unchecked Sendable {
             case .session: """
                 SELECT s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest,
                        s.created_at, s.expires_at, u.type, u.data, u.custom_data, u.disabled, u.created_at
+                FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
+                """
+            case .sessionState: """
+                SELECT s.app_id, s.user_id, u.disabled
                 FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
                 """
             case .user: "SELECT id, app_id, type, data, custom_data, disabled, created_at FROM users WHERE id = ? AND app_id = ?"

@@ -318,6 +318,14 @@ public final class SQLiteStore: AuthStore {
         return try pointRead("read session") { c in identities ? try c.transaction { try session(c) } : try session(c) }
     }
 
+    public func sessionState(id: String) async throws -> SessionState? {
+        try pointRead("read session") { c in
+            try c.first(.sessionState, [.text(id)]) { row in
+                SessionState(appId: row.string(0), userId: row.string(1), userDisabled: row.bool(2))
+            }
+        }
+    }
+
     private static func sessionWithUser(_ row: SQLiteReadConnection.Row) -> (SessionRecord, UserRecord) {
         let session = SessionRecord(id: row.string(0), appId: row.string(1), userId: row.string(2), deviceId: row.string(3),
                                     providerType: row.string(4), identityId: row.string(5), refreshDigest: row.bytes(6),
