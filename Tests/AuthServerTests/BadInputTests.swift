@@ -88,3 +88,49 @@ import Testing
         }
     }
 }
+
+/// Three wire details an outside App Services client checks.
+@Suite struct WireDetailTests {
+    @Test func aProviderTheAppDoesNotEnableIsAuthProviderNotFound() async throws {
+        var app = AppConfiguration(id: "local")
+        app.providers.anonymous = false
+        app.providers.userpass = nil
+        app.providers.apiKey = false
+        let bodies: [(String, EJSON)] = [
+            ("anon-user", [:]), ("local-userpass", ["username": "a@example.com", "password": "password1"]),
+            ("api-key", ["key": "0123456789abcdef"]), ("custom-function", ["name": "x"]), ("custom-token", ["token": "a.b.c"]),
+            ("oauth2-github", ["accessToken": "x"]), ("oauth2-nosuch", ["id_token": "a.b.c"]),
+        ]
+        try await TestServer.run(TestServer.configuration(apps: [app], dev: false)) { c in
+            for (provider, body) in bodies {
+                let reply = try await c.login(provider, body)
+                #expect(reply.status == 404 && reply.code == "AuthProviderNotFound", "\(provider): \(reply.body)")
+            }
+        }
+    }
+
+    @Test func aKnownDeviceIdComesBackAsStringOrObjectId() async throws {
+        try await TestServer.run { c in
+            let first = try await c.anonymous()
+            let device = try #require(first["device_id"])
+            for form in [EJSON.string(device), .objectId(try #require(ObjectId(hex: device)))] {
+                let again = try await c.login("anon-user", ["provider": "anon-user", "options": ["device": ["deviceId": form]]])
+                #expect(again["device_id"] == device, "\(form)")
+            }
+        }
+    }
+
+    @Test func apiKeyNamesAreLettersDigitsUnderscoreAndDash() async throws {
+        try await TestServer.run { c in
+            try await c.registerConfirmed("keys@example.com")
+            let login = try await c.emailLogin("keys@example.com", "password1")
+            let refresh = try #require(login["refresh_token"])
+            for name in ["has spaces", "dot.name", "émoji", "semi;colon", ""] {
+                let r = try await c.call(.post, Routes.apiKeys, json: ["name": .string(name)], token: refresh)
+                #expect(r.status == 400 && r.code == "InvalidParameter", "\(name): \(r.body)")
+            }
+            let ok = try await c.call(.post, Routes.apiKeys, json: ["name": "ci_key-2"], token: refresh)
+            #expect(ok.status == 201, "\(ok.body)")
+        }
+    }
+}

@@ -8,8 +8,10 @@ extension AuthService {
             let (app, _, user) = try await self.sessionOfRefreshToken(try request.bearerToken(), identities: true)
             let body = try await RequestBody.read(request, context: context)
             let name = try body.string("name")
-            guard !name.isEmpty, name.utf8.count <= 256 else {
-                throw ServiceError(.invalidParameter, "API key name must be 1 to 256 bytes")
+            guard !name.isEmpty, name.utf8.count <= 256,
+                name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+            else {
+                throw ServiceError(.invalidParameter, "API key name must be 1 to 256 ASCII letters, digits, '_' and '-'")
             }
             guard app.config.providers.apiKey else {
                 throw ServiceError(.authProviderNotFound, "authentication via 'api-key' is unsupported")

@@ -171,7 +171,12 @@ extension AuthService {
 
     /// `options.device.deviceId` when it is a real id, else a new one.
     func deviceId(_ body: RequestBody) -> String {
-        deviceId(body.document["options"]?["device"]?["deviceId"]?.stringValue)
+        // A client that writes canonical EJSON sends the id as `{"$oid": ...}`.
+        switch body.document["options"]?["device"]?["deviceId"] {
+        case .objectId(let id)?: return deviceId(id.hex)
+        case .string(let s)?: return deviceId(s)
+        default: return newId()
+        }
     }
 
     /// `id` when it is a real device id, else a new one.
