@@ -290,3 +290,17 @@ import _CryptoExtras
         }
     }
 }
+
+@Suite struct AccessTokenCheckTests {
+    /// Without the client secret the server cannot ask GitHub or Facebook whose token it is:
+    /// the token is refused, never taken on trust (a token of another app must not log in).
+    @Test(arguments: ["oauth2-github", "oauth2-facebook"])
+    func anAccessTokenIsRefusedWhenItCannotBeChecked(type: String) async throws {
+        var app = AppConfiguration(id: "local")
+        app.providers.oauth = [type: OAuthProviderConfiguration(type: type, clientId: "no-secret")]
+        try await TestServer.run(TestServer.configuration(apps: [app], dev: false)) { c in
+            let reply = try await c.login(type, ["accessToken": "a-token-of-another-app"])
+            #expect(reply.status == 401 && reply.message == "\(type) needs clientSecret to check access tokens", "\(reply.body)")
+        }
+    }
+}

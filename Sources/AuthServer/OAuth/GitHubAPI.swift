@@ -40,9 +40,12 @@ struct GitHubAPI {
     }
 
     /// Refuses a token GitHub did not issue to this app's client id (a token for another app
-    /// must not log in here). Needs the client secret; without one GitHub cannot be asked.
+    /// must not log in here). Needs the client secret: without one GitHub cannot be asked, and
+    /// the token is refused rather than taken on trust.
     func checkToken(_ token: String) async throws(ServiceError) {
-        guard let secret = provider.config.clientSecret?.value else { return }
+        guard let secret = provider.config.clientSecret?.value else {
+            throw ServiceError(.authError, "\(provider.config.type) needs clientSecret to check access tokens")
+        }
         let id = provider.config.clientId
         let reply = try await provider.http.postJSON(try base + "/applications/\(FormEncoding.escape(id))/token",
                                                      ["access_token": .string(token)], basic: (id, secret))
