@@ -60,6 +60,8 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     public static let expiredToken = ServiceErrorCode("ExpiredToken", 400)
     /// authsh (RFC 8628, OAuth 2.0): the person denied the request.
     public static let accessDenied = ServiceErrorCode("AccessDenied", 400)
+    /// authsh: unlinking would leave the user with no way to sign in.
+    public static let cannotUnlinkLastIdentity = ServiceErrorCode("CannotUnlinkLastIdentity", 400)
 
     private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
         invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
@@ -67,7 +69,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
         apiKeyAlreadyExists, authProviderNotFound, functionNotFound, functionExecutionError,
         executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
         payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
-        identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied,
+        identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
     ].map { ($0.rawValue, $0.status) })
 }
 

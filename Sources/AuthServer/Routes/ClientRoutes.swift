@@ -77,6 +77,11 @@ extension AuthService {
                                      arguments: try Self.arguments(body))
             return JSONResponse.empty
         }
+        userpass.post("change") { request, context in
+            let (app, body) = try await self.appAndBody(request, context)
+            try await self.changePassword(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress)
+            return JSONResponse.empty
+        }
         app.post("functions/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
             return JSONResponse.make(try await self.callFunction(app: app, token: try request.bearerToken(), body: body))
@@ -96,6 +101,10 @@ extension AuthService {
             let (_, session, _) = try await self.sessionOfRefreshToken(try request.bearerToken())
             try await self.store.deleteSession(id: session.id)
             return JSONResponse.empty
+        }
+        auth.post("unlink") { request, context in
+            let body = try await RequestBody.read(request, context: context)
+            return JSONResponse.make(try await self.unlink(token: try request.bearerToken(), body: body))
         }
         auth.delete("delete") { request, _ in
             let (app, user, _) = try await self.userOfAccessToken(try request.bearerToken())

@@ -42,19 +42,17 @@ extension AuthService {
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
         }
-        _ = try await liveUser(of: claims, app: app)
+        try await checkLive(claims, app: app)
         guard let user = try await store.user(id: claims.sub, app: app.id) else {
             throw ServiceError(.invalidSession, "invalid session: user not found")
         }
         return (app, user, claims)
     }
 
-    /// The user (without identities) of verified access-token `claims`, if the token's
-    /// session still stands and the user is not disabled. An access token is refused as soon
-    /// as its session ends (logout, password reset or change, its API key deleted or disabled,
-    /// the user deleted), on every server sharing the database: one indexed read.
-    /// Refuses an access token whose session ended or whose user is disabled or deleted,
-    /// reading no more than that (``AuthStore/sessionState(id:)``).
+    /// Refuses an access token whose session ended or whose user is disabled or deleted. An
+    /// access token is refused as soon as its session ends (logout, password reset or change,
+    /// its API key deleted or disabled, the user deleted), on every server sharing the
+    /// database: one indexed read that parses no document (``AuthStore/sessionState(id:)``).
     func checkLive(_ claims: IssuedTokenClaims, app: AppRuntime) async throws {
         guard let sessionId = claims.session, let state = try await store.sessionState(id: sessionId),
             state.appId == app.id, state.userId == claims.sub
@@ -62,16 +60,6 @@ extension AuthService {
             throw ServiceError(.invalidSession, "invalid session: the session has ended")
         }
         guard !state.userDisabled else { throw ServiceError(.userDisabled, "user is disabled") }
-    }
-
-    func liveUser(of claims: IssuedTokenClaims, app: AppRuntime) async throws -> UserRecord {
-        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: false),
-            session.appId == app.id, session.userId == claims.sub
-        else {
-            throw ServiceError(.invalidSession, "invalid session: the session has ended")
-        }
-        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
-        return user
     }
 
     /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md

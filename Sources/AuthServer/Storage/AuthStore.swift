@@ -36,6 +36,9 @@ public protocol AuthStore: Sendable {
     func user(app: String, providerType: String, externalId: String) async throws -> UserRecord?
     /// Appends an identity (and merges `data` into the profile); conflict if someone holds it.
     func addIdentity(_ identity: IdentityRecord, toUser userId: String, app: String, profile: EJSONDocument) async throws
+    /// Removes one identity of a user (and, for `local-userpass`, its account), unless it is
+    /// the user's last one.
+    func removeIdentity(app: String, userId: String, providerType: String, externalId: String) async throws -> IdentityRemoval
     /// Sets the user's custom data document; false when the app has no such user.
     @discardableResult
     func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws -> Bool
@@ -52,6 +55,9 @@ public protocol AuthStore: Sendable {
     func setPassword(app: String, email: String, hash: String) async throws
     /// Sets a new password and ends every session of the account's user, in one transaction.
     func resetPassword(app: String, email: String, hash: String) async throws
+    /// Sets a new password and ends every other session of the account's user (the one that
+    /// changed it stays), in one transaction.
+    func changePassword(app: String, email: String, hash: String, keepSession: String) async throws
     /// Stores a confirmation or reset token. Earlier tokens of that kind for that email stay
     /// valid (a new request must not cancel a mail on its way) unless expired at `now` or
     /// older than the newest `keep`.

@@ -1,5 +1,14 @@
 import AuthProtocol
 
+/// What ``AuthStore/removeIdentity(app:userId:providerType:externalId:)`` did.
+public enum IdentityRemoval: Sendable, Equatable {
+    case removed
+    /// The user has no such identity.
+    case notFound
+    /// It is the user's only identity: kept.
+    case lastIdentity
+}
+
 /// A session's owner and whether that user is disabled (``AuthStore/sessionState(id:)``).
 public struct SessionState: Sendable, Equatable {
     public var appId: String

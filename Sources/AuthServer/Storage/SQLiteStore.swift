@@ -184,6 +184,24 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
+    public func removeIdentity(app: String, userId: String, providerType: String, externalId: String) async throws -> IdentityRemoval {
+        try await write("unlink identity") { db in
+            let count = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM identities WHERE user_id = ? AND app_id = ?",
+                                         arguments: [userId, app]) ?? 0
+            let held = try Int.fetchOne(db, sql: """
+                SELECT COUNT(*) FROM identities WHERE user_id = ? AND app_id = ? AND provider_type = ? AND external_id = ?
+                """, arguments: [userId, app, providerType, externalId]) ?? 0
+            guard held == 1 else { return .notFound }
+            guard count > 1 else { return .lastIdentity }
+            if providerType == ProviderType.userpass {
+                try db.execute(sql: "DELETE FROM userpass_accounts WHERE app_id = ? AND identity_id = ?", arguments: [app, externalId])
+            }
+            try db.execute(sql: "DELETE FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?",
+                           arguments: [app, providerType, externalId])
+            return .removed
+        }
+    }
+
     public func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws -> Bool {
         try await write("set custom data") { db in
             try db.execute(sql: "UPDATE users SET custom_data = ? WHERE id = ? AND app_id = ?",
@@ -251,6 +269,19 @@ public final class SQLiteStore: AuthStore {
                         ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
                      WHERE a.app_id = ? AND a.email = ?)
                 """, arguments: [app, ProviderType.userpass, app, email])
+        }
+    }
+
+    public func changePassword(app: String, email: String, hash: String, keepSession: String) async throws {
+        try await write("change password") { db in
+            try db.execute(sql: "UPDATE userpass_accounts SET password_hash = ? WHERE app_id = ? AND email = ?",
+                           arguments: [hash, app, email])
+            try db.execute(sql: """
+                DELETE FROM sessions WHERE app_id = ? AND id != ? AND user_id IN
+                    (SELECT i.user_id FROM identities i JOIN userpass_accounts a
+                        ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
+                     WHERE a.app_id = ? AND a.email = ?)
+                """, arguments: [app, keepSession, ProviderType.userpass, app, email])
         }
     }
 
