@@ -109,8 +109,11 @@ import Testing
             } catch let error as AuthClientError {
                 #expect(error.code == AuthClientError.signInTimedOut)
             }
-            let task = Task { try await app.signIn(provider: "github", presenter: .url { _ in }) }
-            try await Task.sleep(for: .milliseconds(200))
+            // Cancelled while it waits for the person (once the URL is out, not while it is
+            // still asking the server where it is).
+            let presented = Mutex(false)
+            let task = Task { try await app.signIn(provider: "github", presenter: .url { _ in presented.withLock { $0 = true } }) }
+            while !presented.withLock({ $0 }) { try await Task.sleep(for: .milliseconds(20)) }
             task.cancel()
             do {
                 _ = try await task.value

@@ -40,12 +40,12 @@ struct AuthREPLTests {
         let term = try Terminal(arguments: [], dataDirectory: data)
         try term.waitFor("authsh local>")
         try term.type("signIn('github', { browser = false })")
-        try term.waitFor("Open this URL in a browser to sign in: http://127.0.0.1:")
+        try term.waitFor("Open this URL in a browser to sign in: http://127.0.0.1:", timeout: .seconds(20))
         try term.press("C-c")
         try term.waitFor("interrupted!")
         try term.waitFor("authsh local>")
         try term.type("signIn('github', { as = { email = 'kim@example.com' } })")
-        try term.waitFor("kim@example.com, loggedIn)")
+        try term.waitFor("kim@example.com, loggedIn)", timeout: .seconds(20))
         try term.waitFor("authsh local kim@example.com>")
         try term.type("sig", enter: false)
         try term.press("Tab")
@@ -74,7 +74,7 @@ struct AuthREPLTests {
         ])
         try term.waitFor("authsh local>")
         try term.type("signIn('github')")
-        try term.waitFor("Opened your browser to sign in")
+        try term.waitFor("Opened your browser to sign in", timeout: .seconds(20))
         do {
             try term.waitFor("authsh local grace@example.com>", timeout: .seconds(60))
         } catch {
