@@ -10,16 +10,16 @@ struct DevAPI: Sendable {
 
     /// Messages the server "sent", newest last; `email` and `kind` filter.
     func outbox(email: String?, kind: String?) async throws -> EJSON {
-        var query: [String] = []
-        if let email { query.append("email=" + Self.percentEncoded(email)) }
-        if let kind { query.append("kind=" + Self.percentEncoded(kind)) }
-        let path = "/apps/\(Self.percentEncoded(appId))/outbox" + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        var query: [(String, String)] = []
+        if let email { query.append(("email", email)) }
+        if let kind { query.append(("kind", kind)) }
+        let path = "/apps/\(FormEncoding.escape(appId))/outbox" + (query.isEmpty ? "" : "?" + FormEncoding.encode(query))
         return try await send("GET", path)
     }
 
     /// The app's config, after applying `patch` (an RFC 7396 merge patch) when there is one.
     func config(patch: EJSONDocument?) async throws -> EJSON {
-        let path = "/apps/\(Self.percentEncoded(appId))/config"
+        let path = "/apps/\(FormEncoding.escape(appId))/config"
         if let patch { return try await send("PATCH", path, body: .document(patch)) }
         return try await send("GET", path)
     }
@@ -31,7 +31,7 @@ struct DevAPI: Sendable {
 
     /// Deletes every user of the app (and empties nothing else).
     func wipeUsers() async throws {
-        _ = try await send("DELETE", "/apps/\(Self.percentEncoded(appId))/users")
+        _ = try await send("DELETE", "/apps/\(FormEncoding.escape(appId))/users")
     }
 
     /// A scripted request to the dev identity provider (`/dev/idp/api/...`).
@@ -59,6 +59,4 @@ struct DevAPI: Sendable {
                               message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
     }
 
-    /// RFC 3986 unreserved characters kept, everything else %XX.
-    static func percentEncoded(_ text: String) -> String { FormEncoding.escape(text) }
 }

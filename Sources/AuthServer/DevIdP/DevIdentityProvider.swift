@@ -433,7 +433,7 @@ final class DevIdentityProvider: Sendable {
             if let checked { s.devices[key]?.grant.identity = checked } else { s.devices[key]?.denied = true }
             return true
         }
-        guard found else { throw ServiceError(.invalidParameter, "dev IdP: no pending device code \(IDTokenVerifier.printable(userCode))") }
+        guard found else { throw ServiceError(.invalidParameter, "dev IdP: no pending device code \(printable(userCode, limit: 40))") }
     }
 
     /// One poll of the token endpoint with a device code.

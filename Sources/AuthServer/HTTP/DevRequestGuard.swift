@@ -20,7 +20,7 @@ struct DevRequestGuard: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let authority = request.head.authority
         if ServerConfiguration.isLoopback(host: listenHost), let authority, !ServerConfiguration.isLoopback(host: authority) {
-            throw ServiceError(.forbidden, "the dev API answers only requests addressed to a loopback address (Host: \(Self.printable(authority)))")
+            throw ServiceError(.forbidden, "the dev API answers only requests addressed to a loopback address (Host: \(printable(authority)))")
         }
         if request.headers[.secFetchSite] == "cross-site" {
             throw ServiceError(.forbidden, "the dev API refuses cross-site requests")
@@ -28,21 +28,16 @@ struct DevRequestGuard: RouterMiddleware {
         if let origin = request.headers[.origin] {
             let own = authority.map { ["http://\($0)", "https://\($0)"] } ?? []
             guard own.contains(origin) || origin == publicURL else {
-                throw ServiceError(.forbidden, "the dev API refuses requests from another origin (\(Self.printable(origin)))")
+                throw ServiceError(.forbidden, "the dev API refuses requests from another origin (\(printable(origin)))")
             }
         }
         if [.post, .put, .patch].contains(request.method) {
             let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard type == "application/json" else {
-                throw ServiceError(.unsupportedMediaType, "the dev API takes a body of Content-Type application/json, got \(Self.printable(type ?? "none"))")
+                throw ServiceError(.unsupportedMediaType, "the dev API takes a body of Content-Type application/json, got \(printable(type ?? "none"))")
             }
         }
         return try await next(request, context)
-    }
-
-    /// At most 100 printable ASCII characters of a header value, for an error message.
-    static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(100).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
     }
 }
 

@@ -34,7 +34,7 @@ struct IDTokenVerifier {
             case .document = claims
         else { throw Self.invalid("not a JWT") }
         guard case .string(let alg)? = header["alg"], Self.algorithms.contains(alg) else {
-            throw Self.invalid("signing algorithm \(Self.printable(header["alg"]?.stringValue ?? "missing")) is not accepted (RS256, ES256 and their kin only)")
+            throw Self.invalid("signing algorithm \(printable(header["alg"]?.stringValue ?? "missing", limit: 20)) is not accepted (RS256, ES256 and their kin only)")
         }
         let kid = header["kid"]?.stringValue
         let collection = try await keys.keys(for: kid)
@@ -77,9 +77,5 @@ struct IDTokenVerifier {
         case .double(let v) where v.isFinite: v
         default: nil
         }
-    }
-
-    static func printable(_ text: String) -> String {
-        String(text.unicodeScalars.prefix(20).map { $0.value >= 0x20 && $0.value < 0x7F ? Character($0) : "?" })
     }
 }

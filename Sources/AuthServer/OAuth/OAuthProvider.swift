@@ -55,7 +55,6 @@ final class OAuthProvider: Sendable {
             e.userinfo = e.userinfo ?? doc["userinfo_endpoint"]?.stringValue
             e.jwks = e.jwks ?? doc["jwks_uri"]?.stringValue
             e.device = e.device ?? doc["device_authorization_endpoint"]?.stringValue
-            e.pkce = doc["code_challenge_methods_supported"]?.arrayValue?.contains(.string("S256")) ?? false
         }
         return e
     }
@@ -121,7 +120,7 @@ final class OAuthProvider: Sendable {
         let reply = try await http.postForm(endpoint, fields)
         // GitHub answers a refused code with 200 and an `error` field.
         guard reply.ok, reply.body["error"] == nil, case .string(let access)? = reply.body["access_token"] else {
-            let why = reply.body["error"]?.stringValue.map(IDTokenVerifier.printable) ?? "status \(reply.status)"
+            let why = reply.body["error"]?.stringValue.map { printable($0, limit: 40) } ?? "status \(reply.status)"
             throw ServiceError(.authError, "\(config.type) refused the authorization code (\(why))")
         }
         if config.isOpenIDConnect, case .string(let idToken)? = reply.body["id_token"] {
@@ -176,7 +175,7 @@ final class OAuthProvider: Sendable {
         guard reply.ok, case .string(let device)? = b["device_code"], case .string(let user)? = b["user_code"],
             let uri = (b["verification_uri"] ?? b["verification_url"])?.stringValue
         else {
-            let why = b["error"]?.stringValue.map(IDTokenVerifier.printable) ?? "status \(reply.status)"
+            let why = b["error"]?.stringValue.map { printable($0, limit: 40) } ?? "status \(reply.status)"
             throw ServiceError(.authError, "\(config.type) refused the device authorization (\(why))")
         }
         var answer: EJSONDocument = [
@@ -202,7 +201,7 @@ final class OAuthProvider: Sendable {
         case "slow_down": throw ServiceError(.slowDown, "polling too fast: wait 5 seconds more between polls")
         case "expired_token": throw ServiceError(.expiredToken, "the device code expired: start again")
         case "access_denied": throw ServiceError(.accessDenied, "the person denied the sign-in")
-        case let other?: throw ServiceError(.authError, "\(config.type) refused the device code (\(IDTokenVerifier.printable(other)))")
+        case let other?: throw ServiceError(.authError, "\(config.type) refused the device code (\(printable(other, limit: 40)))")
         }
         guard reply.ok, case .string(let access)? = reply.body["access_token"] else {
             throw ServiceError(.authError, "\(config.type) refused the device code (status \(reply.status))")
@@ -230,8 +229,6 @@ final class OAuthProvider: Sendable {
 /// A provider's endpoints, absolute.
 struct OAuthEndpoints: Sendable {
     var issuer, authorization, token, userinfo, jwks, device: String?
-    /// The issuer's discovery says it checks PKCE (S256).
-    var pkce = true
 }
 
 /// An issuer's discovery document (`{issuer}/.well-known/openid-configuration`), kept an

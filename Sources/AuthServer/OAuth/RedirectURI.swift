@@ -7,7 +7,6 @@ struct RedirectURI: Equatable {
     let port: Int?
     /// Path and query, as given.
     let rest: String
-    let text: String
 
     /// Parses an absolute `http`/`https` URI with a host and no fragment, user info or
     /// control characters; nil otherwise.
@@ -42,7 +41,6 @@ struct RedirectURI: Equatable {
         self.host = host.lowercased()
         self.port = port
         self.rest = String(afterScheme[authorityEnd...])
-        self.text = text
     }
 
     /// True for `127.0.0.1` (any 127/8 address) and `[::1]`: RFC 8252 loopback redirects.

@@ -13,11 +13,7 @@ extension AuthService {
             try await self.startRedirect(request, context)
         }
         router.post(RouterPath(Routes.base + "/app/:app/auth/providers/:provider/device")) { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
-            let type = context.parameters.get("provider") ?? ""
-            guard let provider = app.oauth(type) else {
-                throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
-            }
+            let (app, provider) = try self.oauthProvider(context)
             try self.checkRate(.login, app: app, address: context.clientAddress)
             let body = try await RequestBody.read(request, context: context)
             var scopes: [String]?
@@ -34,6 +30,16 @@ extension AuthService {
         }
     }
 
+    /// The app and the enabled `oauth2-*` provider named in the path, or 404.
+    private func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
+        let app = try self.app(context.parameters.get("app") ?? "")
+        let type = context.parameters.get("provider") ?? ""
+        guard let provider = app.oauth(type) else {
+            throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
+        }
+        return (app, provider)
+    }
+
     /// This server's callback URL, registered at the IdP.
     func callbackURL() throws(ServiceError) -> String {
         guard let base = publicURL ?? origin.value else {
@@ -43,11 +49,8 @@ extension AuthService {
     }
 
     private func startRedirect(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
-        let app = try self.app(context.parameters.get("app") ?? "")
-        let type = context.parameters.get("provider") ?? ""
-        guard let provider = app.oauth(type) else {
-            throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
-        }
+        let (app, provider) = try oauthProvider(context)
+        let type = provider.config.type
         let query = Self.query(request)
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         guard let redirect = q("redirect"), !redirect.isEmpty else {
@@ -122,7 +125,7 @@ extension AuthService {
         }
         do {
             if let error = q("error") {
-                let what = error == "access_denied" ? "the person denied the sign-in" : "the identity provider answered \(IDTokenVerifier.printable(error))"
+                let what = error == "access_denied" ? "the person denied the sign-in" : "the identity provider answered \(printable(error, limit: 40))"
                 throw ServiceError(.authError, what)
             }
             guard let code = q("code") else { throw ServiceError(.authError, "the identity provider sent no code") }
