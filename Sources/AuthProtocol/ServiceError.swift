@@ -62,6 +62,15 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     public static let accessDenied = ServiceErrorCode("AccessDenied", 400)
     /// authsh: unlinking would leave the user with no way to sign in.
     public static let cannotUnlinkLastIdentity = ServiceErrorCode("CannotUnlinkLastIdentity", 400)
+    /// authsh (`oneAccountPerEmail`): the verified email belongs to another user; the body
+    /// carries `email`, `providers`, `provider` and a `pendingCredential` to link.
+    public static let accountExistsWithDifferentCredential = ServiceErrorCode("AccountExistsWithDifferentCredential", 409)
+    /// authsh: the app hides which emails have accounts (`emailEnumerationProtection`).
+    public static let enumerationProtected = ServiceErrorCode("EnumerationProtected", 403)
+    /// authsh (`recentLoginSeconds`): log in again before this operation.
+    public static let requiresRecentLogin = ServiceErrorCode("RequiresRecentLogin", 401)
+    /// authsh: the user has no session with that id.
+    public static let sessionNotFound = ServiceErrorCode("SessionNotFound", 404)
 
     private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
         invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
@@ -70,6 +79,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
         executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
         payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
         identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
+        accountExistsWithDifferentCredential, enumerationProtected, requiresRecentLogin, sessionNotFound,
     ].map { ($0.rawValue, $0.status) })
 }
 
@@ -85,6 +95,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public var link: String?
     /// Seconds before trying again (`TooManyRequests`), sent as `Retry-After`.
     public var retryAfter: Int?
+    /// Fields of the body beyond `error`, `error_code` and `link` (the account-exists
+    /// conflict's `email`, `providers`, `provider` and `pendingCredential`).
+    public var details: EJSONDocument = [:]
 
     /// An error with `code`'s default status unless `status` is given.
     public init(_ code: ServiceErrorCode, _ message: String, status: Int? = nil, link: String? = nil, retryAfter: Int? = nil) {
@@ -99,6 +112,7 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     public var body: EJSON {
         var doc: EJSONDocument = ["error": .string(message), "error_code": .string(code.rawValue)]
         if let link { doc["link"] = .string(link) }
+        for (key, value) in details where doc[key] == nil { doc[key] = value }
         return .document(doc)
     }
 
@@ -107,6 +121,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
         guard case .string(let code)? = body["error_code"] else { return nil }
         self.init(ServiceErrorCode(rawValue: code), body["error"]?.stringValue ?? "", status: status,
                   link: body["link"]?.stringValue)
+        if case .document(let doc) = body {
+            for (key, value) in doc where !["error", "error_code", "link"].contains(key) { details[key] = value }
+        }
     }
 
     public var description: String { "\(code.rawValue) (\(status)): \(message)" }

@@ -15,9 +15,12 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     public var baas_domain_id: String
     /// The user's custom data document (`customData` on the client).
     public var user_data: EJSONDocument?
+    /// When the person last proved who they are: the login that started the session (a
+    /// refresh keeps it). What `recentLoginSeconds` is checked against.
+    public var auth_time: Int64?
 
     public init(exp: Int64, iat: Int64, sub: String, session: String, deviceId: String, appId: String,
-                userData: EJSONDocument?) {
+                userData: EJSONDocument?, authTime: Int64? = nil) {
         self.exp = exp
         self.iat = iat
         self.sub = sub
@@ -26,6 +29,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         self.baas_device_id = deviceId
         self.baas_domain_id = appId
         self.user_data = userData
+        self.auth_time = authTime
     }
 }
 

@@ -14,6 +14,8 @@ enum EmbeddedServer {
             config.dev = true
             config.host = "127.0.0.1"
             config.port = 0
+            // The playground's `local` app keeps one account per email (identity-providers.md section 5).
+            config.apps = config.apps.map { var app = $0; app.oneAccountPerEmail = true; return app }
             config.database = .directory(dataDirectory + "/server")
             if let plugins {
                 config.pluginsDirectory = plugins

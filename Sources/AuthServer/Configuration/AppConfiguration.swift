@@ -23,6 +23,14 @@ public struct AppConfiguration: Sendable, Equatable {
     /// an email has an account (and register of a taken email mails its owner); off by
     /// default, as App Services behaved.
     public var emailEnumerationProtection = false
+    /// When on, a login whose provider vouches for a verified email that belongs to another
+    /// user creates nothing and answers 409 `AccountExistsWithDifferentCredential` with a
+    /// pending credential to link (identity-providers.md section 5). Off by default, as App
+    /// Services behaved (a new identity is a new user); on for the embedded dev server.
+    public var oneAccountPerEmail = false
+    /// When set, deleting the user, unlinking, changing the password and ending sessions need
+    /// a login (`auth_time`) at most this many seconds old, else 401 `RequiresRecentLogin`.
+    public var recentLoginSeconds: Int64?
 
     /// The authentication providers of an app; nil or false means disabled.
     public struct Providers: Sendable, Equatable {
@@ -124,6 +132,8 @@ extension AppConfiguration {
             rateLimits = try RateLimits(ejson: v, path: r.keyPath("rateLimits"))
         }
         emailEnumerationProtection = try r.bool("emailEnumerationProtection", default: false)
+        oneAccountPerEmail = try r.bool("oneAccountPerEmail", default: false)
+        recentLoginSeconds = try r.integer("recentLoginSeconds", in: 1...31_536_000)
         try r.finish()
     }
 
@@ -174,6 +184,8 @@ extension AppConfiguration {
         doc["values"] = .document(values)
         doc["rateLimits"] = rateLimits.ejson
         doc["emailEnumerationProtection"] = .bool(emailEnumerationProtection)
+        doc["oneAccountPerEmail"] = .bool(oneAccountPerEmail)
+        doc["recentLoginSeconds"] = recentLoginSeconds.map(EJSON.int64) ?? .null
         return .document(doc)
     }
 }

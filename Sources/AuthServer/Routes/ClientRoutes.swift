@@ -77,6 +77,11 @@ extension AuthService {
                                      arguments: try Self.arguments(body))
             return JSONResponse.empty
         }
+        app.get("auth/methods") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            return JSONResponse.make(try await self.signInMethods(app: app, email: request.uri.queryParameters.get("email"),
+                                                                  address: context.clientAddress))
+        }
         userpass.post("change") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
             try await self.changePassword(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress)
@@ -93,8 +98,7 @@ extension AuthService {
             return JSONResponse.make(Self.profile(user, app: app))
         }
         auth.post("session") { request, _ in
-            let (app, session, user) = try await self.sessionOfRefreshToken(try request.bearerToken())
-            let access = try await self.accessToken(app: app.config, user: user, session: session.id, deviceId: session.deviceId)
+            let access = try await self.refresh(try request.bearerToken())
             return JSONResponse.make(["access_token": .string(access)], status: .created)
         }
         auth.delete("session") { request, _ in
@@ -107,8 +111,17 @@ extension AuthService {
             return JSONResponse.make(try await self.unlink(token: try request.bearerToken(), body: body))
         }
         auth.delete("delete") { request, _ in
-            let (app, user, _) = try await self.userOfAccessToken(try request.bearerToken())
-            try await self.store.deleteUser(id: user.id, app: app.id)
+            try await self.deleteUser(token: try request.bearerToken())
+            return JSONResponse.empty
+        }
+        auth.get("sessions") { request, _ in
+            JSONResponse.make(try await self.sessions(token: try request.bearerToken()))
+        }
+        auth.delete("sessions") { request, _ in
+            JSONResponse.make(try await self.revokeOtherSessions(token: try request.bearerToken()))
+        }
+        auth.delete("sessions/:id") { request, context in
+            try await self.revokeSession(token: try request.bearerToken(), id: context.parameters.get("id") ?? "")
             return JSONResponse.empty
         }
         addAPIKeyRoutes(to: auth.group("api_keys"))

@@ -44,15 +44,17 @@ final class CustomTokenVerifier: Sendable {
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
-    /// The external id (`sub`) and the profile fields the metadata config copies.
-    func verify(_ token: String) async throws(ServiceError) -> (externalId: String, profile: EJSONDocument) {
+    /// The external id (`sub`), the profile fields the metadata config copies, and the email
+    /// the token vouches for: its `email` claim, unless `email_verified` says false (the app's
+    /// own issuer signed it, so it speaks for the address as an IdP's ID token does).
+    func verify(_ token: String) async throws(ServiceError) -> (externalId: String, profile: EJSONDocument, email: String?) {
         let payload: [UInt8]
         let claims: Claims
         do {
             let keys = try await collection()
             claims = try await keys.verify(token, as: Claims.self, iteratingKeys: true)
-            // The profile fields are read from the payload as EJSON; without any, skip that pass.
-            payload = config.metadataFields.isEmpty ? [] : try Self.payloadBytes(token)
+            // The profile fields and the email are read from the payload as EJSON.
+            payload = try Self.payloadBytes(token)
         } catch let e as ServiceError {
             throw e
         } catch {
@@ -74,9 +76,11 @@ final class CustomTokenVerifier: Sendable {
                 throw ServiceError(.authError, "invalid custom token: audience does not match")
             }
         }
-        let all = payload.isEmpty ? [:] : (try? EJSON(parsing: payload)) ?? [:]
+        let all = (try? EJSON(parsing: payload)) ?? [:]
         let profile = try AppConfiguration.MetadataField.profile(config.metadataFields, from: all, provider: "invalid custom token")
-        return (claims.sub.value, profile)
+        let unverified = all["email_verified"] == .bool(false) || all["email_verified"] == .string("false")
+        let email = unverified ? nil : all["email"]?.stringValue.flatMap(AuthService.vouchedEmail)
+        return (claims.sub.value, profile, email)
     }
 
     /// Seconds of clock skew allowed between the token's issuer and this server, for nbf and iat.

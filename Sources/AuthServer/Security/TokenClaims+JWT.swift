@@ -15,6 +15,8 @@ struct IssuedTokenClaims: JWTPayload {
     var baas_device_id: String?
     var baas_domain_id: String?
     var user_data: EJSONDocument?
+    /// Access tokens: when the person last proved who they are (their session's login).
+    var auth_time: Int64?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 

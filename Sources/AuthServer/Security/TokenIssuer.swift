@@ -63,6 +63,7 @@ final class TokenIssuer: Sendable {
             "baas_domain_id": .string(claims.baas_domain_id),
         ]
         if let data = claims.user_data { payload["user_data"] = .document(data) }
+        if let time = claims.auth_time { payload["auth_time"] = .int64(time) }
         if let token = hs256.sign(payload, kid: claims.baas_domain_id) { return token }
         return try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id))
     }

@@ -1,13 +1,58 @@
 import AuthProtocol
 
 /// What a signed-in user does to their own account (identity-providers.md section 6):
-/// unlink an identity, change their password.
+/// unlink an identity, change their password, see and end their sessions, delete themselves.
+/// Each of these but listing needs a recent login when the app sets `recentLoginSeconds`.
 extension AuthService {
+    /// The caller of `token`, refused with 401 `RequiresRecentLogin` when the app wants a
+    /// login at most `recentLoginSeconds` old and the token's is older (or unknown).
+    func recentUser(_ token: String) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+        let (app, user, claims) = try await userOfAccessToken(token)
+        if let limit = app.config.recentLoginSeconds, clock.now - (claims.auth_time ?? 0) > limit {
+            throw ServiceError(.requiresRecentLogin,
+                               "this needs a recent login (within \(limit) s): log in again, then retry")
+        }
+        return (app, user, claims)
+    }
+
+    /// `DELETE /auth/delete`.
+    func deleteUser(token: String) async throws {
+        let (app, user, _) = try await recentUser(token)
+        try await store.deleteUser(id: user.id, app: app.id)
+    }
+
+    /// `GET /auth/sessions`: `[{id, device_id, created, last_used, current}]`, oldest first.
+    func sessions(token: String) async throws -> EJSON {
+        let (app, user, claims) = try await userOfAccessToken(token)
+        return .array(try await store.sessions(userId: user.id, app: app.id).map { s in
+            ["id": .string(s.id), "device_id": .string(s.deviceId), "created": .int64(s.createdAt),
+             "last_used": .int64(s.lastUsed ?? s.createdAt), "current": .bool(s.id == claims.session),
+             "provider_type": .string(s.providerType)]
+        })
+    }
+
+    /// `DELETE /auth/sessions/{id}`: ends one of the caller's sessions (its refresh token and
+    /// its access tokens stop working at once); 404 `SessionNotFound` for any other id.
+    func revokeSession(token: String, id: String) async throws {
+        let (app, user, _) = try await recentUser(token)
+        guard try await store.deleteSession(id: id, userId: user.id, app: app.id) else {
+            throw ServiceError(.sessionNotFound, "the user has no session with that id")
+        }
+    }
+
+    /// `DELETE /auth/sessions`: ends every session of the caller but the current one;
+    /// answers `{"revoked": N}`.
+    func revokeOtherSessions(token: String) async throws -> EJSON {
+        let (app, user, claims) = try await recentUser(token)
+        let count = try await store.deleteSessions(userId: user.id, app: app.id, except: claims.session ?? "")
+        return ["revoked": .int64(Int64(count))]
+    }
+
     /// `POST /auth/unlink {provider_type, id}`: removes one identity of the caller (and, for
     /// email/password, its account); the last one stays (400 `CannotUnlinkLastIdentity`).
     /// Answers the new profile.
     func unlink(token: String, body: RequestBody) async throws -> EJSON {
-        let (app, user, _) = try await userOfAccessToken(token)
+        let (app, user, _) = try await recentUser(token)
         let type = try body.string("provider_type"), id = try body.string("id")
         switch try await store.removeIdentity(app: app.id, userId: user.id, providerType: type, externalId: id) {
         case .notFound:
@@ -26,7 +71,7 @@ extension AuthService {
     /// current password, checked as a login checks it (back-off included), then the new one;
     /// every other session of the user ends, the caller's stays.
     func changePassword(app: AppRuntime, token: String, body: RequestBody, address: String) async throws {
-        let (tokenApp, user, claims) = try await userOfAccessToken(token)
+        let (tokenApp, user, claims) = try await recentUser(token)
         guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
         guard app.config.providers.userpass != nil else {
             throw ServiceError(.authProviderNotFound, "authentication via 'local-userpass' is unsupported")

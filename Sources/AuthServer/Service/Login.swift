@@ -15,6 +15,13 @@ extension AuthService {
 
     /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
     func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?, address: String) async throws -> EJSON {
+        if let pending = try body.optionalString("pendingCredential") {
+            guard let linkToken else {
+                throw ServiceError(.invalidParameter, "a pendingCredential is only linked (?link=true): sign in as the account "
+                                   + "that holds its email, then link it")
+            }
+            return try await linkPending(pending, app: app, provider: provider, token: linkToken)
+        }
         let proof: Proof
         if let loginCode = try body.optionalString("loginCode") {
             try checkRate(.token, app: app, address: address)
@@ -28,7 +35,11 @@ extension AuthService {
     /// Logs in the user of `proof` (making one for a new identity), or links the identity to
     /// the user of `linkToken`; the login answer.
     func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?) async throws -> EJSON {
-        if let linkToken { return try await link(proof, app: app, token: linkToken) }
+        if let linkToken {
+            let (tokenApp, user, claims) = try await userOfAccessToken(linkToken)
+            guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+            return try await link(proof, app: app, user: user, claims: claims)
+        }
 
         var user: UserRecord
         if let owner = proof.owner {
@@ -39,7 +50,14 @@ extension AuthService {
                                          externalId: proof.identity.externalId)
         {
             user = u
+            try await noteEmail(of: proof.identity, in: user, app: app)
         } else {
+            if app.config.oneAccountPerEmail, let email = proof.identity.email,
+                let holder = try await store.emailHolder(app: app.id, email: email,
+                                                         accounts: proof.identity.providerType != ProviderType.userpass)
+            {
+                throw try await accountExists(proof.identity, email: email, holder: holder, app: app)
+            }
             let now = clock.now
             user = UserRecord(id: newId(), appId: app.id,
                               data: proof.profile, createdAt: now, identities: [proof.identity])
@@ -56,10 +74,8 @@ extension AuthService {
         return .document(answer)
     }
 
-    /// Adds the proven identity to the user of `token` (wire-protocol.md section 8).
-    private func link(_ proof: Proof, app: AppRuntime, token: String) async throws -> EJSON {
-        let (tokenApp, user, claims) = try await userOfAccessToken(token)
-        guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+    /// Adds the proven identity to `user`, the caller (wire-protocol.md section 8).
+    func link(_ proof: Proof, app: AppRuntime, user: UserRecord, claims: IssuedTokenClaims) async throws -> EJSON {
         let type = proof.identity.providerType
         if type == ProviderType.anonymous {
             throw ServiceError(.internalServerError, "linking an anonymous identity is not allowed")
@@ -83,7 +99,8 @@ extension AuthService {
             }
         }
         let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
-        let access = try await accessToken(app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId)
+        let access = try await accessToken(app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId,
+                                           authTime: claims.auth_time)
         var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)
@@ -104,8 +121,9 @@ extension AuthService {
             let email = try body.string("username")
             try checkRate(.login, app: app, address: address, account: email.lowercased())
             let account = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
-            return Proof(identity: identity(account.identityId, data: ["email": .string(account.email)]),
-                         profile: ["email": .string(account.email)])
+            var id = identity(account.identityId, data: ["email": .string(account.email)])
+            id.email = Self.vouchedEmail(account.email)  // a login needs a confirmed account
+            return Proof(identity: id, profile: ["email": .string(account.email)])
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
             try checkRate(.login, app: app, address: address)
@@ -121,8 +139,10 @@ extension AuthService {
         case ProviderType.customToken:
             guard let verifier = app.customToken else { break }
             try checkRate(.login, app: app, address: address)
-            let (sub, profile) = try await verifier.verify(try body.string("token"))
-            return Proof(identity: identity(sub, data: profile), profile: profile)
+            let (sub, profile, email) = try await verifier.verify(try body.string("token"))
+            var id = identity(sub, data: profile)
+            id.email = email
+            return Proof(identity: id, profile: profile)
         case let type where type.hasPrefix("oauth2-"):
             guard let oauth = app.oauth(type) else { break }
             try checkRate(.login, app: app, address: address)
@@ -137,7 +157,9 @@ extension AuthService {
     /// the provider returns them.
     static func proof(_ v: OAuthProvider.Verified, provider: OAuthProvider,
                       identity: (String, EJSONDocument) -> IdentityRecord) -> Proof {
-        var proof = Proof(identity: identity(v.subject, v.profile), profile: v.profile)
+        var id = identity(v.subject, v.profile)
+        id.email = v.emailVerified ? v.email.flatMap(vouchedEmail) : nil  // an unverified email never links or conflicts
+        var proof = Proof(identity: id, profile: v.profile)
         if provider.config.returnProviderTokens {
             if let t = v.accessToken { proof.providerTokens["provider_access_token"] = .string(t) }
             if let t = v.idToken { proof.providerTokens["provider_id_token"] = .string(t) }

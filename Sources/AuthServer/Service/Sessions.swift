@@ -25,16 +25,34 @@ extension AuthService {
             id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
             identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
             expiresAt: anonymous ? nil : refreshExp))
-        let access = try await accessToken(app: config, user: user, session: sessionId, deviceId: deviceId)
+        let access = try await accessToken(app: config, user: user, session: sessionId, deviceId: deviceId, authTime: now)
         return Tokens(access: access, refresh: refresh, deviceId: deviceId)
     }
 
-    func accessToken(app: AppConfiguration, user: UserRecord, session: String, deviceId: String) async throws -> String {
+    /// An access token of `session`; `authTime` is when the session's login happened.
+    func accessToken(app: AppConfiguration, user: UserRecord, session: String, deviceId: String,
+                     authTime: Int64?) async throws -> String {
         let now = clock.now
         return try await tokens.sign(AccessTokenClaims(
             exp: now + app.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
-            appId: app.id, userData: user.customData))
+            appId: app.id, userData: user.customData, authTime: authTime))
     }
+
+    /// `POST /auth/session`: a new access token for a live session. The session's `last_used`
+    /// is written when it is older than ``lastUsedGranularity`` (a client refreshing often
+    /// costs one write a minute, not one per refresh).
+    func refresh(_ refreshToken: String) async throws -> String {
+        let (app, session, user) = try await sessionOfRefreshToken(refreshToken)
+        let now = clock.now
+        if now - (session.lastUsed ?? session.createdAt) >= Self.lastUsedGranularity {
+            try await store.touchSession(id: session.id, at: now)
+        }
+        return try await accessToken(app: app.config, user: user, session: session.id, deviceId: session.deviceId,
+                                     authTime: session.createdAt)
+    }
+
+    /// How precise a session's `last_used` is, in seconds.
+    static let lastUsedGranularity: Int64 = 60
 
     /// The user of a valid access token (profile, delete, link), with its identities.
     func userOfAccessToken(_ token: String) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
@@ -69,6 +87,8 @@ extension AuthService {
         do {
             let deleted = try await store.deleteAnonymousUsers(createdBefore: clock.now - Self.anonymousLifetime)
             if deleted > 0 { logger.info("deleted anonymous users older than 90 days", metadata: ["count": "\(deleted)"]) }
+            // Kept a day past their expiry, so that a late link is told "expired", not "unknown".
+            _ = try await store.deleteExpiredPendingCredentials(at: clock.now - 86_400)
         } catch {
             logger.error("anonymous user sweep failed", metadata: ["error": "\(error)"])
         }

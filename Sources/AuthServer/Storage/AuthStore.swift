@@ -45,6 +45,19 @@ public protocol AuthStore: Sendable {
     /// Deletes the user, its identities, sessions, API keys and email/password accounts.
     func deleteUser(id: String, app: String) async throws
 
+    /// Sets the verified email of an identity (its provider's email changed since the last login).
+    func setIdentityEmail(_ email: String?, app: String, providerType: String, externalId: String) async throws
+    /// Who holds verified email `email` (lowercased): the first user with an identity that
+    /// vouches for it, with the providers that user signs in with; else, when `accounts`, a
+    /// confirmed email/password account with that email that has not logged in yet; else nil.
+    func emailHolder(app: String, email: String, accounts: Bool) async throws -> EmailHolder?
+
+    // Pending credentials (one account per email)
+    func insertPendingCredential(_ credential: PendingCredential) async throws
+    func pendingCredential(app: String, id: String) async throws -> PendingCredential?
+    /// Removes it; true when this call did (so a credential is used once, whoever races).
+    func deletePendingCredential(app: String, id: String) async throws -> Bool
+
     // Email/password
     func userpassAccount(app: String, email: String) async throws -> UserpassAccount?
     /// Inserts a new account; conflict if the email is taken.
@@ -74,6 +87,14 @@ public protocol AuthStore: Sendable {
     /// `identities` (a refresh does not need them).
     func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)?
     func deleteSession(id: String) async throws
+    /// The user's sessions, oldest first.
+    func sessions(userId: String, app: String) async throws -> [SessionRecord]
+    /// Ends one session of the user; false when the user has no such session.
+    func deleteSession(id: String, userId: String, app: String) async throws -> Bool
+    /// Ends every session of the user but `keep`; returns how many ended.
+    func deleteSessions(userId: String, app: String, except keep: String) async throws -> Int
+    /// Records that a refresh used the session at `time`.
+    func touchSession(id: String, at time: Int64) async throws
     /// Whether a session is live, and whose: what an access token's check needs, in one
     /// indexed read that parses no document (`functions/call` makes it on every call).
     func sessionState(id: String) async throws -> SessionState?
@@ -99,6 +120,8 @@ public protocol AuthStore: Sendable {
     /// Deletes the anonymous users (every identity anonymous) created before `time`, of every
     /// app; returns how many.
     func deleteAnonymousUsers(createdBefore time: Int64) async throws -> Int
+    /// Deletes the pending credentials expired at `time`, of every app; returns how many.
+    func deleteExpiredPendingCredentials(at time: Int64) async throws -> Int
 
     // Dev mode
     /// Deletes every user, identity, account, token, session and API key of the app.

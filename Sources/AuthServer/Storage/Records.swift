@@ -41,6 +41,9 @@ public struct IdentityRecord: Sendable, Equatable {
     public var providerType: String
     public var providerId: String
     public var data = EJSONDocument()
+    /// The email the provider vouches for (verified), lowercased; nil when it vouches for
+    /// none. What `oneAccountPerEmail` and `auth/methods` look identities up by.
+    public var email: String?
 }
 
 /// An email/password account. It gets a user on its first login (or link), as in App Services.
@@ -68,6 +71,28 @@ public struct SessionRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// nil: never expires (anonymous sessions).
     public var expiresAt: Int64?
+    /// When a refresh last used it (to within ``AuthService/lastUsedGranularity``); nil: not since its login.
+    public var lastUsed: Int64?
+}
+
+/// Who holds a verified email (``AuthStore/emailHolder(app:email:accounts:)``).
+public struct EmailHolder: Sendable, Equatable {
+    /// The user; nil for a confirmed email/password account that has not logged in yet.
+    public var userId: String?
+    /// The provider types that user signs in with (no duplicates, in link order; never `anon-user`).
+    public var providers: [String]
+}
+
+/// An identity a login proved but did not attach, because its verified email belongs to
+/// another user (identity-providers.md section 5). Only the digest of its token is stored.
+public struct PendingCredential: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var digest: [UInt8]
+    /// The verified email (lowercased) the conflict was about.
+    public var email: String
+    public var identity: IdentityRecord
+    public var expiresAt: Int64
 }
 
 /// A user API key; only its digest is stored.

@@ -28,7 +28,7 @@ final class SQLiteReadConnection: @unchecked Sendable {
             case .rollback: "ROLLBACK"
             case .session: """
                 SELECT s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest,
-                       s.created_at, s.expires_at, u.type, u.data, u.custom_data, u.disabled, u.created_at
+                       s.created_at, s.expires_at, u.type, u.data, u.custom_data, u.disabled, u.created_at, s.last_used
                 FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
                 """
             case .sessionState: """
@@ -37,7 +37,7 @@ final class SQLiteReadConnection: @unchecked Sendable {
                 """
             case .user: "SELECT id, app_id, type, data, custom_data, disabled, created_at FROM users WHERE id = ? AND app_id = ?"
             case .identities:
-                "SELECT provider_type, external_id, provider_id, data FROM identities WHERE user_id = ? ORDER BY position"
+                "SELECT provider_type, external_id, provider_id, data, email FROM identities WHERE user_id = ? ORDER BY position"
             case .identityOwner: "SELECT user_id FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?"
             case .userpassAccount: """
                 SELECT app_id, email, password_hash, identity_id, confirmed, created_at

@@ -49,6 +49,24 @@ enum SQLiteSchema {
                     PRIMARY KEY (app_id, key));
                 """)
         }
+        m.registerMigration("v3: verified emails, pending credentials, session use") { db in
+            // `identities.email`: the verified email an identity vouches for, lowercased (null
+            // when none). Email/password identities vouch for their account's email (a login
+            // needs a confirmed account); other providers' are filled in at their next login.
+            try db.execute(sql: """
+                ALTER TABLE identities ADD COLUMN email TEXT;
+                UPDATE identities SET email = lower(json_extract(data, '$.email'))
+                    WHERE provider_type = 'local-userpass' AND json_valid(data);
+                CREATE INDEX identities_email ON identities(app_id, email) WHERE email IS NOT NULL;
+                CREATE INDEX userpass_accounts_email ON userpass_accounts(app_id, lower(email));
+                ALTER TABLE sessions ADD COLUMN last_used INTEGER;
+                CREATE TABLE pending_credentials (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL, digest BLOB NOT NULL, email TEXT NOT NULL,
+                    provider_type TEXT NOT NULL, external_id TEXT NOT NULL, provider_id TEXT NOT NULL,
+                    data TEXT NOT NULL, expires_at INTEGER NOT NULL);
+                CREATE INDEX pending_credentials_expiry ON pending_credentials(expires_at);
+                """)
+        }
         return m
     }
 }

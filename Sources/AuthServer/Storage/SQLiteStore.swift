@@ -55,7 +55,7 @@ public final class SQLiteStore: AuthStore {
     /// A read through SQLite's C API, on the caller's thread: on a pooled read-only connection,
     /// or for an in-memory database (which no other connection can open) on GRDB's own. A
     /// read of several statements runs them in ``SQLiteReadConnection/transaction(_:)``.
-    private func pointRead<T>(_ operation: String, _ body: (SQLiteReadConnection) throws -> T) throws -> T {
+    func pointRead<T>(_ operation: String, _ body: (SQLiteReadConnection) throws -> T) throws -> T {
         do {
             if let pointReads { return try pointReads.withConnection(body) }
             return try writer.unsafeRead { db in
@@ -69,7 +69,12 @@ public final class SQLiteStore: AuthStore {
         }
     }
 
-    private func write<T: Sendable>(_ operation: String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+    /// A read through GRDB (a statement off the hot paths), on the latest committed state.
+    func read<T: Sendable>(_ operation: String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
+        do { return try await writer.read(body) } catch { throw Self.translate(error, operation) }
+    }
+
+    func write<T: Sendable>(_ operation: String, _ body: @Sendable @escaping (Database) throws -> T) async throws -> T {
         do { return try await writer.write(body) } catch { throw Self.translate(error, operation) }
     }
 
@@ -81,9 +86,9 @@ public final class SQLiteStore: AuthStore {
         return error
     }
 
-    private static func json(_ doc: EJSONDocument) -> String { EJSON.document(doc).encodedString() }
+    static func json(_ doc: EJSONDocument) -> String { EJSON.document(doc).encodedString() }
 
-    private static func document(_ text: String?) -> EJSONDocument? {
+    static func document(_ text: String?) -> EJSONDocument? {
         guard let text, case .document(let d)? = try? EJSON(parsing: text) else { return nil }
         return d
     }
@@ -128,10 +133,10 @@ public final class SQLiteStore: AuthStore {
 
     private static func insertIdentity(_ db: Database, _ identity: IdentityRecord, userId: String, app: String, position: Int) throws {
         try db.cachedStatement(sql: """
-            INSERT INTO identities (app_id, provider_type, external_id, user_id, provider_id, data, position)
-            VALUES (?, ?, ?, ?, ?, ?, ?)
+            INSERT INTO identities (app_id, provider_type, external_id, user_id, provider_id, data, position, email)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """).execute(arguments: [app, identity.providerType, identity.externalId, userId, identity.providerId,
-                                     json(identity.data), position])
+                                     json(identity.data), position, identity.email])
     }
 
     public func user(id: String, app: String) async throws -> UserRecord? {
@@ -160,11 +165,11 @@ public final class SQLiteStore: AuthStore {
                    customData: document(row.optionalString(4)), disabled: row.bool(5), createdAt: row.int64(6))
     }
 
-    private static func identities(_ c: SQLiteReadConnection, userId: String) throws -> [IdentityRecord] {
+    static func identities(_ c: SQLiteReadConnection, userId: String) throws -> [IdentityRecord] {
         var identities: [IdentityRecord] = []
         try c.each(.identities, [.text(userId)]) { row in
             identities.append(IdentityRecord(externalId: row.string(1), providerType: row.string(0), providerId: row.string(2),
-                                             data: document(row.optionalString(3)) ?? [:]))
+                                             data: document(row.optionalString(3)) ?? [:], email: row.optionalString(4)))
         }
         return identities
     }
@@ -360,7 +365,7 @@ public final class SQLiteStore: AuthStore {
     private static func sessionWithUser(_ row: SQLiteReadConnection.Row) -> (SessionRecord, UserRecord) {
         let session = SessionRecord(id: row.string(0), appId: row.string(1), userId: row.string(2), deviceId: row.string(3),
                                     providerType: row.string(4), identityId: row.string(5), refreshDigest: row.bytes(6),
-                                    createdAt: row.int64(7), expiresAt: row.optionalInt64(8))
+                                    createdAt: row.int64(7), expiresAt: row.optionalInt64(8), lastUsed: row.optionalInt64(14))
         let user = UserRecord(id: session.userId, appId: session.appId, type: row.string(9),
                               data: document(row.optionalString(10)) ?? [:], customData: document(row.optionalString(11)),
                               disabled: row.bool(12), createdAt: row.int64(13))
@@ -469,7 +474,7 @@ public final class SQLiteStore: AuthStore {
 
     public func wipe(app: String) async throws {
         try await write("wipe app") { db in
-            for table in ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys"] {
+            for table in ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials"] {
                 try db.execute(sql: "DELETE FROM \(table) WHERE app_id = ?", arguments: [app])
             }
         }

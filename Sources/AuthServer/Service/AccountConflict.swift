@@ -1,0 +1,92 @@
+import AuthProtocol
+import Foundation
+
+/// One account per email (identity-providers.md section 5): the 409 that carries a pending
+/// credential, linking it, and the sign-in methods of an email.
+///
+/// A pending credential is `ID.SECRET` (32 random bytes): the server keeps its SHA-256 digest
+/// with the identity it names, so it cannot be forged or altered (any change misses the
+/// digest), says nothing about the identity to whoever holds it, and is used once on every
+/// server sharing the database (the delete that removes it wins).
+extension AuthService {
+    /// How long a pending credential can be linked.
+    static let pendingCredentialLifetime: Int64 = 600
+
+    /// `email` as an identity vouches for it: trimmed and lowercased; nil when it is no
+    /// address (no `@`, or longer than 254 bytes).
+    static func vouchedEmail(_ email: String) -> String? {
+        let e = email.trimmingCharacters(in: .whitespaces).lowercased()
+        guard e.utf8.count <= 254, let at = e.firstIndex(of: "@"), at != e.startIndex, e.index(after: at) != e.endIndex else { return nil }
+        return e
+    }
+
+    /// Keeps a returning identity's verified email as its provider says it now (one write,
+    /// only when it changed).
+    func noteEmail(of identity: IdentityRecord, in user: UserRecord, app: AppRuntime) async throws {
+        guard identity.providerType != ProviderType.apiKey,
+            let stored = user.identities.first(where: {
+                $0.providerType == identity.providerType && $0.externalId == identity.externalId
+            }), stored.email != identity.email
+        else { return }
+        try await store.setIdentityEmail(identity.email, app: app.id, providerType: identity.providerType,
+                                         externalId: identity.externalId)
+    }
+
+    /// The 409 of a login whose verified email another user holds, with a new pending
+    /// credential for `identity`.
+    func accountExists(_ identity: IdentityRecord, email: String, holder: EmailHolder, app: AppRuntime) async throws -> ServiceError {
+        let id = newId()
+        let token = id + "." + Base64.encode(Secrets.randomBytes(32), urlSafe: true)
+        try await store.insertPendingCredential(PendingCredential(
+            id: id, appId: app.id, digest: Secrets.digest(token), email: email, identity: identity,
+            expiresAt: clock.now + Self.pendingCredentialLifetime))
+        let names = holder.providers.joined(separator: ", ")
+        var error = ServiceError(.accountExistsWithDifferentCredential,
+                                 "an account already exists with this email: sign in with \(names), "
+                                 + "then link the pending credential to add \(identity.providerType) to it")
+        error.details = [
+            "email": .string(email), "providers": .array(holder.providers.map(EJSON.string)),
+            "provider": .string(identity.providerType), "pendingCredential": .string(token),
+        ]
+        return error
+    }
+
+    /// `POST {app}/auth/providers/{provider}/login?link=true {"pendingCredential": P}`: attaches
+    /// the identity `P` names to the caller, who must hold the email it was issued for.
+    func linkPending(_ token: String, app: AppRuntime, provider: String, token access: String) async throws -> EJSON {
+        let (tokenApp, user, claims) = try await userOfAccessToken(access)
+        guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        let invalid = ServiceError(.invalidParameter, "pendingCredential is not valid: unknown, altered, or already used")
+        let parts = token.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, token.utf8.count <= 128,
+            let pending = try await store.pendingCredential(app: app.id, id: String(parts[0])),
+            Secrets.constantTimeEqual(pending.digest, Secrets.digest(token))
+        else { throw invalid }
+        guard pending.expiresAt > clock.now else {
+            _ = try await store.deletePendingCredential(app: app.id, id: pending.id)
+            throw ServiceError(.invalidParameter, "pendingCredential expired: sign in with \(pending.identity.providerType) again for a new one")
+        }
+        guard pending.identity.providerType == provider else {
+            throw ServiceError(.invalidParameter, "pendingCredential is for \(pending.identity.providerType), not \(provider)")
+        }
+        guard user.identities.contains(where: { $0.email == pending.email }) else {
+            throw ServiceError(.forbidden, "pendingCredential was issued for the account that holds its email: sign in as that account to link it")
+        }
+        guard try await store.deletePendingCredential(app: app.id, id: pending.id) else { throw invalid }
+        return try await link(Proof(identity: pending.identity, profile: pending.identity.data), app: app, user: user, claims: claims)
+    }
+
+    /// `GET {app}/auth/methods?email=E`: the providers the holder of verified email E signs
+    /// in with (`[]` when nobody holds it); 403 `EnumerationProtected` when the app hides
+    /// which emails have accounts.
+    func signInMethods(app: AppRuntime, email: String?, address: String) async throws -> EJSON {
+        guard !app.config.emailEnumerationProtection else {
+            throw ServiceError(.enumerationProtected, "this app does not tell which emails have accounts (emailEnumerationProtection)")
+        }
+        guard let email, !email.isEmpty else { throw ServiceError(.missingParameter, "expected the email query parameter") }
+        guard let vouched = Self.vouchedEmail(email) else { throw ServiceError(.invalidParameter, "email is not an address") }
+        try checkRate(.login, app: app, address: address, account: vouched)
+        let holder = try await store.emailHolder(app: app.id, email: vouched, accounts: true)
+        return ["providers": .array((holder?.providers ?? []).map(EJSON.string))]
+    }
+}
