@@ -102,8 +102,43 @@ public final class App: Sendable {
             try setCurrent(existing.id)
             return User(id: existing.id, app: self)
         }
+        let device = users.withLock { $0.current?.deviceId }
+        let reply = try await loginRequest(credentials, deviceId: device)
+        try change(reply.userId) { record in
+            if record == nil { record = UserRecord(id: reply.userId, state: .loggedIn, deviceId: ObjectId.zero.hex, seq: Self.now()) }
+            reply.apply(to: &record!)
+        }
+        try setCurrent(reply.userId)
+        return User(id: reply.userId, app: self)
+    }
+
+    /// What a login answered, with the profile fetched with its access token.
+    struct LoginReply {
+        var userId: String
+        var access: String
+        var refresh: String
+        var deviceId: String
+        var profile: UserProfile
+        var identities: [UserIdentity]
+        var providerTokens: ProviderTokens?
+
+        /// Logs `record` in with these tokens and this profile.
+        func apply(to record: inout UserRecord) {
+            record.state = .loggedIn
+            record.accessToken = access
+            record.refreshToken = refresh
+            record.deviceId = deviceId
+            record.profile = profile
+            record.identities = identities
+            if let providerTokens { record.providerTokens = providerTokens }
+        }
+    }
+
+    /// Sends a login (with `deviceId` when it is a real one) and fetches the profile; changes
+    /// nothing here.
+    func loginRequest(_ credentials: Credentials, deviceId device: String?) async throws(AuthClientError) -> LoginReply {
         var body = credentials.body
-        if let device = users.withLock({ $0.current?.deviceId }), device != ObjectId.zero.hex {
+        if let device, device != ObjectId.zero.hex {
             body["options"] = ["device": ["deviceId": .string(device)]]
         }
         let reply = try await request("POST", Routes.login(id, provider: credentials.provider), body: .document(body), auth: .none)
@@ -112,25 +147,28 @@ public final class App: Sendable {
         else { throw malformed("the login answer has no tokens") }
         guard userId.utf8.allSatisfy({ Hex.value($0) != nil }), !userId.isEmpty else { throw malformed("the user id is not hexadecimal") }
         let profile = try await fetchProfile(auth: .token(access))
+        let providerAccess = reply["provider_access_token"]?.stringValue, providerId = reply["provider_id_token"]?.stringValue
+        return LoginReply(userId: userId, access: access, refresh: refresh,
+                          deviceId: reply["device_id"]?.stringValue ?? ObjectId.zero.hex,
+                          profile: profile.profile, identities: profile.identities,
+                          providerTokens: providerAccess != nil || providerId != nil
+                              ? ProviderTokens(accessToken: providerAccess, idToken: providerId) : nil)
+    }
+
+    /// Now, in nanoseconds since 1970 (the order users were first seen in).
+    static func now() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        try change(userId) { record in
-            var updated = record ?? UserRecord(id: userId, state: .loggedIn, deviceId: ObjectId.zero.hex)
-            if record == nil { updated.seq = Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) }
-            updated.state = .loggedIn
-            updated.accessToken = access
-            updated.refreshToken = refresh
-            updated.deviceId = reply["device_id"]?.stringValue ?? ObjectId.zero.hex
-            updated.profile = profile.profile
-            updated.identities = profile.identities
-            let providerAccess = reply["provider_access_token"]?.stringValue, providerId = reply["provider_id_token"]?.stringValue
-            if providerAccess != nil || providerId != nil {
-                updated.providerTokens = ProviderTokens(accessToken: providerAccess, idToken: providerId)
-            }
-            record = updated
-        }
-        try setCurrent(userId)
-        return User(id: userId, app: self)
+        return Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec)
+    }
+
+    /// The providers the holder of `email` signs in with (Firebase's `fetchSignInMethods`);
+    /// empty when nobody holds it. `EnumerationProtected` when the app hides it.
+    public func signInMethods(email: String) async throws(AuthClientError) -> [String] {
+        let query = FormEncoding.encode([("email", email)])
+        let reply = try await request("GET", Routes.signInMethods(id) + "?" + query, body: nil, auth: .none)
+        guard let providers = reply["providers"]?.arrayValue else { throw malformed("the sign-in methods answer has no providers") }
+        return providers.compactMap(\.stringValue)
     }
 
     /// Makes `user` current. It must be known here and logged in. No request.
@@ -146,11 +184,8 @@ public final class App: Sendable {
 
     /// GET profile: `data` and identities.
     func fetchProfile(auth: Auth) async throws(AuthClientError) -> (profile: UserProfile, identities: [UserIdentity]) {
-        let reply = try await request("GET", Routes.profile, body: nil, auth: auth)
-        guard case .document(let data)? = reply["data"], case .array(let ids)? = reply["identities"] else {
-            throw malformed("the profile has no data or identities")
-        }
-        return (UserProfile(data: data), ids.compactMap(UserIdentity.init))
+        let (profile, identities) = try profile(from: try await request("GET", Routes.profile, body: nil, auth: auth))
+        return (profile, identities)
     }
 
     func malformed(_ what: String) -> AuthClientError {

@@ -11,6 +11,8 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var message: String
     /// The server's `link`, when it gave one.
     public var link: String?
+    /// The fields of the server's error body beyond `error`, `error_code` and `link`.
+    public var details: EJSONDocument = [:]
 
     public init(code: String, message: String, status: Int? = nil, link: String? = nil) {
         self.code = code
@@ -22,6 +24,18 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// A server's error body.
     public init(_ error: ServiceError) {
         self.init(code: error.code.rawValue, message: error.message, status: error.status, link: error.link)
+        details = error.details
+    }
+
+    /// `AccountExistsWithDifferentCredential`: the verified email another account holds.
+    public var email: String? { details["email"]?.stringValue }
+    /// `AccountExistsWithDifferentCredential`: the providers that account signs in with.
+    public var providers: [String] { details["providers"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+    /// `AccountExistsWithDifferentCredential`: the identity the failed login proved. Sign in
+    /// with one of ``providers``, then `linkIdentity(credentials:)` with it (once, within 10 minutes).
+    public var pendingCredential: Credentials? {
+        guard let provider = details["provider"]?.stringValue, let token = details["pendingCredential"]?.stringValue else { return nil }
+        return .pending(provider: provider, credential: token)
     }
 
     public var description: String { "\(code): \(message)" }
@@ -39,6 +53,8 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public static let timedOut = "RequestTimedOut"
     /// An answer that is not what the protocol says (not JSON, too large, missing fields).
     public static let malformedResponse = "MalformedResponse"
+    /// A reauthentication whose credentials belong to another user (nothing changed).
+    public static let userMismatch = "UserMismatch"
     // Sign-in codes.
     /// The sign-in was cancelled (the task, or Ctrl-C in the REPL).
     public static let cancelled = "Cancelled"

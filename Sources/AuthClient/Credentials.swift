@@ -36,6 +36,12 @@ public struct Credentials: Sendable, Equatable {
     /// A server API key (the same wire form as a user key).
     public static func serverAPIKey(_ key: String) -> Credentials { userAPIKey(key) }
 
+    /// A pending credential of the account-exists conflict (``AuthClientError/pendingCredential``):
+    /// only linked, by the user that holds its email.
+    public static func pending(provider: String, credential: String) -> Credentials {
+        Credentials(provider: provider, body: ["provider": .string(provider), "pendingCredential": .string(credential)])
+    }
+
     /// A JWT of another service (custom-token).
     public static func jwt(_ token: String) -> Credentials {
         Credentials(provider: ProviderType.customToken, body: ["provider": .string(ProviderType.customToken), "token": .string(token)])

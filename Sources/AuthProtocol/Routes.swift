@@ -27,6 +27,14 @@ public enum Routes {
     public static let deleteUser = "\(base)/auth/delete"
     /// `{base}/auth/api_keys`.
     public static let apiKeys = "\(base)/auth/api_keys"
+    /// `POST`: removes one identity of the caller.
+    public static let unlink = "\(base)/auth/unlink"
+    /// `GET`: the caller's sessions; `DELETE`: all but the current one.
+    public static let sessions = "\(base)/auth/sessions"
+    /// `DELETE`: ends one session of the caller.
+    public static func session(_ id: String) -> String { "\(sessions)/\(id)" }
+    /// `GET ?email=`: the providers the holder of an email signs in with.
+    public static func signInMethods(_ app: String) -> String { "\(self.app(app))/auth/methods" }
     /// `{base}/auth/api_keys/{id}`.
     public static func apiKey(_ id: String) -> String { "\(apiKeys)/\(id)" }
 }
