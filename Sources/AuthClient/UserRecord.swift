@@ -4,18 +4,26 @@ import AuthProtocol
 public struct UserIdentity: Sendable, Equatable {
     public var id: String
     public var providerType: String
-    public init(id: String, providerType: String) {
+    /// The email the provider gave for this identity (its `provider_data.email`), if any.
+    public var email: String?
+    public init(id: String, providerType: String, email: String? = nil) {
         self.id = id
         self.providerType = providerType
+        self.email = email
     }
 
-    /// An identity as the profile lists it (`{"id": .., "provider_type": ..}`); the store keeps that form.
+    /// An identity as the profile lists it (`{"id": .., "provider_type": .., "provider_data": {"email": ..}}`),
+    /// or as the store keeps it (`email` at the top).
     init?(_ value: EJSON) {
         guard let id = value["id"]?.stringValue, let type = value["provider_type"]?.stringValue else { return nil }
-        self.init(id: id, providerType: type)
+        self.init(id: id, providerType: type, email: value["email"]?.stringValue ?? value["provider_data"]?["email"]?.stringValue)
     }
 
-    var ejson: EJSON { ["id": .string(id), "provider_type": .string(providerType)] }
+    var ejson: EJSON {
+        var doc: EJSONDocument = ["id": .string(id), "provider_type": .string(providerType)]
+        if let email { doc["email"] = .string(email) }
+        return .document(doc)
+    }
 }
 
 /// A user's profile: the raw `data` document and its well-known string fields.

@@ -61,6 +61,15 @@ public final class AppObject: LuaObject {
         return user
     }
 
+    /// `signInMethods(email)`: the providers the holder of `email` signs in with, as a list.
+    static func signInMethods(_ app: AppObject, _ call: LuaCall, emailAt index: Int32) throws -> LuaReturn {
+        let email = try call.string(index)
+        let client = try app.app()
+        return perform(call) {
+            [.table(LuaTable(array: try await client.signInMethods(email: email).map { .string(LuaString($0)) }))]
+        }
+    }
+
     /// `where the server is`, for banners and `tostring`.
     public var serverName: String { server.isEmbedded ? "embedded" : server.baseURL }
 
@@ -70,6 +79,7 @@ public final class AppObject: LuaObject {
             "login": { app, call in try Verbs.login(app, call, credentialsAt: 2) },
             "switchUser": { app, call in try Verbs.switchUser(app, call, userAt: 2) },
             "signIn": { app, call in try SignInBinding.signIn(app, call, from: 2) },
+            "signInMethods": { app, call in try AppObject.signInMethods(app, call, emailAt: 2) },
         ],
         properties: [
             "id": { .string(LuaString($0.id)) },
@@ -101,6 +111,10 @@ final class EmailPasswordAuthObject: LuaObject {
             "sendResetPasswordEmail": method(EmailPasswordOperation(["email"]) { try await $0.sendResetPasswordEmail(email: $1[0]) }),
             "resetPassword": method(.resetPassword),
             "callResetPasswordFunction": { object, call in try Verbs.callResetFunction(object.app, call, from: 2) },
+            // changePassword{password =, newPassword =} or (password, newPassword): the current user's.
+            "changePassword": method(EmailPasswordOperation(["password", "newPassword"]) {
+                try await $0.changePassword(from: $1[0], to: $1[1])
+            }),
         ],
         description: { "EmailPasswordAuth(\($0.app.id))" })
 }

@@ -41,6 +41,7 @@ enum AuthModule {
         t["clock"] = .function(LuaFunction("auth.clock") { _ in .one(.number(ProgressObject.now())) })
         t["dev"] = .table(devTable(app.dev))
         t["signIn"] = .function(SignInBinding.function(app, name: "auth.signIn"))
+        t["signInMethods"] = .function(LuaFunction("auth.signInMethods") { call in try AppObject.signInMethods(app, call, emailAt: 1) })
         t["http"] = .function(HTTPBinding.function(server: app.server))
         return t
     }

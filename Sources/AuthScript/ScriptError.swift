@@ -22,9 +22,36 @@ public final class AuthErrorObject: LuaObject {
         return text
     }
 
+    /// The line the REPL prints: ``line``, except for the account-exists conflict, which says
+    /// what to do next as a line to run. `_` is the error when it prints, and stays so while
+    /// that line runs: signing in and `linkIdentity(_.credential)` go in one line.
+    public var replLine: String {
+        guard error.code == "AccountExistsWithDifferentCredential", let email = error.email, let pending = error.pendingCredential
+        else { return line }
+        let signIn: String
+        switch error.providers.first {
+        case "local-userpass"?:
+            signIn = "login(credentials.emailPassword(\(LuaFormatter.quote(Array(email.utf8))), auth.password()))"
+        case let type? where type.hasPrefix("oauth2-"):
+            signIn = "signIn(\(LuaFormatter.quote(Array(type.dropFirst("oauth2-".count).utf8))))"
+        case "custom-token"?:
+            signIn = "login(credentials.jwt(TOKEN))"
+        default:
+            signIn = "login(...)"
+        }
+        return "\(position)AccountExistsWithDifferentCredential: \(email) already has an account (\(error.providers.joined(separator: ", "))): "
+            + "sign in to it and link \(pending.provider) in one line: \(signIn); linkIdentity(_.credential)"
+    }
+
     public static let luaClass = LuaClass<AuthErrorObject>(
         "AuthError",
         properties: [
+            "email": { $0.error.email.map { .string(LuaString($0)) } ?? .nil },
+            "providers": { object in
+                object.error.details["providers"] == nil ? .nil
+                    : .table(LuaTable(array: object.error.providers.map { .string(LuaString($0)) }))
+            },
+            "credential": { $0.error.pendingCredential.map { .object(CredentialsObject($0)) } ?? .nil },
             "code": { .string(LuaString($0.error.code)) },
             "message": { .string(LuaString($0.error.message)) },
             "status": { $0.error.status.map { .integer(Int64($0)) } ?? .nil },

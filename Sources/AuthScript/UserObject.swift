@@ -21,7 +21,33 @@ public final class UserObject: LuaObject {
     }
 
     static func identities(_ user: User) -> LuaValue {
-        .table(LuaTable(array: user.identities.map { .table(LuaTable(["id": .string(LuaString($0.id)), "providerType": .string(LuaString($0.providerType))])) }))
+        .table(LuaTable(array: user.identities.map { identity in
+            var t = LuaTable(["id": .string(LuaString(identity.id)), "providerType": .string(LuaString(identity.providerType))])
+            if let email = identity.email { t["email"] = .string(LuaString(email)) }
+            return .table(t)
+        }))
+    }
+
+    /// `{id, deviceId, created, lastUsed, current, providerType}`.
+    static func session(_ s: UserSession) -> LuaValue {
+        var t = LuaTable(["id": .string(LuaString(s.id)), "deviceId": .string(LuaString(s.deviceId)),
+                          "created": .integer(s.created), "lastUsed": .integer(s.lastUsed), "current": .boolean(s.isCurrent)])
+        if let type = s.providerType { t["providerType"] = .string(LuaString(type)) }
+        return .table(t)
+    }
+
+    /// `user:unlink(identity)` takes an entry of `user.identities`, or (providerType, id).
+    static func identityArgument(_ call: LuaCall) throws -> (type: String, id: String) {
+        if call.isTable(2) {
+            let t = try call.table(2)
+            return (try t.string("providerType", argument: 2), try t.string("id", argument: 2))
+        }
+        return (try call.string(2), try call.string(3))
+    }
+
+    /// `user:revokeSession(s)` takes an entry of `user:sessions()`, or its id.
+    static func sessionArgument(_ call: LuaCall) throws -> String {
+        call.isTable(2) ? try call.table(2).string("id", argument: 2) : try call.string(2)
     }
 
     public static let luaClass = LuaClass<UserObject>(
@@ -31,6 +57,20 @@ public final class UserObject: LuaObject {
                 let credentials = try call.object(2, as: CredentialsObject.self).credentials
                 return { [object] in [.object(object.app.object(try await object.user.linkIdentity(credentials: credentials)))] }
             },
+            "unlink": method { object, call in
+                let (type, id) = try identityArgument(call)
+                return { [.object(object.app.object(try await object.user.unlink(providerType: type, id: id)))] }
+            },
+            "reauthenticate": method { object, call in
+                let credentials = try call.object(2, as: CredentialsObject.self).credentials
+                return { [.object(object.app.object(try await object.user.reauthenticate(with: credentials)))] }
+            },
+            "sessions": method { object, _ in { [.table(LuaTable(array: try await object.user.sessions().map(session)))] } },
+            "revokeSession": method { object, call in
+                let id = try sessionArgument(call)
+                return { try await object.user.revokeSession(id: id); return [] }
+            },
+            "revokeOtherSessions": method { object, _ in { [.integer(Int64(try await object.user.revokeOtherSessions()))] } },
             "logOut": method { object, _ in { try await object.user.logOut(); return [] } },
             "remove": method { object, _ in { try await object.user.remove(); return [] } },
             "delete": method { object, _ in { try await object.user.delete(); return [] } },

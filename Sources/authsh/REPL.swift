@@ -49,7 +49,13 @@ struct REPL {
                 }
             } catch let error as LuaError {
                 if error.code == .interrupted { Output.write(1, "\n") }  // after the terminal's ^C
-                session.report(error)
+                if case .object(let box)? = error.value, let authError = box.object as? AuthErrorObject {
+                    // `_` is the error, so `_.credential` and friends are at hand.
+                    try? lua.setGlobal("_", .object(box))
+                    session.report(error, line: authError.replLine)
+                } else {
+                    session.report(error)
+                }
             } catch {
                 Output.error("authsh: \(error)")
             }
@@ -70,8 +76,10 @@ struct REPL {
             local u = whoami()
             if u == nil then return "no user is logged in" end
             local ids = {}
-            for i, identity in ipairs(u.identities) do ids[i] = identity.providerType end
-            return ("%s\n  identities: %s"):format(tostring(u), table.concat(ids, ", "))
+            for i, identity in ipairs(u.identities) do
+              ids[i] = "  " .. identity.providerType .. (identity.email and ("  " .. identity.email) or "") .. "  " .. identity.id
+            end
+            return ("%s\n  identities:\n%s"):format(tostring(u), table.concat(ids, "\n"))
             """#,
         ".outbox": #"""
             local email = ...

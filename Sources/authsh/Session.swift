@@ -72,9 +72,10 @@ final class Session {
         return execute(Array("_G[\(name)] = require(\(name))".utf8), name: "=(command line)")
     }
 
-    /// `authsh: message` and the traceback, as lua prints them.
-    func report(_ error: LuaError) {
-        var text = "authsh: " + error.message
+    /// `authsh: message` and the traceback, as lua prints them; `line` in place of the
+    /// message when given (the REPL's line for an auth error).
+    func report(_ error: LuaError, line: String? = nil) {
+        var text = "authsh: " + (line ?? error.message)
         if let traceback = error.traceback, !traceback.isEmpty { text += "\n" + traceback }
         Output.error(text)
     }

@@ -35,6 +35,35 @@ struct AuthREPLTests {
         #expect(!history.contains("ann-secret") && !history.contains("wrong-pass"))
     }
 
+    /// The account-exists conflict prints as one line that says what to do, `_` holds it, and
+    /// `linkIdentity(_.credential)` completes it; `.whoami` lists identities with their emails.
+    @Test func theAccountExistsConflictSaysWhatToDoNext() throws {
+        let data = try Binary.temporaryDirectory()
+        let term = try Terminal(arguments: [], dataDirectory: data)
+        try term.waitFor("authsh local>")
+        try term.type("register{ email = 'lin@example.com', password = 'lin-secret' }")
+        try term.type("confirm(outbox{ email = 'lin@example.com' }[1])")
+        try term.type("signIn('google', { as = { email = 'lin@example.com' } })")
+        try term.waitFor("AccountExistsWithDifferentCredential: lin@example.com already has an account", timeout: .seconds(20))
+        // The line is wider than the terminal: compare it unwrapped (a wrap may eat a space).
+        func squeezed(_ s: String) -> String { s.filter { !$0.isWhitespace } }
+        let conflict = squeezed(try term.waitFor("authsh local>\n"))
+        #expect(conflict.contains(squeezed("already has an account (local-userpass): sign in to it and link oauth2-google in one line: "
+                                  + "login(credentials.emailPassword(\"lin@example.com\", auth.password())); linkIdentity(_.credential)")),
+                "\(conflict)")
+        try term.type("print(_.email .. ' ' .. _.providers[1] .. ' ' .. tostring(_.credential))")
+        try term.waitFor("\nlin@example.com local-userpass Credentials(oauth2-google)")
+        // The line as printed: the password prompt reads it, then the link completes.
+        try term.type("login(credentials.emailPassword('lin@example.com', auth.password())); linkIdentity(_.credential)")
+        try term.waitFor("Password:")
+        try term.type("lin-secret")
+        try term.waitFor("authsh local lin@example.com>", timeout: .seconds(20))
+        try term.type(".whoami")
+        try term.waitFor("  local-userpass  lin@example.com  ")
+        try term.waitFor("  oauth2-google  lin@example.com  ")
+        #expect(try term.quit())
+    }
+
     @Test func ctrlCCancelsASignInThatWaitsAndTheREPLGoesOn() throws {
         let data = try Binary.temporaryDirectory()
         let term = try Terminal(arguments: [], dataDirectory: data)
@@ -97,6 +126,10 @@ struct AuthREPLTests {
         ("signI", "signIn"),
         ("auth.dev.idp.app", "auth.dev.idp.approve"),
         ("app.currentUser.providerT", "app.currentUser.providerTokens"),
+        ("app.currentUser:reauth", "app.currentUser:reauthenticate"),
+        ("app.currentUser:revokeO", "app.currentUser:revokeOtherSessions"),
+        ("auth.signInM", "auth.signInMethods"),
+        ("app.emailPasswordAuth:changeP", "app.emailPasswordAuth:changePassword"),
     ])
     func completionKnowsTheAuthObjects(typed: String, completed: String) throws {
         let term = try Terminal.started()

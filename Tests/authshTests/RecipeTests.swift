@@ -3,7 +3,8 @@ import Testing
 
 /// Every recipe in scripts/recipes runs in CI, so none of them rots.
 @Suite struct RecipeTests {
-    static let recipes = ["signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github"]
+    static let recipes = ["signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
+                          "account-exists", "reauthenticate"]
 
     @Test(arguments: recipes)
     func recipeRunsTwiceOnOneDataDirectory(_ name: String) throws {

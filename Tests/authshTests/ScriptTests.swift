@@ -41,6 +41,63 @@ import Testing
         #expect(r.stdout == "42\tinteger\nApp(local, embedded)\tCredentials(local-userpass, neo@example.com)\n")
     }
 
+    /// The account names of identity-providers.md section 7 that the recipes do not run:
+    /// unlink, one session ended, the others ended, a password change, app:signInMethods.
+    @Test func usersManageTheirIdentitiesAndSessions() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script("""
+            register{ email = "mo@example.com", password = "first-pass" }
+            confirm(outbox{ email = "mo@example.com", kind = "confirm" }[1])
+            local here = auth.app{ persist = false }
+            local there = auth.app{ persist = false }
+            local me = here:login(credentials.emailPassword("mo@example.com", "first-pass"))
+            local other = there:login(credentials.emailPassword("mo@example.com", "first-pass"))
+            local third = login(credentials.emailPassword("mo@example.com", "first-pass"))
+            local sessions = me:sessions()
+            assert(#sessions == 3, "three sessions: " .. #sessions)
+            local mine = 0
+            for _, s in ipairs(sessions) do
+              assert(type(s.id) == "string" and math.type(s.created) == "integer" and s.lastUsed >= s.created)
+              if s.current then mine = mine + 1 end
+            end
+            assert(mine == 1, "one session is the caller's")
+            -- End the session of `other` (the one that is current for `there`).
+            local theirs
+            for _, s in ipairs(other:sessions()) do if s.current then theirs = s end end
+            me:revokeSession(theirs)
+            local ok, err = pcall(other.refreshCustomData, other)
+            assert(not ok and err.code == "InvalidSession", "an ended session refreshes no more: " .. tostring(err))
+            ok, err = pcall(me.revokeSession, me, theirs.id)
+            assert(not ok and err.code == "SessionNotFound" and err.status == 404, tostring(err))
+            assert(me:revokeOtherSessions() == 1, "the third session ended")
+            assert(#me:sessions() == 1)
+
+            -- A password change checks the old one and ends the other sessions.
+            local again = there:login(credentials.emailPassword("mo@example.com", "first-pass"))
+            ok, err = pcall(here.emailPasswordAuth.changePassword, here.emailPasswordAuth, { password = "wrong-pass", newPassword = "second-pass" })
+            assert(not ok and err.code == "InvalidPassword", tostring(err))
+            here.emailPasswordAuth:changePassword{ password = "first-pass", newPassword = "second-pass" }
+            ok = pcall(again.refreshCustomData, again)
+            assert(not ok, "the other session ended with the password change")
+            assert(here:login(credentials.emailPassword("mo@example.com", "second-pass")) == me)
+
+            -- Unlink: an anonymous guest linked to an email can drop either identity, never both.
+            local guest = login(credentials.anonymous{ reuse = false })
+            register{ email = "gus@example.com", password = "gus-pass-1" }
+            confirm(outbox{ email = "gus@example.com", kind = "confirm" }[1])
+            linkIdentity(credentials.emailPassword("gus@example.com", "gus-pass-1"))
+            assert(guest.identities[2].email == "gus@example.com", "identities carry their email")
+            assert(table.concat(app:signInMethods("gus@example.com"), ",") == "local-userpass")
+            guest:unlink(guest.identities[2])
+            assert(#guest.identities == 1 and #app:signInMethods("gus@example.com") == 0)
+            ok, err = pcall(guest.unlink, guest, "anon-user", guest.identities[1].id)
+            assert(not ok and err.code == "CannotUnlinkLastIdentity", tostring(err))
+            print("ok")
+            """, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "ok\n", "\(r.stdout)")
+    }
+
     @Test func authErrorsAreObjectsWithCodeStatusAndPosition() throws {
         let data = try Binary.temporaryDirectory()
         let r = try Binary.script("""
