@@ -68,13 +68,15 @@ enum Help {
     static let repl = """
         .help       this text
         .users      the users this client knows (* marks the current one)
-        .whoami     the current user and its identities
+        .whoami     the current user and its identities (provider, email, id)
         .outbox [EMAIL]  the dev server's outbox (confirmation and reset mails)
         signIn("github")  sign in with GitHub (the dev identity provider on the embedded
                     server); {as = {email = "ada@example.com"}} skips the browser,
                     {device = true} shows a code; Ctrl-C cancels a sign-in that waits
         .exit       leave (or Ctrl-D)
-        An expression prints its values; `_` holds the first. A statement runs as is.
+        An expression prints its values; `_` holds the first (after an auth error, the
+                    error: for AccountExistsWithDifferentCredential, the line printed
+                    signs in and runs linkIdentity(_.credential)). A statement runs as is.
         An incomplete statement continues on a `>>` prompt. Tab completes names.
         Ctrl-C interrupts running code, or clears the line being typed.
         """

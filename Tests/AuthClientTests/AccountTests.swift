@@ -57,8 +57,21 @@ import Testing
     }
 
     @Test func reauthenticationKeepsTheUserAndRefusesAnotherOne() async throws {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reauth-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        /// Every file of the user store, by path, with its bytes.
+        @Sendable func storeFiles() throws -> [String: Data] {
+            var files: [String: Data] = [:]
+            for case let path as String in FileManager.default.enumerator(atPath: dir)?.allObjects ?? [] {
+                var isDirectory: ObjCBool = false
+                if FileManager.default.fileExists(atPath: dir + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue {
+                    files[path] = try Data(contentsOf: URL(fileURLWithPath: dir + "/" + path))
+                }
+            }
+            return files
+        }
         try await LiveServer.run(Self.oneAccountPerEmail(recentLogin: 300)) { h in
-            let app = try h.app()
+            let app = try h.app(storage: dir)
             try await h.registerConfirmed(app, "ada@example.com")
             try await h.registerConfirmed(app, "bob@example.com")
             let bob = try await app.login(credentials: .emailPassword(email: "bob@example.com", password: "password1"))
@@ -75,6 +88,8 @@ import Testing
 
             // Bob's credentials: UserMismatch, and nothing changes here or in Bob's sessions.
             let before = (ada.accessToken, ada.refreshToken, app.usersInOrder.map(\.id), app.currentUser?.id)
+            let filesBefore = try storeFiles()
+            #expect(!filesBefore.isEmpty)
             let bobSessions = try await bob.sessions().count
             do {
                 try await ada.reauthenticate(with: .emailPassword(email: "bob@example.com", password: "password1"))
@@ -84,6 +99,7 @@ import Testing
             }
             #expect(ada.accessToken == before.0 && ada.refreshToken == before.1)
             #expect(app.usersInOrder.map(\.id) == before.2 && app.currentUser?.id == before.3)
+            #expect(try storeFiles() == filesBefore, "the user store is untouched")
             #expect(try await bob.sessions().count == bobSessions, "the session the mismatched login opened was ended")
 
             // Her own credentials: the same user, new tokens, the old session ended.
