@@ -9,14 +9,14 @@ import Testing
 @Suite struct AccountConflictTests {
     static let jwtSecret = "a-shared-secret-of-32-bytes-or-more"
 
-    /// A live dev server whose `local` app has one account per email, email/password with
-    /// auto-confirm, and custom-token (HS256).
-    static func live(oneAccountPerEmail: Bool = true, protection: Bool = false,
+    /// A live dev server whose `local` app has one account per email, email/password
+    /// (confirmed by mail, or with `autoConfirm`), and custom-token (HS256).
+    static func live(oneAccountPerEmail: Bool = true, protection: Bool = false, autoConfirm: Bool = false,
                      _ body: @escaping @Sendable (Client, DevIdP) async throws -> Void) async throws {
         var app = AppConfiguration(id: "local")
         app.oneAccountPerEmail = oneAccountPerEmail
         app.emailEnumerationProtection = protection
-        app.providers.userpass?.autoConfirm = true
+        app.providers.userpass?.autoConfirm = autoConfirm
         var ct = AppConfiguration.CustomToken()
         ct.signingKeys = [jwtSecret]
         app.providers.customToken = ct
@@ -46,7 +46,10 @@ import Testing
                 return ["authCode": .string(code), "redirectUri": "http://127.0.0.1:9/cb"]
             case .jwt: return ["token": .string(AccountConflictTests.jwt(sub: "sub-" + email, email: email, verified: verified ? nil : false))]
             case .password:
-                _ = try await c.userpass("register", ["email": .string(email), "password": "password1"])
+                if try await c.userpass("register", ["email": .string(email), "password": "password1"]).status == 201,
+                    let mail = try await c.outbox(email, kind: "confirm").last {
+                    _ = try await c.userpass("confirm", ["token": mail["token"]!, "tokenId": mail["tokenId"]!])
+                }
                 return ["username": .string(email), "password": "password1"]
             }
         }
@@ -150,6 +153,19 @@ import Testing
         }
     }
 
+    /// With `autoConfirm` anyone can register any address: such an account proves nothing, so
+    /// it cannot pre-empt the person who owns the address (account pre-hijacking).
+    @Test func anAutoConfirmedAccountDoesNotHoldItsEmail() async throws {
+        try await Self.live(autoConfirm: true) { c, idp in
+            #expect(try await c.userpass("register", ["email": "owner@example.com", "password": "attacker1"]).status == 201)
+            let squatter = try await c.emailLogin("owner@example.com", "attacker1")
+            #expect(squatter.status == 200)
+            #expect(try await c.call(.get, Routes.app("local") + "/auth/methods?email=owner@example.com").body["providers"] == [])
+            let owner = try await c.login("oauth2-google", try await Vouching.google.body(c, idp, email: "owner@example.com"))
+            #expect(owner.status == 200 && owner["user_id"] != squatter["user_id"], "\(owner.body)")
+        }
+    }
+
     @Test func withoutOneAccountPerEmailASecondProviderIsASecondUser() async throws {
         try await Self.live(oneAccountPerEmail: false) { c, idp in
             let first = try await c.login("local-userpass", try await Vouching.password.body(c, idp, email: "two@example.com"))
@@ -162,8 +178,11 @@ import Testing
         try await Self.live { c, idp in
             let route = Routes.app("local") + "/auth/methods?email="
             #expect(try await c.call(.get, route + "nobody@example.com").body["providers"] == [])
-            // A confirmed account that never logged in has a method already.
+            // A confirmed account that never logged in has a method already; an unconfirmed one has none.
             _ = try await c.userpass("register", ["email": "Mixed@Example.com", "password": "password1"])
+            #expect(try await c.call(.get, route + "mixed@example.com").body["providers"] == [])
+            let mail = try #require(try await c.outbox("Mixed@Example.com", kind: "confirm").last)
+            #expect(try await c.userpass("confirm", ["token": mail["token"]!, "tokenId": mail["tokenId"]!]).status == 200)
             #expect(try await c.call(.get, route + "mixed@example.com").body["providers"] == ["local-userpass"])
             let google = try await c.login("oauth2-google", try await Vouching.google.body(c, idp, email: "g@example.com"))
             #expect(try await c.call(.get, route + "G@example.com").body["providers"] == ["oauth2-google"])

@@ -20,6 +20,14 @@ extension AuthService {
         return e
     }
 
+    /// Whether a confirmed email/password account proves its email: not with `autoConfirm`,
+    /// where anyone can register any address (an attacker could otherwise make an account for
+    /// a victim's email before the victim signs in with Google, and have the victim link to it).
+    static func userpassVouches(_ app: AppRuntime) -> Bool {
+        guard let userpass = app.config.providers.userpass else { return false }
+        return !userpass.autoConfirm
+    }
+
     /// Keeps a returning identity's verified email as its provider says it now (one write,
     /// only when it changed).
     func noteEmail(of identity: IdentityRecord, in user: UserRecord, app: AppRuntime) async throws {
@@ -86,7 +94,7 @@ extension AuthService {
         guard let email, !email.isEmpty else { throw ServiceError(.missingParameter, "expected the email query parameter") }
         guard let vouched = Self.vouchedEmail(email) else { throw ServiceError(.invalidParameter, "email is not an address") }
         try checkRate(.login, app: app, address: address, account: vouched)
-        let holder = try await store.emailHolder(app: app.id, email: vouched, accounts: true)
+        let holder = try await store.emailHolder(app: app.id, email: vouched, accounts: Self.userpassVouches(app))
         return ["providers": .array((holder?.providers ?? []).map(EJSON.string))]
     }
 }

@@ -54,7 +54,8 @@ extension AuthService {
         } else {
             if app.config.oneAccountPerEmail, let email = proof.identity.email,
                 let holder = try await store.emailHolder(app: app.id, email: email,
-                                                         accounts: proof.identity.providerType != ProviderType.userpass)
+                                                         accounts: proof.identity.providerType != ProviderType.userpass
+                                                             && Self.userpassVouches(app))
             {
                 throw try await accountExists(proof.identity, email: email, holder: holder, app: app)
             }
@@ -122,7 +123,8 @@ extension AuthService {
             try checkRate(.login, app: app, address: address, account: email.lowercased())
             let account = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
             var id = identity(account.identityId, data: ["email": .string(account.email)])
-            id.email = Self.vouchedEmail(account.email)  // a login needs a confirmed account
+            // A login needs a confirmed account: its email is verified unless anyone could confirm it.
+            id.email = Self.userpassVouches(app) ? Self.vouchedEmail(account.email) : nil
             return Proof(identity: id, profile: ["email": .string(account.email)])
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
