@@ -95,6 +95,13 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
         return self
     }
 
+    /// Adds the identity of `credentials` to this user (Realm Swift's and Firebase's spelling
+    /// of ``linkIdentity(credentials:)``).
+    @discardableResult
+    public func linkIdentity(_ credentials: Credentials) async throws(AuthClientError) -> User {
+        try await linkIdentity(credentials: credentials)
+    }
+
     /// Reads the profile and identities from the server again.
     @discardableResult
     public func refreshProfile() async throws(AuthClientError) -> UserProfile {

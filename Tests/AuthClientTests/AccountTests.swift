@@ -33,7 +33,7 @@ import Testing
 
                 #expect(try await app.signInMethods(email: "ADA@example.com") == ["local-userpass"])
                 let user = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
-                try await user.linkIdentity(credentials: pending)
+                try await user.linkIdentity(pending)
                 #expect(user.identities.map(\.providerType) == ["local-userpass", "oauth2-github"])
                 #expect(try await app.signInMethods(email: "ada@example.com") == ["local-userpass", "oauth2-github"])
 
