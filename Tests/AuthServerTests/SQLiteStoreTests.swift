@@ -128,4 +128,29 @@ import Testing
         #expect(try await store.user(app: "app", providerType: "anon-user", externalId: "u1-1") == Self.user("u1", identities: 2))
         #expect(try await store.user(app: "other", providerType: "anon-user", externalId: "u1-1") == nil)
     }
+
+    /// A database made by the previous release (migrations up to v2) keeps its users when the
+    /// server opens it, and its email/password identities hold their emails at once.
+    @Test func aVersion2DatabaseIsMigratedWithItsEmailsKept() async throws {
+        let file = try DatabaseFile()
+        do {
+            let pool = try DatabasePool(path: file.path)
+            try SQLiteSchema.migrator.migrate(pool, upTo: "v2: plugin values")
+            try await pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO users (id, app_id, type, data, created_at) VALUES ('u1', 'app', 'normal', '{}', 1);
+                    INSERT INTO identities (app_id, provider_type, external_id, user_id, provider_id, data, position)
+                        VALUES ('app', 'local-userpass', 'i1', 'u1', 'p', '{"email":"Old@Example.com"}', 0);
+                    INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at)
+                        VALUES ('s1', 'app', 'u1', 'd', 'local-userpass', 'i1', x'01', 5);
+                    """)
+            }
+        }
+        let store = try SQLiteStore(path: file.path)
+        #expect(try await store.emailHolder(app: "app", email: "old@example.com", accounts: false)
+                == EmailHolder(userId: "u1", providers: ["local-userpass"]))
+        #expect(try await store.user(id: "u1", app: "app")?.identities.first?.email == "old@example.com")
+        let sessions = try await store.sessions(userId: "u1", app: "app")
+        #expect(sessions.map(\.id) == ["s1"] && sessions.first?.lastUsed == nil)
+    }
 }
