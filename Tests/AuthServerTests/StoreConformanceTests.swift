@@ -1,0 +1,301 @@
+import AuthProtocol
+@testable import AuthServer
+import Foundation
+import Testing
+
+/// The contract of ``AuthStore``, method by method, run against every engine: what a store
+/// must do whatever database is behind it. (SQLite on a file and in memory today; a new
+/// engine joins `Engine` and must pass the same tests.)
+@Suite struct StoreConformanceTests {
+    enum Engine: String, CaseIterable, CustomStringConvertible {
+        case sqliteFile, sqliteMemory
+        var description: String { rawValue }
+
+        /// A new, empty store of this engine, and what to call when done with it.
+        func open() throws -> (any AuthStore, cleanup: () -> Void) {
+            switch self {
+            case .sqliteMemory:
+                return (try SQLiteStore(path: nil), {})
+            case .sqliteFile:
+                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-conformance-\(UUID())").path
+                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                return (try SQLiteStore(path: directory + "/authsh.sqlite"), { try? FileManager.default.removeItem(atPath: directory) })
+            }
+        }
+    }
+
+    static func withStore(_ engine: Engine, _ body: (any AuthStore) async throws -> Void) async throws {
+        let (store, cleanup) = try engine.open()
+        defer { cleanup() }
+        try await body(store)
+    }
+
+    static func identity(_ id: String, _ type: String = "anon-user", email: String? = nil) -> IdentityRecord {
+        IdentityRecord(externalId: id, providerType: type, providerId: "p-\(type)", data: ["k": .string(id)], email: email)
+    }
+
+    static func user(_ id: String, app: String = "app", createdAt: Int64 = 1, _ identities: IdentityRecord...) -> UserRecord {
+        UserRecord(id: id, appId: app, data: ["name": .string(id)], createdAt: createdAt, identities: identities)
+    }
+
+    static func session(_ id: String, user: String, app: String = "app", type: String = "anon-user", identity: String = "i",
+                        createdAt: Int64 = 10) -> SessionRecord {
+        SessionRecord(id: id, appId: app, userId: user, deviceId: "dev-\(id)", providerType: type, identityId: identity,
+                      refreshDigest: Array("r-\(id)".utf8), createdAt: createdAt, expiresAt: nil)
+    }
+
+    static func isConflict(_ body: () async throws -> Void) async -> Bool {
+        do { try await body() } catch let e as StoreError { return e.isConflict } catch { return false }
+        return false
+    }
+
+    @Test(arguments: Engine.allCases)
+    func usersAndIdentities(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            let ann = Self.user("ann", Self.identity("a1"))
+            try await store.insertUser(ann)
+            #expect(try await store.user(id: "ann", app: "app") == ann)
+            #expect(try await store.user(id: "ann", app: "other") == nil, "users belong to one app")
+            #expect(try await store.userId(app: "app", providerType: "anon-user", externalId: "a1") == "ann")
+            #expect(try await store.user(app: "app", providerType: "anon-user", externalId: "a1") == ann)
+            #expect(await Self.isConflict { try await store.insertUser(Self.user("bob", Self.identity("a1"))) },
+                    "an identity belongs to one user")
+            #expect(try await store.user(id: "bob", app: "app") == nil, "a refused insert leaves nothing behind")
+
+            // Links keep their order and merge the profile.
+            let github = Self.identity("g1", "oauth2-github", email: "ann@example.com")
+            try await store.addIdentity(github, toUser: "ann", app: "app", profile: ["name": "ann", "email": "ann@example.com"])
+            var linked = try #require(try await store.user(id: "ann", app: "app"))
+            #expect(linked.identities == [Self.identity("a1"), github])
+            #expect(linked.data["email"] == "ann@example.com")
+            #expect(await Self.isConflict {
+                try await store.addIdentity(github, toUser: "ann", app: "app", profile: [:])
+            })
+
+            // Custom data.
+            #expect(try await store.setCustomData(["plan": "pro"], userId: "ann", app: "app"))
+            #expect(try await store.setCustomData(["plan": "pro"], userId: "nobody", app: "app") == false)
+            linked = try #require(try await store.user(id: "ann", app: "app"))
+            #expect(linked.customData == ["plan": "pro"])
+
+            // Unlink: never the last identity.
+            #expect(try await store.removeIdentity(app: "app", userId: "ann", providerType: "oauth2-github", externalId: "x") == .notFound)
+            #expect(try await store.removeIdentity(app: "app", userId: "ann", providerType: "anon-user", externalId: "a1") == .removed)
+            #expect(try await store.removeIdentity(app: "app", userId: "ann", providerType: "oauth2-github", externalId: "g1") == .lastIdentity)
+            #expect(try await store.user(id: "ann", app: "app")?.identities == [github])
+            #expect(try await store.userId(app: "app", providerType: "anon-user", externalId: "a1") == nil)
+
+            // A changed email is kept.
+            try await store.setIdentityEmail("new@example.com", app: "app", providerType: "oauth2-github", externalId: "g1")
+            #expect(try await store.user(id: "ann", app: "app")?.identities.first?.email == "new@example.com")
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func deletingAUserTakesEverythingOfItsOwn(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            let userpass = Self.identity("up1", "local-userpass", email: "cy@example.com")
+            try await store.insertUserpassAccount(UserpassAccount(appId: "app", email: "cy@example.com", passwordHash: "h",
+                                                                  identityId: "up1", confirmed: true, createdAt: 1))
+            try await store.insertUser(Self.user("cy", userpass))
+            try await store.insertUser(Self.user("dee", Self.identity("d1")))
+            try await store.insertSession(Self.session("s1", user: "cy"))
+            try await store.insertSession(Self.session("s2", user: "dee"))
+            let key = APIKeyRecord(id: "k1", appId: "app", userId: "cy", name: "ci", digest: [9], disabled: false, createdAt: 1)
+            #expect(try await store.insertAPIKey(key, limit: 20))
+
+            try await store.deleteUser(id: "cy", app: "app")
+            #expect(try await store.user(id: "cy", app: "app") == nil)
+            #expect(try await store.sessionState(id: "s1") == nil)
+            #expect(try await store.apiKey(app: "app", digest: [9]) == nil)
+            #expect(try await store.userpassAccount(app: "app", email: "cy@example.com") == nil, "its email/password account goes too")
+            #expect(try await store.sessionState(id: "s2") == SessionState(appId: "app", userId: "dee", userDisabled: false))
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func emailPasswordAccountsAndTheirTokens(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            let account = UserpassAccount(appId: "app", email: "eve@example.com", passwordHash: "h1", identityId: "e1",
+                                          confirmed: false, createdAt: 1)
+            try await store.insertUserpassAccount(account)
+            #expect(await Self.isConflict { try await store.insertUserpassAccount(account) })
+            try await store.confirmUserpassAccount(app: "app", email: "eve@example.com")
+            try await store.setPassword(app: "app", email: "eve@example.com", hash: "h2")
+            var stored = try #require(try await store.userpassAccount(app: "app", email: "eve@example.com"))
+            #expect(stored.confirmed && stored.passwordHash == "h2")
+
+            // A reset ends every session of the account's user; a change keeps one.
+            try await store.insertUser(Self.user("eve", Self.identity("e1", "local-userpass", email: "eve@example.com")))
+            for id in ["s1", "s2", "s3"] { try await store.insertSession(Self.session(id, user: "eve")) }
+            try await store.changePassword(app: "app", email: "eve@example.com", hash: "h3", keepSession: "s2")
+            #expect(try await store.sessions(userId: "eve", app: "app").map(\.id) == ["s2"])
+            try await store.resetPassword(app: "app", email: "eve@example.com", hash: "h4")
+            #expect(try await store.sessions(userId: "eve", app: "app").isEmpty)
+            stored = try #require(try await store.userpassAccount(app: "app", email: "eve@example.com"))
+            #expect(stored.passwordHash == "h4")
+
+            // One-time tokens: used once, not after expiry, and a use spends its siblings.
+            func token(_ id: String, expires: Int64 = 100) -> OneTimeToken {
+                OneTimeToken(id: id, appId: "app", kind: .reset, email: "eve@example.com", digest: Array(id.utf8), expiresAt: expires)
+            }
+            try await store.insertToken(token("t1"), now: 0, keep: 5)
+            try await store.insertToken(token("t2"), now: 0, keep: 5)
+            try await store.insertToken(token("t3", expires: 5), now: 0, keep: 5)
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "t1", digest: Array("no".utf8), now: 1) == nil)
+            #expect(try await store.consumeToken(app: "app", kind: .confirm, id: "t1", digest: Array("t1".utf8), now: 1) == nil)
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "t3", digest: Array("t3".utf8), now: 6) == nil)
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "t1", digest: Array("t1".utf8), now: 1) == "eve@example.com")
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "t1", digest: Array("t1".utf8), now: 1) == nil)
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "t2", digest: Array("t2".utf8), now: 1) == nil)
+            // Only the newest `keep` stay valid.
+            for i in 1...3 { try await store.insertToken(token("k\(i)"), now: 0, keep: 2) }
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "k1", digest: Array("k1".utf8), now: 1) == nil)
+            try await store.discardToken(app: "app", id: "k3")
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "k3", digest: Array("k3".utf8), now: 1) == nil)
+            #expect(try await store.consumeToken(app: "app", kind: .reset, id: "k2", digest: Array("k2".utf8), now: 1) == "eve@example.com")
+
+            try await store.deleteUserpassAccount(app: "app", email: "eve@example.com")
+            #expect(try await store.userpassAccount(app: "app", email: "eve@example.com") == nil)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func sessions(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            var fay = Self.user("fay", Self.identity("f1"))
+            try await store.insertUser(fay)
+            try await store.insertSession(Self.session("s1", user: "fay", createdAt: 10))
+            try await store.insertSession(Self.session("s2", user: "fay", createdAt: 20))
+            try await store.insertSession(Self.session("s3", user: "fay", createdAt: 30))
+
+            let (session, user) = try #require(try await store.sessionWithUser(id: "s1", identities: true))
+            #expect(session == Self.session("s1", user: "fay", createdAt: 10) && user == fay)
+            #expect(try await store.sessionWithUser(id: "s1", identities: false)?.1.identities == [])
+            #expect(try await store.sessionState(id: "s1") == SessionState(appId: "app", userId: "fay", userDisabled: false))
+
+            try await store.touchSession(id: "s2", at: 99)
+            let listed = try await store.sessions(userId: "fay", app: "app")
+            #expect(listed.map(\.id) == ["s1", "s2", "s3"], "oldest first")
+            #expect(listed.map(\.lastUsed) == [nil, 99, nil])
+            #expect(listed[0].deviceId == "dev-s1" && listed[0].providerType == "anon-user")
+            #expect(try await store.sessionWithUser(id: "s2", identities: false)?.0.lastUsed == 99)
+
+            #expect(try await store.deleteSession(id: "s1", userId: "someone", app: "app") == false)
+            #expect(try await store.deleteSession(id: "s1", userId: "fay", app: "app"))
+            #expect(try await store.sessionState(id: "s1") == nil)
+            #expect(try await store.deleteSessions(userId: "fay", app: "app", except: "s3") == 1)
+            #expect(try await store.sessions(userId: "fay", app: "app").map(\.id) == ["s3"])
+            try await store.deleteSession(id: "s3")
+            #expect(try await store.sessionWithUser(id: "s3", identities: false) == nil)
+
+            // A disabled user's sessions say so.
+            fay = Self.user("gil", Self.identity("g1"))
+            fay.disabled = true
+            try await store.insertUser(fay)
+            try await store.insertSession(Self.session("s4", user: "gil"))
+            #expect(try await store.sessionState(id: "s4")?.userDisabled == true)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func apiKeys(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(Self.user("hal", Self.identity("h1")))
+            func key(_ id: String, _ name: String) -> APIKeyRecord {
+                APIKeyRecord(id: id, appId: "app", userId: "hal", name: name, digest: Array(id.utf8), disabled: false, createdAt: 1)
+            }
+            #expect(try await store.insertAPIKey(key("k1", "one"), limit: 2))
+            #expect(await Self.isConflict { _ = try await store.insertAPIKey(key("k9", "one"), limit: 2) }, "names are unique per user")
+            #expect(try await store.insertAPIKey(key("k2", "two"), limit: 2))
+            #expect(try await store.insertAPIKey(key("k3", "three"), limit: 2) == false, "the limit holds")
+            #expect(try await store.apiKeys(userId: "hal").map(\.id) == ["k1", "k2"])
+            #expect(try await store.apiKey(id: "k2", userId: "hal")?.name == "two")
+            #expect(try await store.apiKey(id: "k2", userId: "someone") == nil)
+            #expect(try await store.apiKey(app: "app", digest: Array("k1".utf8))?.id == "k1")
+
+            // Disabling or deleting a key ends the sessions it opened, and only those.
+            try await store.insertSession(Self.session("by-k1", user: "hal", type: "api-key", identity: "k1"))
+            try await store.insertSession(Self.session("by-k2", user: "hal", type: "api-key", identity: "k2"))
+            try await store.insertSession(Self.session("other", user: "hal"))
+            #expect(try await store.setAPIKeyDisabled(true, id: "k1", userId: "hal"))
+            #expect(try await store.apiKey(id: "k1", userId: "hal")?.disabled == true)
+            #expect(try await store.sessionState(id: "by-k1") == nil)
+            #expect(try await store.setAPIKeyDisabled(false, id: "k1", userId: "hal"))
+            #expect(try await store.deleteAPIKey(id: "k2", userId: "hal"))
+            #expect(try await store.deleteAPIKey(id: "k2", userId: "hal") == false)
+            #expect(try await store.sessionState(id: "by-k2") == nil)
+            #expect(try await store.sessionState(id: "other") != nil)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func verifiedEmailsAndPendingCredentials(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true) == nil)
+            // A confirmed account with no user yet holds its email (when accounts count); an unconfirmed one does not.
+            try await store.insertUserpassAccount(UserpassAccount(appId: "app", email: "Ivy@Example.com", passwordHash: "h",
+                                                                  identityId: "up", confirmed: false, createdAt: 1))
+            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true) == nil)
+            try await store.confirmUserpassAccount(app: "app", email: "Ivy@Example.com")
+            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true)
+                    == EmailHolder(userId: nil, providers: ["local-userpass"]))
+            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: false) == nil)
+
+            // The oldest user holding the email; its providers once each, never anonymous.
+            try await store.insertUser(Self.user("late", createdAt: 9, Self.identity("l1", "oauth2-google", email: "ivy@example.com")))
+            try await store.insertUser(Self.user("early", createdAt: 2, Self.identity("e0"), Self.identity("e1", "oauth2-github", email: "ivy@example.com"),
+                                                 Self.identity("e2", "oauth2-github"), Self.identity("e3", "custom-token")))
+            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true)
+                    == EmailHolder(userId: "early", providers: ["oauth2-github", "custom-token"]))
+            #expect(try await store.emailHolder(app: "other", email: "ivy@example.com", accounts: true) == nil)
+
+            let pending = PendingCredential(id: "p1", appId: "app", digest: [1, 2], email: "ivy@example.com",
+                                            identity: Self.identity("x1", "oauth2-google", email: "ivy@example.com"), expiresAt: 50)
+            try await store.insertPendingCredential(pending)
+            #expect(try await store.pendingCredential(app: "app", id: "p1") == pending)
+            #expect(try await store.pendingCredential(app: "other", id: "p1") == nil)
+            #expect(try await store.deletePendingCredential(app: "app", id: "p1"))
+            #expect(try await store.deletePendingCredential(app: "app", id: "p1") == false, "used once")
+            try await store.insertPendingCredential(PendingCredential(id: "p2", appId: "app", digest: [3], email: "e", identity: Self.identity("y"),
+                                                                      expiresAt: 50))
+            #expect(try await store.deleteExpiredPendingCredentials(at: 49) == 0)
+            #expect(try await store.deleteExpiredPendingCredentials(at: 50) == 1)
+            #expect(try await store.pendingCredential(app: "app", id: "p2") == nil)
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func pluginValuesSigningKeysAndHousekeeping(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            #expect(try await store.pluginValue(app: "app", key: "k") == nil)
+            try await store.setPluginValue(["n": .int32(1)], app: "app", key: "k")
+            try await store.setPluginValue(["n": .int32(2)], app: "app", key: "k")
+            #expect(try await store.pluginValue(app: "app", key: "k") == ["n": .int32(2)])
+            #expect(try await store.pluginValue(app: "other", key: "k") == nil)
+            try await store.deletePluginValue(app: "app", key: "k")
+            #expect(try await store.pluginValue(app: "app", key: "k") == nil)
+
+            #expect(try await store.existingSigningKey(app: "app", algorithm: "HS256") == nil)
+            let first = try await store.signingKey(app: "app", algorithm: "HS256") { [1, 2, 3] }
+            let second = try await store.signingKey(app: "app", algorithm: "HS256") { [4, 5, 6] }
+            #expect(first == [1, 2, 3] && second == first, "a key is made once")
+            #expect(try await store.existingSigningKey(app: "app", algorithm: "HS256") == [1, 2, 3])
+
+            // Anonymous users older than the cut go; linked or newer ones stay.
+            try await store.insertUser(Self.user("old-anon", createdAt: 1, Self.identity("o1")))
+            try await store.insertUser(Self.user("old-linked", createdAt: 1, Self.identity("o2"), Self.identity("o3", "local-userpass")))
+            try await store.insertUser(Self.user("new-anon", createdAt: 100, Self.identity("n1")))
+            #expect(try await store.deleteAnonymousUsers(createdBefore: 50) == 1)
+            #expect(try await store.user(id: "old-anon", app: "app") == nil)
+            #expect(try await store.user(id: "old-linked", app: "app") != nil)
+            #expect(try await store.user(id: "new-anon", app: "app") != nil)
+
+            // Wiping one app leaves the others.
+            try await store.insertUser(Self.user("elsewhere", app: "other", Self.identity("w1")))
+            try await store.wipe(app: "app")
+            #expect(try await store.user(id: "old-linked", app: "app") == nil)
+            #expect(try await store.user(id: "elsewhere", app: "other") != nil)
+        }
+    }
+}
