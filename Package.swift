@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.1"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
     ],
     targets: [
         // C: Lua 5.4 from Debian, GNU readline, and Argon2 (the reference implementation).
@@ -50,6 +51,7 @@ let package = Package(
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
         ]),
         // The async client of the App Services API.
         .target(name: "AuthClient", dependencies: [
@@ -75,7 +77,7 @@ let package = Package(
         ]),
         .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
         .testTarget(name: "AuthServerTests", dependencies: [
-            "AuthServer", "AuthProtocol",
+            "AuthServer", "AuthProtocol", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),

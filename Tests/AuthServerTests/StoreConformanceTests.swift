@@ -4,15 +4,15 @@ import Foundation
 import Testing
 
 /// The contract of ``AuthStore``, method by method, run against every engine: what a store
-/// must do whatever database is behind it. (SQLite on a file and in memory today; a new
-/// engine joins `Engine` and must pass the same tests.)
+/// must do whatever database is behind it (SQLite on a file and in memory, and PostgreSQL on
+/// a private cluster the tests start).
 @Suite struct StoreConformanceTests {
     enum Engine: String, CaseIterable, CustomStringConvertible {
-        case sqliteFile, sqliteMemory
+        case sqliteFile, sqliteMemory, postgres
         var description: String { rawValue }
 
         /// A new, empty store of this engine, and what to call when done with it.
-        func open() throws -> (any AuthStore, cleanup: () -> Void) {
+        func open() async throws -> (any AuthStore, cleanup: @Sendable () -> Void) {
             switch self {
             case .sqliteMemory:
                 return (try SQLiteStore(path: nil), {})
@@ -20,12 +20,15 @@ import Testing
                 let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-conformance-\(UUID())").path
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 return (try SQLiteStore(path: directory + "/authsh.sqlite"), { try? FileManager.default.removeItem(atPath: directory) })
+            case .postgres:
+                let store = try await PostgresCluster.shared().makeStore()
+                return (store, { store.close() })
             }
         }
     }
 
     static func withStore(_ engine: Engine, _ body: (any AuthStore) async throws -> Void) async throws {
-        let (store, cleanup) = try engine.open()
+        let (store, cleanup) = try await engine.open()
         defer { cleanup() }
         try await body(store)
     }

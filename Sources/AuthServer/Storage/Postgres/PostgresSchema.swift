@@ -1,0 +1,89 @@
+import PostgresNIO
+
+/// The schema of the PostgreSQL engine, as numbered migrations (never edit a shipped one; add
+/// one). The tables and columns are SQLite's (``SQLiteSchema``), in PostgreSQL's types.
+enum PostgresSchema {
+    /// The advisory lock two instances starting at once take around migrating.
+    static let migrationLock: Int64 = 0x6175_7468_7368_0001  // "authsh" 1
+
+    static let migrations: [(version: String, sql: [String])] = [
+        ("v3", [
+            """
+            CREATE TABLE signing_keys (
+                app_id TEXT NOT NULL, algorithm TEXT NOT NULL, material BYTEA NOT NULL,
+                PRIMARY KEY (app_id, algorithm))
+            """,
+            """
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, type TEXT NOT NULL,
+                data TEXT NOT NULL, custom_data TEXT, disabled BOOLEAN NOT NULL DEFAULT false,
+                created_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX users_app ON users(app_id)",
+            """
+            CREATE TABLE identities (
+                app_id TEXT NOT NULL, provider_type TEXT NOT NULL, external_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                provider_id TEXT NOT NULL, data TEXT NOT NULL, position INTEGER NOT NULL, email TEXT,
+                PRIMARY KEY (app_id, provider_type, external_id))
+            """,
+            "CREATE INDEX identities_user ON identities(user_id, position)",
+            "CREATE INDEX identities_email ON identities(app_id, email) WHERE email IS NOT NULL",
+            """
+            CREATE TABLE userpass_accounts (
+                app_id TEXT NOT NULL, email TEXT NOT NULL, password_hash TEXT NOT NULL,
+                identity_id TEXT NOT NULL, confirmed BOOLEAN NOT NULL, created_at BIGINT NOT NULL,
+                PRIMARY KEY (app_id, email))
+            """,
+            "CREATE INDEX userpass_accounts_email ON userpass_accounts(app_id, lower(email))",
+            """
+            CREATE TABLE one_time_tokens (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, email TEXT NOT NULL,
+                digest BYTEA NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX one_time_tokens_email ON one_time_tokens(app_id, kind, email)",
+            """
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL, provider_type TEXT NOT NULL, identity_id TEXT NOT NULL,
+                refresh_digest BYTEA NOT NULL, created_at BIGINT NOT NULL, expires_at BIGINT, last_used BIGINT)
+            """,
+            "CREATE INDEX sessions_user ON sessions(user_id)",
+            """
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL, digest BYTEA NOT NULL UNIQUE, disabled BOOLEAN NOT NULL,
+                created_at BIGINT NOT NULL, seq BIGINT NOT NULL,
+                UNIQUE (user_id, name))
+            """,
+            """
+            CREATE TABLE plugin_values (
+                app_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                PRIMARY KEY (app_id, key))
+            """,
+            """
+            CREATE TABLE pending_credentials (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, digest BYTEA NOT NULL, email TEXT NOT NULL,
+                provider_type TEXT NOT NULL, external_id TEXT NOT NULL, provider_id TEXT NOT NULL,
+                data TEXT NOT NULL, expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX pending_credentials_expiry ON pending_credentials(expires_at)",
+        ]),
+    ]
+
+    /// Applies the migrations not applied yet, in one transaction under the advisory lock
+    /// (a second instance waits, then finds them applied).
+    static func migrate(_ store: PostgresStore) async throws {
+        try await store.transaction("migrate") { tx in
+            try await tx.run("SELECT pg_advisory_xact_lock(\(migrationLock))")
+            try await tx.run("CREATE TABLE IF NOT EXISTS authsh_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
+            let applied = Set(try await tx.rows("SELECT version FROM authsh_migrations").map { try $0.text("version") })
+            for (version, statements) in migrations where !applied.contains(version) {
+                for sql in statements { try await tx.run(PostgresQuery(unsafeSQL: sql)) }
+                try await tx.run("INSERT INTO authsh_migrations (version) VALUES (\(version))")
+            }
+        }
+    }
+}
