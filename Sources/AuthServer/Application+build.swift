@@ -16,7 +16,7 @@ public func buildApplication(
     _ configuration: ServerConfiguration,
     onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
 ) async throws -> some ApplicationProtocol {
-    let store = try openStore(configuration)
+    let store = try await openStore(configuration)
     let service = try await AuthService(configuration: configuration, store: store)
     let router = Router(context: AuthRequestContext.self)
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
@@ -45,17 +45,30 @@ public func buildApplication(
     )
 }
 
-/// Opens the configured database. The data directory is made (or made again) 0700 and the
-/// database 0600, whether or not they existed: the database holds the signing keys, and
-/// SQLite gives its `-wal` and `-shm` files the database's mode.
-func openStore(_ configuration: ServerConfiguration) throws -> any AuthStore {
+/// Opens the configured database. For SQLite the data directory is made (or made again) 0700
+/// and the database 0600, whether or not they existed: the database holds the signing keys,
+/// and SQLite gives its `-wal` and `-shm` files the database's mode.
+func openStore(_ configuration: ServerConfiguration) async throws -> any AuthStore {
     switch configuration.database {
     case .memory:
         return try SQLiteStore(path: nil)
     case .directory(let dir):
-        try PrivateFiles.directory(dir)
-        let path = dir + "/authsh.sqlite"
-        for file in [path, path + "-wal", path + "-shm"] { try PrivateFiles.file(file, create: file == path) }
-        return try SQLiteStore(path: path)
+        return try openSQLite(dir + "/authsh.sqlite")
+    case .sqliteFile(let path):
+        return try openSQLite(path)
+    case .postgres(let database):
+        do {
+            return try await PostgresStore(configuration: database.clientConfiguration, logger: configuration.logger)
+        } catch {
+            // The URL without its password, and what failed.
+            throw ConfigError(key: "database", reason: "\(database): \(error)")
+        }
     }
+}
+
+private func openSQLite(_ path: String) throws -> SQLiteStore {
+    let dir = (path as NSString).deletingLastPathComponent
+    try PrivateFiles.directory(dir.isEmpty ? "." : dir)
+    for file in [path, path + "-wal", path + "-shm"] { try PrivateFiles.file(file, create: file == path) }
+    return try SQLiteStore(path: path)
 }

@@ -9,8 +9,8 @@ import Synchronization
 enum Serve {
     static let usage = """
         usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
-                            [--plugins DIR] [--dev] [--dev-allow-remote] [--public-url URL]
-                            [--log-level info]
+                            [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
+                            [--public-url URL] [--log-level info]
         """
 
     static let help = """
@@ -22,6 +22,9 @@ enum Serve {
           --port PORT        port; 0 binds an ephemeral one (default 9090)
           --config FILE      JSON config of the apps (default: one app, `local`)
           --data DIR         where the SQLite database and keys live (default as for authsh)
+          --database URL     sqlite:PATH, or postgres://USER@HOST:PORT/DB?sslmode=MODE to
+                             share one PostgreSQL among several instances (the password
+                             from PGPASSWORD; config key database)
           --plugins DIR      Lua plugins, every *.lua file (default ./plugins, if it exists)
           --dev              dev mode: outbox, wipe, config and clock routes under /api/dev/v1;
                              changed plugin files are reloaded for the next call; on an
@@ -46,6 +49,7 @@ enum Serve {
         var level = Logger.Level.info
         var allowRemoteDev = false
         var publicURL: String?
+        var database: ServerConfiguration.Database?
         var i = 0
         func value(_ option: String) -> String? {
             i += 1
@@ -82,6 +86,13 @@ enum Serve {
             case "--data":
                 guard let v = value(arg) else { return bad("--data needs a directory") }
                 config.database = .directory(v)
+            case "--database":
+                guard let v = value(arg) else { return bad("--database needs sqlite:PATH or a postgres:// URL") }
+                do {
+                    database = try ServerConfiguration.Database.parse(v, key: "--database", passwordAllowed: false)
+                } catch {
+                    return bad("\(error)")
+                }
             case "--plugins":
                 guard let v = value(arg) else { return bad("--plugins needs a directory") }
                 config.pluginsDirectory = v
@@ -109,6 +120,7 @@ enum Serve {
             }
         }
         if let publicURL { config.publicURL = publicURL }
+        if let database { config.database = database }
         var logger = Logger(label: "authsh.server")
         logger.logLevel = level
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {

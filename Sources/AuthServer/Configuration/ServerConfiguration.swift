@@ -3,12 +3,27 @@ import Logging
 
 /// Everything ``buildApplication(_:)`` needs: where to listen, where data lives, which apps.
 public struct ServerConfiguration: Sendable {
-    /// Where the SQLite database lives.
+    /// Where the database lives.
     public enum Database: Sendable, Equatable {
-        /// In memory, gone when the server stops (tests).
+        /// SQLite in memory, gone when the server stops (tests).
         case memory
-        /// `authsh.sqlite` in this directory (created 0700 if missing).
+        /// SQLite: `authsh.sqlite` in this directory (created 0700 if missing).
         case directory(String)
+        /// SQLite: this file (`sqlite:PATH`; its directory is created 0700 if missing).
+        case sqliteFile(String)
+        /// PostgreSQL, which several instances can share.
+        case postgres(PostgresDatabase)
+
+        /// `sqlite:PATH` or a `postgres://` URL (``PostgresDatabase``); `passwordAllowed` when
+        /// the text came from the environment or a file.
+        public static func parse(_ text: String, key: String, passwordAllowed: Bool) throws(ConfigError) -> Database {
+            if text.hasPrefix("sqlite:") {
+                let path = String(text.dropFirst("sqlite:".count))
+                guard !path.isEmpty, !path.hasSuffix("/") else { throw ConfigError(key: key, reason: "sqlite: needs a file path") }
+                return .sqliteFile(path)
+            }
+            return .postgres(try PostgresDatabase(url: text, key: key, passwordAllowed: passwordAllowed))
+        }
     }
 
     public var host = "127.0.0.1"
@@ -85,6 +100,14 @@ public struct ServerConfiguration: Sendable {
         }
         do throws(ConfigError) {
             var r = try ConfigReader(root, path: "")
+            if let v = r.value("database") {
+                let secret = try ConfigSecret(ejson: v, key: "database")
+                if case .string = secret.source {
+                    database = try Database.parse(secret.value, key: "database", passwordAllowed: false)
+                } else {
+                    database = try Database.parse(secret.value, key: "database", passwordAllowed: true)
+                }
+            }
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")
