@@ -58,7 +58,8 @@ func openStore(_ configuration: ServerConfiguration) async throws -> any AuthSto
         return try openSQLite(path)
     case .postgres(let database):
         do {
-            return try await PostgresStore(configuration: database.clientConfiguration, logger: configuration.logger)
+            return try await PostgresStore(configuration: database.clientConfiguration, logger: configuration.logger,
+                                           startupTimeout: database.startupTimeout)
         } catch {
             // The URL without its password, and what failed.
             throw ConfigError(key: "database", reason: "\(database): \(error)")

@@ -18,6 +18,8 @@ public struct PostgresDatabase: Sendable, Equatable, CustomStringConvertible {
     public var password: String?
     /// Connections the pool may open (`?pool=N`, default 10).
     public var poolSize: Int
+    /// How long the server waits at start-up for the database to answer and migrate.
+    public var startupTimeout = Duration.seconds(30)
 
     /// The URL without its password, for messages.
     public var description: String {

@@ -14,8 +14,10 @@ public final class PostgresStore: AuthStore {
     private let running: Task<Void, Never>
 
     /// Connects (the pool opens connections as requests need them) and migrates.
-    /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated.
-    public init(configuration: PostgresClient.Configuration, logger: Logger) async throws {
+    /// - Parameter startupTimeout: how long the first connection and the migrations may take
+    ///   (the pool itself retries an unreachable database for a minute before it gives up).
+    /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated in time.
+    public init(configuration: PostgresClient.Configuration, logger: Logger, startupTimeout: Duration = .seconds(30)) async throws {
         // The pool's own logs say nothing of passwords or bound values; the configuration,
         // which holds the password, is never logged here.
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
@@ -23,7 +25,15 @@ public final class PostgresStore: AuthStore {
         self.logger = logger
         running = Task { await client.run() }
         do {
-            try await PostgresSchema.migrate(self)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [self] in try await PostgresSchema.migrate(self) }
+                group.addTask {
+                    try await Task.sleep(for: startupTimeout)
+                    throw StoreError.unavailable("connect: no answer within \(startupTimeout.components.seconds) s")
+                }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
         } catch {
             running.cancel()
             throw error
