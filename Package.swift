@@ -76,8 +76,12 @@ let package = Package(
             "AuthProtocol", .product(name: "PropertyBased", package: "swift-property-based"),
         ]),
         .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
+        // A private PostgreSQL cluster for the tests of the server and of the command.
+        .target(name: "PostgresTestSupport", dependencies: [
+            "AuthProtocol", .product(name: "PostgresNIO", package: "postgres-nio"),
+        ], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "AuthServerTests", dependencies: [
-            "AuthServer", "AuthProtocol", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "AuthServer", "AuthProtocol", "PostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDB", package: "GRDB.swift"),
@@ -90,7 +94,7 @@ let package = Package(
             "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         .testTarget(name: "authshTests", dependencies: [
-            "authsh", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "authsh", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
         ]),
     ],
     swiftLanguageModes: [.v6]

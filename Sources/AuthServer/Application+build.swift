@@ -45,6 +45,20 @@ public func buildApplication(
     )
 }
 
+/// Opens the configured database, which creates or migrates its schema, and closes it
+/// (`authsh serve ... migrate`). Returns the database as messages name it (no password).
+public func migrateDatabase(_ configuration: ServerConfiguration) async throws -> String {
+    let store = try await openStore(configuration)
+    switch configuration.database {
+    case .memory: return "in memory"
+    case .directory(let dir): return "sqlite:\(dir)/authsh.sqlite"
+    case .sqliteFile(let path): return "sqlite:\(path)"
+    case .postgres(let database):
+        (store as? PostgresStore)?.close()
+        return database.description
+    }
+}
+
 /// Opens the configured database. For SQLite the data directory is made (or made again) 0700
 /// and the database 0600, whether or not they existed: the database holds the signing keys,
 /// and SQLite gives its `-wal` and `-shm` files the database's mode.

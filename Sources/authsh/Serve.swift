@@ -11,6 +11,7 @@ enum Serve {
         usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
                             [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
                             [--public-url URL] [--log-level info]
+               authsh serve [--data DIR | --database URL | --config FILE] migrate
         """
 
     static let help = """
@@ -34,6 +35,9 @@ enum Serve {
           --public-url URL   the server's public origin, for links in mails (config publicURL)
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
 
+        `migrate` creates or migrates the database's schema and exits (the server does it at
+        start-up too, safely when several instances start at once).
+
         Prints `listening on http://HOST:PORT` once it accepts connections. SIGINT or SIGTERM
         stops it gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin
         exits 78, bad usage 64.
@@ -50,6 +54,7 @@ enum Serve {
         var allowRemoteDev = false
         var publicURL: String?
         var database: ServerConfiguration.Database?
+        var migrateOnly = false
         var i = 0
         func value(_ option: String) -> String? {
             i += 1
@@ -102,6 +107,8 @@ enum Serve {
                     return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
                 }
                 level = l
+            case "migrate" where i == args.count - 1:
+                migrateOnly = true
             default:
                 return bad("unknown option '\(arg)'")
             }
@@ -135,6 +142,21 @@ enum Serve {
             logger.warning("email delivery is not configured: confirmation and reset emails are not sent (use --dev for an outbox)")
         }
         let finalConfig = config
+        if migrateOnly {
+            return runBlocking {
+                do {
+                    let name = try await migrateDatabase(finalConfig)
+                    print("migrated \(name)")
+                    return 0
+                } catch let error as ConfigError {
+                    Output.error("authsh serve: \(error)")
+                    return configError
+                } catch {
+                    Output.error("authsh serve: \(error)")
+                    return ExitStatus.failure
+                }
+            }
+        }
         return runBlocking {
             do {
                 let app = try await buildApplication(finalConfig) { host, port in

@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// Two servers on one PostgreSQL database, through HTTP (issue 17's "correct across

@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// The contract of ``AuthStore``, method by method, run against every engine: what a store

@@ -1,5 +1,4 @@
 import AuthProtocol
-import AuthServer
 import Foundation
 import Glibc
 import Logging
@@ -12,11 +11,13 @@ import Synchronization
 /// database of its own.
 ///
 /// As root, PostgreSQL's tools run as the `postgres` user (initdb refuses root).
-final class PostgresCluster: Sendable {
-    let directory: String
-    let port = 5433
+public final class PostgresCluster: Sendable {
+    /// The directory of the cluster (its data, log and socket).
+    public let directory: String
+    /// The port, which here only names the socket file.
+    public let port = 5433
     /// The socket file postgres-nio connects to.
-    var socketPath: String { "\(directory)/.s.PGSQL.\(port)" }
+    public var socketPath: String { "\(directory)/.s.PGSQL.\(port)" }
     private let bin: String
     private let runAs: [String]
     private let databases = Mutex(0)
@@ -24,7 +25,7 @@ final class PostgresCluster: Sendable {
     /// The cluster of this test process, started by the first caller. Its commands run on a
     /// thread of their own: `Process.waitUntilExit` is woken through Dispatch, whose threads
     /// are the cooperative pool's on Linux, so a test thread must never block on it.
-    static func shared() async throws -> PostgresCluster {
+    public static func shared() async throws -> PostgresCluster {
         let task = starting.withLock { task in
             if let task { return task }
             let new = Task { try await BlockingThread.run { Result { () throws(ClusterError) in try PostgresCluster() } }.get() }
@@ -36,8 +37,8 @@ final class PostgresCluster: Sendable {
 
     private static let starting = Mutex<Task<PostgresCluster, any Error>?>(nil)
 
-    struct ClusterError: Error, CustomStringConvertible {
-        let description: String
+    public struct ClusterError: Error, CustomStringConvertible {
+        public let description: String
     }
 
     private init() throws(ClusterError) {
@@ -68,7 +69,7 @@ final class PostgresCluster: Sendable {
     }
 
     /// A new empty database; its name.
-    func makeDatabase() async throws -> String {
+    public func makeDatabase() async throws -> String {
         let n = databases.withLock { $0 += 1; return $0 }
         let name = "t\(getpid())_\(n)"
         let command = ["\(bin)/createdb", "-h", directory, "-p", "\(port)", "-U", "authsh", name]
@@ -77,17 +78,15 @@ final class PostgresCluster: Sendable {
     }
 
     /// postgres-nio's configuration for `database` over the cluster's socket.
-    func configuration(database: String) -> PostgresClient.Configuration {
+    public func configuration(database: String) -> PostgresClient.Configuration {
         var c = PostgresClient.Configuration(unixSocketPath: socketPath, username: "authsh", password: nil, database: database)
         c.options.maximumConnections = 8
         return c
     }
 
-    /// A store on a new database of this cluster.
-    func makeStore() async throws -> PostgresStore {
-        var logger = Logger(label: "test.postgres")
-        logger.logLevel = .critical
-        return try await PostgresStore(configuration: configuration(database: try await makeDatabase()), logger: logger)
+    /// The `--database` URL of `database` on this cluster.
+    public func url(database: String) -> String {
+        "postgres://authsh@:\(port)/\(database)?host=\(directory)"
     }
 
     /// Stops and removes the clusters of test processes that ended without stopping theirs

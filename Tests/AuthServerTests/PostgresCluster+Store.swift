@@ -1,0 +1,12 @@
+import AuthServer
+import Logging
+import PostgresTestSupport
+
+extension PostgresCluster {
+    /// A store on a new database of this cluster.
+    func makeStore() async throws -> PostgresStore {
+        var logger = Logger(label: "test.postgres")
+        logger.logLevel = .critical
+        return try await PostgresStore(configuration: configuration(database: try await makeDatabase()), logger: logger)
+    }
+}
