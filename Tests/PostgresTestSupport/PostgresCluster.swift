@@ -123,6 +123,9 @@ public final class PostgresCluster: Sendable {
         }
         posix_spawn_file_actions_addclose(&actions, pipe[0])
         posix_spawn_file_actions_addclose(&actions, pipe[1])
+        // Nothing else of this process may reach the child: the server pg_ctl starts lives on,
+        // and a socket of another test's server it inherited would never close.
+        try closeInheritedDescriptors(&actions, alreadyClosed: pipe)
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for p in argv { free(p) } }
         var pid: pid_t = 0
@@ -144,6 +147,22 @@ public final class PostgresCluster: Sendable {
             throw ClusterError(description: "\(arguments.joined(separator: " ")) failed (status \(status)): \(text)")
         }
         return text
+    }
+
+    /// Closes every descriptor above 2 in the child: glibc's
+    /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, not in Swift's Glibc
+    /// module, so looked up), else each descriptor open now.
+    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t,
+                                                  alreadyClosed: [Int32]) throws(ClusterError) {
+        typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+        if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
+            let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)
+            guard closeFrom(&actions, 3) == 0 else { throw ClusterError(description: "posix_spawn_file_actions_addclosefrom_np failed") }
+            return
+        }
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            if let fd = Int32(name), fd > 2, !alreadyClosed.contains(fd) { posix_spawn_file_actions_addclose(&actions, fd) }
+        }
     }
 
     private static let atExit = Mutex<[@Sendable () -> Void]>([])
