@@ -143,27 +143,26 @@ enum Serve {
         }
         let finalConfig = config
         if migrateOnly {
-            return runBlocking {
-                do {
-                    let name = try await migrateDatabase(finalConfig)
-                    print("migrated \(name)")
-                    return 0
-                } catch let error as ConfigError {
-                    Output.error("authsh serve: \(error)")
-                    return configError
-                } catch {
-                    Output.error("authsh serve: \(error)")
-                    return ExitStatus.failure
-                }
+            return runReporting {
+                let name = try await migrateDatabase(finalConfig)
+                print("migrated \(name)")
             }
         }
-        return runBlocking {
+        return runReporting {
+            let app = try await buildApplication(finalConfig) { host, port in
+                print("listening on http://\(host):\(port)")
+                fflush(nil)
+            }
+            try await app.runService()
+        }
+    }
+
+    /// Runs `body` to its end: 0, or its error on stderr with 78 for a configuration that
+    /// cannot be served and 1 for anything else.
+    private static func runReporting(_ body: @escaping @Sendable () async throws -> Void) -> Int32 {
+        runBlocking {
             do {
-                let app = try await buildApplication(finalConfig) { host, port in
-                    print("listening on http://\(host):\(port)")
-                    fflush(nil)
-                }
-                try await app.runService()
+                try await body()
                 return 0
             } catch let error as ConfigError {
                 Output.error("authsh serve: \(error)")
