@@ -25,7 +25,7 @@ extension App {
             let token = try loggedIn(userId).accessToken
             do {
                 return try await send(method, path, body: body, token: token)
-            } catch where error.status == 401 && error.code != "RequiresRecentLogin" {
+            } catch where error.status == 401 && error.code != ServiceErrorCode.requiresRecentLogin.rawValue {
                 // (A new access token keeps its login time: only a new login helps there.)
                 let fresh = try await refreshAccessToken(userId: userId, replacing: token)
                 return try await send(method, path, body: body, token: fresh)

@@ -184,8 +184,7 @@ public final class App: Sendable {
 
     /// GET profile: `data` and identities.
     func fetchProfile(auth: Auth) async throws(AuthClientError) -> (profile: UserProfile, identities: [UserIdentity]) {
-        let (profile, identities) = try profile(from: try await request("GET", Routes.profile, body: nil, auth: auth))
-        return (profile, identities)
+        try profile(from: try await request("GET", Routes.profile, body: nil, auth: auth))
     }
 
     func malformed(_ what: String) -> AuthClientError {

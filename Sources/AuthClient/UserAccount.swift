@@ -102,7 +102,7 @@ extension EmailPasswordAuth {
 
 extension App {
     /// A profile answer's data and identities.
-    func profile(from reply: EJSON) throws(AuthClientError) -> (UserProfile, [UserIdentity]) {
+    func profile(from reply: EJSON) throws(AuthClientError) -> (profile: UserProfile, identities: [UserIdentity]) {
         guard case .document(let data)? = reply["data"], case .array(let ids)? = reply["identities"] else {
             throw malformed("the profile has no data or identities")
         }

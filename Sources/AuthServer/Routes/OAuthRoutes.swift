@@ -77,8 +77,7 @@ extension AuthService {
         var linkToken: String?
         if q("link") == "true" {
             let token = try request.bearerToken()
-            let (tokenApp, _, _) = try await userOfAccessToken(token)
-            guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+            _ = try await userOfAccessToken(token, in: app)
             linkToken = token
         }
         let endpoints = try await provider.endpoints()

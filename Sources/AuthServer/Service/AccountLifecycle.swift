@@ -6,8 +6,8 @@ import AuthProtocol
 extension AuthService {
     /// The caller of `token`, refused with 401 `RequiresRecentLogin` when the app wants a
     /// login at most `recentLoginSeconds` old and the token's is older (or unknown).
-    func recentUser(_ token: String) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
-        let (app, user, claims) = try await userOfAccessToken(token)
+    func recentUser(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+        let (app, user, claims) = try await userOfAccessToken(token, in: expected)
         if let limit = app.config.recentLoginSeconds, clock.now - (claims.auth_time ?? 0) > limit {
             throw ServiceError(.requiresRecentLogin,
                                "this needs a recent login (within \(limit) s): log in again, then retry")
@@ -71,8 +71,7 @@ extension AuthService {
     /// current password, checked as a login checks it (back-off included), then the new one;
     /// every other session of the user ends, the caller's stays.
     func changePassword(app: AppRuntime, token: String, body: RequestBody, address: String) async throws {
-        let (tokenApp, user, claims) = try await recentUser(token)
-        guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        let (_, user, claims) = try await recentUser(token, in: app)
         guard app.config.providers.userpass != nil else {
             throw ServiceError(.authProviderNotFound, "authentication via 'local-userpass' is unsupported")
         }

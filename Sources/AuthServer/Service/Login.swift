@@ -36,8 +36,7 @@ extension AuthService {
     /// the user of `linkToken`; the login answer.
     func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?) async throws -> EJSON {
         if let linkToken {
-            let (tokenApp, user, claims) = try await userOfAccessToken(linkToken)
-            guard tokenApp.id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+            let (_, user, claims) = try await userOfAccessToken(linkToken, in: app)
             return try await link(proof, app: app, user: user, claims: claims)
         }
 

@@ -54,11 +54,15 @@ extension AuthService {
     /// How precise a session's `last_used` is, in seconds.
     static let lastUsedGranularity: Int64 = 60
 
-    /// The user of a valid access token (profile, delete, link), with its identities.
-    func userOfAccessToken(_ token: String) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+    /// The user of a valid access token (profile, delete, link), with its identities; when
+    /// `expected` is given, the token must be one of that app (the app of the route).
+    func userOfAccessToken(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
         let claims = try await tokens.verify(token, as: .access)
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
+        }
+        if let expected, expected.id != app.id {
+            throw ServiceError(.invalidSession, "invalid session: token of another app")
         }
         try await checkLive(claims, app: app)
         guard let user = try await store.user(id: claims.sub, app: app.id) else {

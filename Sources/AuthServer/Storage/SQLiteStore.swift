@@ -55,7 +55,7 @@ public final class SQLiteStore: AuthStore {
     /// A read through SQLite's C API, on the caller's thread: on a pooled read-only connection,
     /// or for an in-memory database (which no other connection can open) on GRDB's own. A
     /// read of several statements runs them in ``SQLiteReadConnection/transaction(_:)``.
-    func pointRead<T>(_ operation: String, _ body: (SQLiteReadConnection) throws -> T) throws -> T {
+    private func pointRead<T>(_ operation: String, _ body: (SQLiteReadConnection) throws -> T) throws -> T {
         do {
             if let pointReads { return try pointReads.withConnection(body) }
             return try writer.unsafeRead { db in
@@ -165,7 +165,7 @@ public final class SQLiteStore: AuthStore {
                    customData: document(row.optionalString(4)), disabled: row.bool(5), createdAt: row.int64(6))
     }
 
-    static func identities(_ c: SQLiteReadConnection, userId: String) throws -> [IdentityRecord] {
+    private static func identities(_ c: SQLiteReadConnection, userId: String) throws -> [IdentityRecord] {
         var identities: [IdentityRecord] = []
         try c.each(.identities, [.text(userId)]) { row in
             identities.append(IdentityRecord(externalId: row.string(1), providerType: row.string(0), providerId: row.string(2),
@@ -265,28 +265,24 @@ public final class SQLiteStore: AuthStore {
     }
 
     public func resetPassword(app: String, email: String, hash: String) async throws {
-        try await write("reset password") { db in
-            try db.execute(sql: "UPDATE userpass_accounts SET password_hash = ? WHERE app_id = ? AND email = ?",
-                           arguments: [hash, app, email])
-            try db.execute(sql: """
-                DELETE FROM sessions WHERE app_id = ? AND user_id IN
-                    (SELECT i.user_id FROM identities i JOIN userpass_accounts a
-                        ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
-                     WHERE a.app_id = ? AND a.email = ?)
-                """, arguments: [app, ProviderType.userpass, app, email])
-        }
+        try await setPassword(app: app, email: email, hash: hash, endingSessionsBut: nil, operation: "reset password")
     }
 
     public func changePassword(app: String, email: String, hash: String, keepSession: String) async throws {
-        try await write("change password") { db in
+        try await setPassword(app: app, email: email, hash: hash, endingSessionsBut: keepSession, operation: "change password")
+    }
+
+    /// A new password, and every session of the account's user ended but `keep`, in one transaction.
+    private func setPassword(app: String, email: String, hash: String, endingSessionsBut keep: String?, operation: String) async throws {
+        try await write(operation) { db in
             try db.execute(sql: "UPDATE userpass_accounts SET password_hash = ? WHERE app_id = ? AND email = ?",
                            arguments: [hash, app, email])
             try db.execute(sql: """
-                DELETE FROM sessions WHERE app_id = ? AND id != ? AND user_id IN
+                DELETE FROM sessions WHERE app_id = ? AND id IS NOT ? AND user_id IN
                     (SELECT i.user_id FROM identities i JOIN userpass_accounts a
                         ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
                      WHERE a.app_id = ? AND a.email = ?)
-                """, arguments: [app, keepSession, ProviderType.userpass, app, email])
+                """, arguments: [app, keep, ProviderType.userpass, app, email])
         }
     }
 

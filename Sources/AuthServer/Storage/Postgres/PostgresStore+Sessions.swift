@@ -22,14 +22,26 @@ extension PostgresStore {
     }
 
     public func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {
-        guard let (session, userId) = try await select("read session", """
-            SELECT id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at, last_used
-            FROM sessions WHERE id = \(id)
-            """, { (try Self.session($0), try $0.text("user_id")) }).first,
-            var user = try await user(id: userId, app: session.appId)
-        else { return nil }
-        if !identities { user.identities = [] }
-        return (session, user)
+        // One statement for the session and its user (a refresh's read); the identities only
+        // when asked for.
+        guard var found = try await select("read session", """
+            SELECT s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest, s.created_at,
+                   s.expires_at, s.last_used, u.type, u.data, u.custom_data, u.disabled, u.created_at AS user_created_at
+            FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = \(id)
+            """, { row in
+            let session = try Self.session(row)
+            let user = UserRecord(id: session.userId, appId: session.appId, type: try row.text("type"),
+                                  data: Self.document(try row.optionalText("data")) ?? [:],
+                                  customData: Self.document(try row.optionalText("custom_data")),
+                                  disabled: try row.bool("disabled"), createdAt: try row.int64("user_created_at"))
+            return (session, user)
+        }).first else { return nil }
+        if identities {
+            found.1.identities = try await select("read session", """
+                SELECT provider_type, external_id, provider_id, data, email FROM identities WHERE user_id = \(found.1.id) ORDER BY position
+                """, Self.identity)
+        }
+        return found
     }
 
     public func sessionState(id: String) async throws -> SessionState? {
