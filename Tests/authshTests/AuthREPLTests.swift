@@ -107,7 +107,13 @@ struct AuthREPLTests {
         }
         try term.type("whoami().identities[1].providerType, whoami().profile.name")
         try term.waitFor("\"oauth2-github\" \"Grace Hopper\"")
-        let log_ = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // The REPL is signed in once the loopback listener has the code; the browser writes
+        // its line after it has rendered the page the listener answered with: wait for it.
+        var log_ = ""
+        for _ in 0..<400 where !log_.contains("loopback page:") {
+            log_ = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            Thread.sleep(forTimeInterval: 0.05)
+        }
         #expect(log_.contains("loopback page: You are signed in to authsh"), "\(log_)")
         #expect(FileManager.default.fileExists(atPath: data + "/authorize.png"))
         if let out = ProcessInfo.processInfo.environment["AUTHSH_SCREENSHOT_OUT"] {
