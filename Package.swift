@@ -41,7 +41,6 @@ let package = Package(
             "AuthProtocol", "Lua", "LuaEJSON", "CArgon2",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "Crypto", package: "swift-crypto"),

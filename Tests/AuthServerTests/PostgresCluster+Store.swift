@@ -1,4 +1,4 @@
-import AuthServer
+@testable import AuthServer
 import Logging
 import PostgresTestSupport
 

@@ -1,12 +1,11 @@
-import PostgresNIO
-
 /// The schema of the PostgreSQL engine, as numbered migrations (never edit a shipped one; add
-/// one). The tables and columns are SQLite's (``SQLiteSchema``), in PostgreSQL's types.
+/// one, and the same change to ``SQLiteSchema``). The tables and columns are SQLite's, in
+/// PostgreSQL's types.
 enum PostgresSchema {
     /// The advisory lock two instances starting at once take around migrating.
     static let migrationLock: Int64 = 0x6175_7468_7368_0001  // "authsh" 1
 
-    static let migrations: [(version: String, sql: [String])] = [
+    static let migrations: [(version: String, sql: [SQL])] = [
         ("v3", [
             """
             CREATE TABLE signing_keys (
@@ -73,16 +72,23 @@ enum PostgresSchema {
         ]),
     ]
 
+    private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"
+    private static let bookkeeping: SQL = """
+        CREATE TABLE IF NOT EXISTS authsh_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())
+        """
+    private static let applied: SQL = "SELECT version FROM authsh_migrations"
+    private static let record: SQL = "INSERT INTO authsh_migrations (version) VALUES (?)"
+
     /// Applies the migrations not applied yet, in one transaction under the advisory lock
     /// (a second instance waits, then finds them applied).
-    static func migrate(_ store: PostgresStore) async throws {
-        try await store.transaction("migrate") { tx in
-            try await tx.run("SELECT pg_advisory_xact_lock(\(migrationLock))")
-            try await tx.run("CREATE TABLE IF NOT EXISTS authsh_migrations (version TEXT PRIMARY KEY, applied_at TIMESTAMPTZ NOT NULL DEFAULT now())")
-            let applied = Set(try await tx.rows("SELECT version FROM authsh_migrations").map { try $0.text("version") })
-            for (version, statements) in migrations where !applied.contains(version) {
-                for sql in statements { try await tx.run(PostgresQuery(unsafeSQL: sql)) }
-                try await tx.run("INSERT INTO authsh_migrations (version) VALUES (\(version))")
+    static func migrate(_ engine: PostgresEngine) async throws {
+        try await engine.write("migrate") { r in
+            try await r.run(lock, [.integer(migrationLock)])
+            try await r.run(bookkeeping, [])
+            let done = Set(try await r.all(applied, []) { try $0.text("version") })
+            for (version, statements) in migrations where !done.contains(version) {
+                for statement in statements { try await r.run(statement, []) }
+                try await r.run(record, [.text(version)])
             }
         }
     }

@@ -11,7 +11,7 @@ import Synchronization
 final class SQLiteReadPool: Sendable {
     private let path: String
     private let capacity: Int
-    private let idle = Mutex<[SQLiteReadConnection]>([])
+    private let idle = Mutex<[SQLiteConnection]>([])
 
     init(path: String, capacity: Int) {
         self.path = path
@@ -19,14 +19,14 @@ final class SQLiteReadPool: Sendable {
     }
 
     /// Runs `body` with a connection that no one else uses until it returns.
-    func withConnection<T>(_ body: (SQLiteReadConnection) throws -> T) throws -> T {
-        let connection = try idle.withLock { $0.popLast() } ?? SQLiteReadConnection(path: path)
+    func withConnection<T>(_ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        let connection = try idle.withLock { $0.popLast() } ?? SQLiteConnection(path: path, readOnly: true)
         defer {
             idle.withLock { connections in
                 if connections.count < capacity { connections.append(connection) }
             }
         }
-        return try body(connection)
+        return try await body(connection)
     }
 
     /// How many connections are idle (for tests).

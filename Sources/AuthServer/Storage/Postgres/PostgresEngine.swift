@@ -1,0 +1,158 @@
+import Logging
+import PostgresNIO
+
+/// The PostgreSQL engine of ``SQLStore``: what several `authsh serve` instances share.
+///
+/// One pool of connections (postgres-nio's `PostgresClient`); every value is a bound
+/// parameter, and operations of several statements run in one transaction. Migrations run at
+/// start-up under an advisory lock, so two instances starting at once apply them once.
+final class PostgresEngine: SQLEngine {
+    let client: PostgresClient
+    let logger: Logger
+    private let running: Task<Void, Never>
+
+    /// Connects (the pool opens connections as requests need them) and migrates.
+    /// - Parameter startupTimeout: how long the first connection and the migrations may take
+    ///   (the pool itself retries an unreachable database for a minute before it gives up).
+    /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated in time.
+    init(configuration: PostgresClient.Configuration, logger: Logger, startupTimeout: Duration) async throws {
+        // The pool's own logs say nothing of passwords or bound values; the configuration,
+        // which holds the password, is never logged here.
+        let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
+        self.client = client
+        self.logger = logger
+        running = Task { await client.run() }
+        do {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                group.addTask { [self] in try await PostgresSchema.migrate(self) }
+                group.addTask {
+                    try await Task.sleep(for: startupTimeout)
+                    throw StoreError.unavailable("connect: no answer within \(startupTimeout.components.seconds) s")
+                }
+                defer { group.cancelAll() }
+                try await group.next()
+            }
+        } catch {
+            running.cancel()
+            throw error
+        }
+    }
+
+    deinit { running.cancel() }
+
+    /// Closes the pool. The engine answers nothing afterwards.
+    func close() { running.cancel() }
+
+    func read<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+        do {
+            return try await body(PostgresRunner(target: .pool(client), logger: logger))
+        } catch {
+            throw Self.translate(error, operation)
+        }
+    }
+
+    func snapshot<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+        try await write(operation) { runner in
+            try await runner.run(Self.readSnapshot, [])
+            return try await body(runner)
+        }
+    }
+
+    private static let readSnapshot: SQL = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
+
+    func write<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+        do {
+            return try await client.withTransaction(logger: logger) { connection in
+                try await body(PostgresRunner(target: .connection(connection), logger: logger))
+            }
+        } catch {
+            throw Self.translate(error, operation)
+        }
+    }
+
+    /// postgres-nio's errors as the routes understand them: a unique or foreign-key violation
+    /// is a conflict, anything else the database being unavailable. Neither keeps the SQL or
+    /// a bound value.
+    static func translate(_ error: any Error, _ operation: String) -> StoreError {
+        if let error = error as? StoreError { return error }
+        switch sqlState(of: error) {
+        case PostgresError.Code.uniqueViolation.raw?, PostgresError.Code.foreignKeyViolation.raw?:
+            return .conflict(operation)
+        default:
+            return .unavailable(operation)
+        }
+    }
+
+    static func sqlState(of error: any Error) -> String? {
+        switch error {
+        case let e as PSQLError:
+            return e.serverInfo?[.sqlState]
+        case let t as PostgresTransactionError:
+            for inner in [t.closureError, t.commitError, t.beginError] {
+                if let inner, let state = sqlState(of: inner) { return state }
+            }
+            return nil
+        default:
+            return nil
+        }
+    }
+}
+
+/// Runs statements on the pool (each on whichever connection is free) or on the connection
+/// of a transaction.
+struct PostgresRunner: SQLRunner {
+    enum Target {
+        case pool(PostgresClient)
+        case connection(PostgresConnection)
+    }
+
+    let target: Target
+    let logger: Logger
+
+    func each(_ sql: SQL, _ arguments: [SQLValue], _ row: (PostgresRandomAccessRow) throws -> Void) async throws {
+        var binds = PostgresBindings(capacity: arguments.count)
+        for argument in arguments {
+            switch argument {
+            case .text(let text): binds.append(text)
+            case .integer(let value): binds.append(value)
+            case .bool(let value): binds.append(value)
+            case .blob(let bytes): binds.append(ByteBuffer(bytes: bytes))
+            case .null: binds.appendNull()
+            }
+        }
+        let query = PostgresQuery(unsafeSQL: sql.postgres, binds: binds)
+        // Drained before the rows are decoded: a statement's errors surface only while its
+        // rows are read.
+        let rows = switch target {
+        case .pool(let client): try await client.query(query, logger: logger).collect()
+        case .connection(let connection): try await connection.query(query, logger: logger).collect()
+        }
+        for result in rows { try row(result.makeRandomAccess()) }
+    }
+}
+
+/// Reading columns by name.
+extension PostgresRandomAccessRow: SQLRow {
+    func text(_ column: String) throws -> String { try self[column].decode(String.self) }
+    func optionalText(_ column: String) throws -> String? { try self[column].decode(String?.self) }
+    func int64(_ column: String) throws -> Int64 { try self[column].decode(Int64.self) }
+    func optionalInt64(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
+    func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
+    func bytes(_ column: String) throws -> [UInt8] { Array(try self[column].decode(ByteBuffer.self).readableBytesView) }
+}
+
+/// The PostgreSQL store (what several instances share).
+typealias PostgresStore = SQLStore<PostgresEngine>
+
+extension SQLStore where Engine == PostgresEngine {
+    /// Connects to PostgreSQL and migrates.
+    /// - Parameter startupTimeout: how long the first connection and the migrations may take.
+    /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated in time.
+    convenience init(configuration: PostgresClient.Configuration, logger: Logger,
+                            startupTimeout: Duration = .seconds(30)) async throws {
+        self.init(engine: try await PostgresEngine(configuration: configuration, logger: logger, startupTimeout: startupTimeout))
+    }
+
+    /// Closes the pool. The store answers nothing afterwards.
+    func close() { engine.close() }
+}

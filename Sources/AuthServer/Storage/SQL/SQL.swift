@@ -1,0 +1,64 @@
+import Synchronization
+
+/// One statement of the store, written once for both engines.
+///
+/// The text is SQL that SQLite and PostgreSQL both accept; `?` marks each bound value (the
+/// PostgreSQL engine numbers them `$1`, `$2`, ... once, here). Make each statement once, as a
+/// `static let` of its table: engines prepare a statement once per connection, by its ``id``.
+final class SQL: Sendable, ExpressibleByStringLiteral {
+    /// The text with `?` markers (SQLite's form).
+    let text: String
+    /// The text with `$n` markers, and ` FOR UPDATE` when ``locksRows``.
+    let postgres: String
+    /// Whether the rows it selects are locked until the transaction ends. SQLite needs no lock
+    /// (its write transactions run one at a time); PostgreSQL takes `FOR UPDATE` row locks.
+    let locksRows: Bool
+    /// Unique per statement: the key of prepared-statement caches.
+    let id: Int
+
+    private static let next = Atomic<Int>(0)
+
+    init(_ text: String, locksRows: Bool = false) {
+        self.text = text
+        self.locksRows = locksRows
+        postgres = Self.numberingMarkers(text) + (locksRows ? " FOR UPDATE" : "")
+        id = Self.next.add(1, ordering: .relaxed).newValue
+    }
+
+    convenience init(stringLiteral text: String) { self.init(text) }
+
+    /// `?` outside quotes becomes `$1`, `$2`, ...
+    private static func numberingMarkers(_ text: String) -> String {
+        var result = ""
+        var marker = 0
+        var quote: Character?
+        for character in text {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "'" || character == "\"" {
+                quote = character
+            } else if character == "?" {
+                marker += 1
+                result += "$\(marker)"
+                continue
+            }
+            result.append(character)
+        }
+        return result
+    }
+}
+
+/// A value bound to a statement's `?`.
+enum SQLValue: Sendable {
+    case text(String)
+    case integer(Int64)
+    case bool(Bool)
+    case blob([UInt8])
+    case null
+
+    /// Text, or NULL for nil.
+    static func text(_ value: String?) -> SQLValue { value.map(SQLValue.text) ?? .null }
+    /// An integer, or NULL for nil.
+    static func integer(_ value: Int64?) -> SQLValue { value.map(SQLValue.integer) ?? .null }
+    static func integer(_ value: Int) -> SQLValue { .integer(Int64(value)) }
+}

@@ -1,0 +1,52 @@
+/// Runs statements on one connection of an engine: in a transaction (``SQLEngine/write(_:_:)``),
+/// a read snapshot, or on its own.
+protocol SQLRunner {
+    associatedtype Row: SQLRow
+    /// Runs `sql` with `arguments` bound in order and calls `row` for each result row.
+    func each(_ sql: SQL, _ arguments: [SQLValue], _ row: (Row) throws -> Void) async throws
+}
+
+extension SQLRunner {
+    /// Every row of `sql`, decoded.
+    func all<T>(_ sql: SQL, _ arguments: [SQLValue], _ decode: (Row) throws -> T) async throws -> [T] {
+        var results: [T] = []
+        try await each(sql, arguments) { results.append(try decode($0)) }
+        return results
+    }
+
+    /// The first row of `sql`, decoded, or nil.
+    func first<T>(_ sql: SQL, _ arguments: [SQLValue], _ decode: (Row) throws -> T) async throws -> T? {
+        var result: T?
+        try await each(sql, arguments) { row in
+            if result == nil { result = try decode(row) }
+        }
+        return result
+    }
+
+    /// Runs `sql` for its effect.
+    func run(_ sql: SQL, _ arguments: [SQLValue]) async throws {
+        try await each(sql, arguments) { _ in }
+    }
+
+    /// How many rows `sql` returns: with `RETURNING 1`, how many it changed.
+    func count(_ sql: SQL, _ arguments: [SQLValue]) async throws -> Int {
+        var count = 0
+        try await each(sql, arguments) { _ in count += 1 }
+        return count
+    }
+}
+
+/// A database engine of ``SQLStore``: where statements run, and how a failure reads.
+///
+/// Each entry point names its operation ("read user"): a failure becomes a ``StoreError``
+/// naming it and nothing else (no SQL, no bound value), a unique or foreign-key violation a
+/// conflict.
+protocol SQLEngine: Sendable {
+    associatedtype Runner: SQLRunner
+    /// Runs `body` outside a transaction: each statement sees what was committed before it began.
+    func read<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
+    /// Runs `body`'s reads on one snapshot (what was committed before its first statement).
+    func snapshot<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
+    /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
+    func write<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
+}

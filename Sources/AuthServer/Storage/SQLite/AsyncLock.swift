@@ -1,0 +1,52 @@
+import Synchronization
+
+/// A lock an async task holds across suspension points, handed to waiters in arrival order.
+/// Taking it when it is free does not suspend.
+final class AsyncLock: Sendable {
+    private struct State {
+        var held = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    /// Waits until the lock is this caller's.
+    func lock() async {
+        let free = state.withLock { s -> Bool in
+            guard !s.held else { return false }
+            s.held = true
+            return true
+        }
+        if free { return }
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let acquired = state.withLock { s -> Bool in
+                if !s.held {
+                    s.held = true
+                    return true
+                }
+                s.waiters.append(waiter)
+                return false
+            }
+            if acquired { waiter.resume() }
+        }
+    }
+
+    /// Gives the lock to the next waiter, or frees it.
+    func unlock() {
+        let next = state.withLock { s -> CheckedContinuation<Void, Never>? in
+            guard !s.waiters.isEmpty else {
+                s.held = false
+                return nil
+            }
+            return s.waiters.removeFirst()
+        }
+        next?.resume()
+    }
+
+    /// Runs `body` holding the lock.
+    func withLock<T>(_ body: () async throws -> T) async throws -> T {
+        await lock()
+        defer { unlock() }
+        return try await body()
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+
+/// The SQLite engine of ``SQLStore``: a file in WAL mode, or an in-memory database.
+///
+/// Writes run one at a time on one read-write connection, each in a `BEGIN IMMEDIATE`
+/// transaction, under an ``AsyncLock`` (held by the writing task, so a write's statements are
+/// never interleaved with another's). Reads of a file run on the caller's thread on pooled
+/// read-only connections and never wait for a write (WAL). An in-memory database has one
+/// connection, which reads take the lock for too.
+///
+/// Statements run on the calling task's thread: a write that must wait for another process's
+/// lock on the same file (an `authsh` run and an `authsh serve` sharing `--data`) waits there,
+/// for at most the busy timeout (5 s).
+final class SQLiteEngine: SQLEngine {
+    private let writer: SQLiteConnection
+    private let writeLock = AsyncLock()
+    /// Read-only connections of a file (nil for an in-memory database).
+    private let reads: SQLiteReadPool?
+
+    /// Opens (creating and migrating) the database.
+    /// - Parameter path: a file path, or nil for an in-memory database.
+    init(path: String?) throws {
+        do {
+            let writer = try Self.retryingWhileLocked {
+                let connection = try SQLiteConnection(path: path ?? ":memory:", readOnly: false)
+                try connection.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
+                if path != nil { try connection.execute("PRAGMA journal_mode = WAL") }
+                try SQLiteSchema.migrate(connection)
+                return connection
+            }
+            self.writer = writer
+        } catch let failure as SQLiteConnection.Failure {
+            // SQLite's message ("file is not a database", "unable to open database file")
+            // names no bound value.
+            throw StoreError.unavailable("open database: \(failure.message)")
+        }
+        reads = path.map { SQLiteReadPool(path: $0, capacity: max(2, ProcessInfo.processInfo.activeProcessorCount * 2)) }
+    }
+
+    /// Runs `body` again while another process holds the lock it needs, for up to 10 s.
+    /// Switching a new file to WAL needs an exclusive lock and SQLite does not wait for it
+    /// (busy handlers are not called there): two processes opening one new database at once
+    /// (two `authsh` runs on a fresh `--data`) would otherwise fail with "database is locked".
+    private static func retryingWhileLocked<T>(_ body: () throws -> T) throws -> T {
+        var attempts = 0
+        while true {
+            do {
+                return try body()
+            } catch let failure as SQLiteConnection.Failure where failure.isBusy && attempts < 200 {
+                attempts += 1
+                usleep(50_000)
+            }
+        }
+    }
+
+    func read<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        do {
+            if let reads { return try await reads.withConnection(body) }
+            return try await writeLock.withLock { try await body(writer) }
+        } catch {
+            throw Self.translate(error, operation)
+        }
+    }
+
+    func snapshot<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        do {
+            if let reads { return try await reads.withConnection { c in try await c.transaction(write: false) { try await body(c) } } }
+            return try await writeLock.withLock { try await body(writer) }
+        } catch {
+            throw Self.translate(error, operation)
+        }
+    }
+
+    func write<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        do {
+            return try await writeLock.withLock { try await writer.transaction(write: true) { try await body(writer) } }
+        } catch {
+            throw Self.translate(error, operation)
+        }
+    }
+
+    /// A failure as the routes understand it: a constraint is a conflict, anything else the
+    /// database being unavailable. Neither keeps the SQL or a bound value.
+    static func translate(_ error: any Error, _ operation: String) -> StoreError {
+        switch error {
+        case let error as StoreError: error
+        case let failure as SQLiteConnection.Failure where failure.isConstraint: .conflict(operation)
+        default: .unavailable(operation)
+        }
+    }
+}
+
+/// The SQLite store (the embedded default).
+typealias SQLiteStore = SQLStore<SQLiteEngine>
+
+extension SQLStore where Engine == SQLiteEngine {
+    /// Opens (creating and migrating) a SQLite database.
+    /// - Parameter path: a file path, or nil for an in-memory database.
+    convenience init(path: String?) throws {
+        self.init(engine: try SQLiteEngine(path: path))
+    }
+}

@@ -1,0 +1,93 @@
+/// The schema of the SQLite engine, as numbered migrations (never edit a shipped one; add one,
+/// and the same change to ``PostgresSchema``).
+///
+/// Applied versions are recorded in `grdb_migrations`, under the identifiers below: the table
+/// and names GRDB's migrator used when it ran them, so databases made by earlier releases
+/// carry on where they were.
+enum SQLiteSchema {
+    static let migrations: [(version: String, sql: String)] = [
+        ("v1", """
+            CREATE TABLE signing_keys (
+                app_id TEXT NOT NULL, algorithm TEXT NOT NULL, material BLOB NOT NULL,
+                PRIMARY KEY (app_id, algorithm));
+            CREATE TABLE users (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, type TEXT NOT NULL,
+                data TEXT NOT NULL, custom_data TEXT, disabled INTEGER NOT NULL DEFAULT 0,
+                created_at INTEGER NOT NULL);
+            CREATE INDEX users_app ON users(app_id);
+            CREATE TABLE identities (
+                app_id TEXT NOT NULL, provider_type TEXT NOT NULL, external_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                provider_id TEXT NOT NULL, data TEXT NOT NULL, position INTEGER NOT NULL,
+                PRIMARY KEY (app_id, provider_type, external_id));
+            CREATE INDEX identities_user ON identities(user_id, position);
+            CREATE TABLE userpass_accounts (
+                app_id TEXT NOT NULL, email TEXT NOT NULL, password_hash TEXT NOT NULL,
+                identity_id TEXT NOT NULL, confirmed INTEGER NOT NULL, created_at INTEGER NOT NULL,
+                PRIMARY KEY (app_id, email));
+            CREATE TABLE one_time_tokens (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, email TEXT NOT NULL,
+                digest BLOB NOT NULL, expires_at INTEGER NOT NULL);
+            CREATE INDEX one_time_tokens_email ON one_time_tokens(app_id, kind, email);
+            CREATE TABLE sessions (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                device_id TEXT NOT NULL, provider_type TEXT NOT NULL, identity_id TEXT NOT NULL,
+                refresh_digest BLOB NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER);
+            CREATE INDEX sessions_user ON sessions(user_id);
+            CREATE TABLE api_keys (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL,
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL, digest BLOB NOT NULL UNIQUE, disabled INTEGER NOT NULL,
+                created_at INTEGER NOT NULL, seq INTEGER NOT NULL,
+                UNIQUE (user_id, name));
+            """),
+        ("v2: plugin values", """
+            CREATE TABLE plugin_values (
+                app_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
+                PRIMARY KEY (app_id, key));
+            """),
+        // `identities.email`: the verified email an identity vouches for, lowercased (null
+        // when none). Email/password identities vouch for their account's email (a login
+        // needs a confirmed account); other providers' are filled in at their next login.
+        ("v3: verified emails, pending credentials, session use", """
+            ALTER TABLE identities ADD COLUMN email TEXT;
+            UPDATE identities SET email = lower(json_extract(data, '$.email'))
+                WHERE provider_type = 'local-userpass' AND json_valid(data);
+            CREATE INDEX identities_email ON identities(app_id, email) WHERE email IS NOT NULL;
+            CREATE INDEX userpass_accounts_email ON userpass_accounts(app_id, lower(email));
+            ALTER TABLE sessions ADD COLUMN last_used INTEGER;
+            CREATE TABLE pending_credentials (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, digest BLOB NOT NULL, email TEXT NOT NULL,
+                provider_type TEXT NOT NULL, external_id TEXT NOT NULL, provider_id TEXT NOT NULL,
+                data TEXT NOT NULL, expires_at INTEGER NOT NULL);
+            CREATE INDEX pending_credentials_expiry ON pending_credentials(expires_at);
+            """),
+    ]
+
+    private static let applied: SQL = "SELECT identifier FROM grdb_migrations"
+    private static let record: SQL = "INSERT INTO grdb_migrations (identifier) VALUES (?)"
+
+    /// Applies the migrations not applied yet (up to and including `last`, when given), in one
+    /// write transaction: a second process opening the database at once waits, then finds
+    /// them applied.
+    static func migrate(_ connection: SQLiteConnection, upTo last: String? = nil) throws {
+        try connection.execute("BEGIN IMMEDIATE")
+        do {
+            try connection.execute("CREATE TABLE IF NOT EXISTS grdb_migrations (identifier TEXT NOT NULL PRIMARY KEY)")
+            var done = Set<String>()
+            try connection.step(applied, []) { done.insert(try $0.text("identifier")) }
+            for (version, sql) in migrations {
+                if !done.contains(version) {
+                    try connection.execute(sql)
+                    try connection.step(record, [.text(version)]) { _ in }
+                }
+                if version == last { break }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+}

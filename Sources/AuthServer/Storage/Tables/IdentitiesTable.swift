@@ -1,0 +1,40 @@
+import AuthProtocol
+
+/// `identities`: who a user is to each provider, in link order (`position`), with the
+/// verified email the provider vouches for.
+enum IdentitiesTable {
+    static let insert: SQL = """
+        INSERT INTO identities (app_id, provider_type, external_id, user_id, provider_id, data, position, email)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    static func insertArguments(_ identity: IdentityRecord, userId: String, app: String, position: Int) -> [SQLValue] {
+        [.text(app), .text(identity.providerType), .text(identity.externalId), .text(userId), .text(identity.providerId),
+         identity.data.sqlValue, .integer(position), .text(identity.email)]
+    }
+
+    /// The columns `provider_type`, `external_id`, `provider_id`, `data` and `email` of a row.
+    static func identity<Row: SQLRow>(_ row: Row) throws -> IdentityRecord {
+        IdentityRecord(externalId: try row.text("external_id"), providerType: try row.text("provider_type"),
+                       providerId: try row.text("provider_id"), data: try row.document("data") ?? [:],
+                       email: try row.optionalText("email"))
+    }
+
+    static let owner: SQL = "SELECT user_id FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?"
+    static let nextPosition: SQL = "SELECT COALESCE(MAX(position), -1) + 1 AS next FROM identities WHERE user_id = ?"
+    /// How many identities the user has, and how many of them are the one named.
+    static let counts: SQL = """
+        SELECT COUNT(*) AS total, COUNT(*) FILTER (WHERE provider_type = ? AND external_id = ?) AS held
+        FROM identities WHERE user_id = ? AND app_id = ?
+        """
+    static let delete: SQL = "DELETE FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?"
+    static let setEmail: SQL = "UPDATE identities SET email = ? WHERE app_id = ? AND provider_type = ? AND external_id = ?"
+
+    /// The oldest user with an identity vouching for an email (with oneAccountPerEmail turned
+    /// on late, that is the account the email was first used for).
+    static let emailOwner: SQL = """
+        SELECT i.user_id FROM identities i JOIN users u ON u.id = i.user_id
+        WHERE i.app_id = ? AND i.email = ? ORDER BY u.created_at, u.id LIMIT 1
+        """
+    static let providerTypes: SQL = "SELECT provider_type FROM identities WHERE user_id = ? ORDER BY position"
+}

@@ -1,0 +1,18 @@
+/// `one_time_tokens`: confirmation and reset tokens (their digests), used once.
+enum OneTimeTokensTable {
+    /// Before a new token: removes the email's expired tokens of that kind, and the oldest
+    /// past the newest `keep - 1` (the LIMIT only stands for "all": SQLite needs one before OFFSET).
+    static let prune: SQL = """
+        DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ? AND (expires_at <= ? OR id IN
+            (SELECT id FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?
+             ORDER BY expires_at DESC, id DESC LIMIT 1000000000 OFFSET ?))
+        """
+    static let insert: SQL = "INSERT INTO one_time_tokens (id, app_id, kind, email, digest, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
+    static let discard: SQL = "DELETE FROM one_time_tokens WHERE id = ? AND app_id = ?"
+    /// The token, locked until its use commits (two uses at once cannot both succeed).
+    static let select = SQL("SELECT email, digest, expires_at FROM one_time_tokens WHERE id = ? AND app_id = ? AND kind = ?",
+                            locksRows: true)
+    static let deleteOne: SQL = "DELETE FROM one_time_tokens WHERE id = ?"
+    /// Every token of a kind for an email (one of them was used).
+    static let deleteOfEmail: SQL = "DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?"
+}

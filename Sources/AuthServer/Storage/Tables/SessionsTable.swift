@@ -1,0 +1,64 @@
+/// `sessions`: logins, the server side of refresh tokens (their digests).
+enum SessionsTable {
+    static let insert: SQL = """
+        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    static func insertArguments(_ s: SessionRecord) -> [SQLValue] {
+        [.text(s.id), .text(s.appId), .text(s.userId), .text(s.deviceId), .text(s.providerType), .text(s.identityId),
+         .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt)]
+    }
+
+    private static let columns = """
+        s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest, s.created_at,
+        s.expires_at, s.last_used
+        """
+
+    static func session<Row: SQLRow>(_ row: Row) throws -> SessionRecord {
+        SessionRecord(id: try row.text("id"), appId: try row.text("app_id"), userId: try row.text("user_id"),
+                      deviceId: try row.text("device_id"), providerType: try row.text("provider_type"),
+                      identityId: try row.text("identity_id"), refreshDigest: try row.bytes("refresh_digest"),
+                      createdAt: try row.int64("created_at"), expiresAt: try row.optionalInt64("expires_at"),
+                      lastUsed: try row.optionalInt64("last_used"))
+    }
+
+    /// The session and its user in one statement (a refresh's read).
+    static let withUser = SQL("""
+        SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
+        FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
+        """)
+
+    static func sessionAndUser<Row: SQLRow>(_ row: Row) throws -> (SessionRecord, UserRecord) {
+        let session = try session(row)
+        return (session, try UsersTable.user(row, id: session.userId, app: session.appId, createdAt: "user_created_at"))
+    }
+
+    /// Whose the session is and whether that user is disabled (an access token's check).
+    static let state: SQL = """
+        SELECT s.app_id, s.user_id, u.disabled FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id
+        WHERE s.id = ?
+        """
+
+    static func state<Row: SQLRow>(_ row: Row) throws -> SessionState {
+        SessionState(appId: try row.text("app_id"), userId: try row.text("user_id"), userDisabled: try row.bool("disabled"))
+    }
+
+    static let ofUser = SQL("SELECT \(columns) FROM sessions s WHERE s.user_id = ? AND s.app_id = ? ORDER BY s.created_at, s.id")
+    static let delete: SQL = "DELETE FROM sessions WHERE id = ?"
+    static let deleteOfUser: SQL = "DELETE FROM sessions WHERE id = ? AND user_id = ? AND app_id = ? RETURNING 1"
+    static let deleteOthersOfUser: SQL = "DELETE FROM sessions WHERE user_id = ? AND app_id = ? AND id <> ? RETURNING 1"
+    static let touch: SQL = "UPDATE sessions SET last_used = ? WHERE id = ?"
+
+    /// The sessions of the user of an email/password account but one (arguments: app, the
+    /// session kept or "" for none, `local-userpass`, app, email).
+    static let deleteOfAccount: SQL = """
+        DELETE FROM sessions WHERE app_id = ? AND id <> ? AND user_id IN
+            (SELECT i.user_id FROM identities i JOIN userpass_accounts a
+                ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
+             WHERE a.app_id = ? AND a.email = ?)
+        """
+
+    /// The sessions opened with an API key (arguments: user, `api-key`, key id).
+    static let deleteOfAPIKey: SQL = "DELETE FROM sessions WHERE user_id = ? AND provider_type = ? AND identity_id = ?"
+}

@@ -1,0 +1,41 @@
+import AuthProtocol
+
+/// `userpass_accounts`: email/password accounts (a user gets one at its first login).
+enum UserpassAccountsTable {
+    static let select: SQL = """
+        SELECT app_id, email, password_hash, identity_id, confirmed, created_at
+        FROM userpass_accounts WHERE app_id = ? AND email = ?
+        """
+
+    static func account<Row: SQLRow>(_ row: Row) throws -> UserpassAccount {
+        UserpassAccount(appId: try row.text("app_id"), email: try row.text("email"), passwordHash: try row.text("password_hash"),
+                        identityId: try row.text("identity_id"), confirmed: try row.bool("confirmed"),
+                        createdAt: try row.int64("created_at"))
+    }
+
+    static let insert: SQL = """
+        INSERT INTO userpass_accounts (app_id, email, password_hash, identity_id, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?)
+        """
+
+    static func insertArguments(_ a: UserpassAccount) -> [SQLValue] {
+        [.text(a.appId), .text(a.email), .text(a.passwordHash), .text(a.identityId), .bool(a.confirmed), .integer(a.createdAt)]
+    }
+
+    static let delete: SQL = "DELETE FROM userpass_accounts WHERE app_id = ? AND email = ?"
+    static let confirm: SQL = "UPDATE userpass_accounts SET confirmed = TRUE WHERE app_id = ? AND email = ?"
+    static let setPassword: SQL = "UPDATE userpass_accounts SET password_hash = ? WHERE app_id = ? AND email = ?"
+    /// The account of a `local-userpass` identity (its unlink).
+    static let deleteOfIdentity: SQL = "DELETE FROM userpass_accounts WHERE app_id = ? AND identity_id = ?"
+    /// The accounts of a user (its deletion; arguments: app, user, `local-userpass`).
+    static let deleteOfUser: SQL = """
+        DELETE FROM userpass_accounts WHERE app_id = ? AND identity_id IN
+            (SELECT external_id FROM identities WHERE user_id = ? AND provider_type = ?)
+        """
+    /// A confirmed account with an email (lowercased) whose identity no user holds yet: it
+    /// has not logged in (arguments: app, email, `local-userpass`).
+    static let waitingWithEmail: SQL = """
+        SELECT 1 AS found FROM userpass_accounts a WHERE a.app_id = ? AND lower(a.email) = ? AND a.confirmed = TRUE
+            AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.app_id = a.app_id AND i.provider_type = ?
+                            AND i.external_id = a.identity_id)
+        """
+}
