@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import HummingbirdTesting
 import PostgresTestSupport
 import Testing
 
@@ -8,18 +9,21 @@ import Testing
 /// instances"): what one does, the other sees at once.
 @Suite struct SharedPostgresTests {
     /// Runs `body` with two servers (A and B) on one new database of the test cluster,
-    /// with the plugins of `plugins`.
-    static func twoServers(plugins: [String: String] = [:], _ body: @escaping @Sendable (Client, Client) async throws -> Void) async throws {
+    /// with the plugins of `plugins`, routed in-process or (`.live`) on loopback ports.
+    static func twoServers(plugins: [String: String] = [:], apps: [AppConfiguration] = [AppConfiguration(id: "local")],
+                           publicURL: String? = nil, mode: TestingSetup = .router,
+                           _ body: @escaping @Sendable (Client, Client) async throws -> Void) async throws {
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()
         let database = try PostgresDatabase(url: "postgres://authsh@:\(cluster.port)/\(name)?host=\(cluster.directory)&pool=4",
                                             key: "database", passwordAllowed: false, environment: [:])
         let dir = try PluginDirectory(plugins)
-        var config = TestServer.configuration(plugins: dir.path)
+        var config = TestServer.configuration(apps: apps, plugins: dir.path)
         config.database = .postgres(database)
+        config.publicURL = publicURL
         let shared = config
-        try await TestServer.run(shared) { (a: Client) async throws in
-            try await TestServer.run(shared) { (b: Client) async throws in try await body(a, b) }
+        try await TestServer.run(shared, mode: mode) { (a: Client) async throws in
+            try await TestServer.run(shared, mode: mode) { (b: Client) async throws in try await body(a, b) }
         }
     }
 
@@ -82,6 +86,61 @@ import Testing
                 async let second = b.userpass("register", ["email": .string(email), "password": "password1"])
                 let statuses = [try await first.status, try await second.status].sorted()
                 #expect(statuses == [201, 409], "round \(round): \(statuses)")
+            }
+        }
+    }
+
+    /// Behind a load balancer each request of a sign-in may reach another instance: a flow
+    /// started on A comes back from the IdP to B, and B's login code is redeemed on A, once.
+    @Test func aSignInStartedOnOneServerFinishesOnTheOther() async throws {
+        let mock = try OIDCMock()
+        try await mock.setClaims("alice", ["email": "alice@example.com", "email_verified": true])
+        var app = AppConfiguration(id: "local")
+        var provider = OAuthProviderConfiguration(type: "oauth2-mock", clientId: "authsh-test-client", clientSecret: ConfigSecret("s3cret"))
+        provider.issuer = mock.issuer
+        app.providers.oauth = [provider.type: provider]
+        // The public URL the IdP sends the browser back to: the load balancer's.
+        let balancer = "http://balancer.invalid"
+        try await Self.twoServers(apps: [app], publicURL: balancer, mode: .live) { a, b in
+            let portA = try #require(a.client.port), portB = try #require(b.client.port)
+            let (verifier, challenge) = DevIdP.pkce()
+            let start = try await Web.send("GET", "http://127.0.0.1:\(portA)" + Routes.login("local", provider: "oauth2-mock") + "?"
+                + FormEncoding.encode([("redirect", "http://127.0.0.1:9/cb"), ("state", "s1"),
+                                       ("code_challenge", challenge), ("code_challenge_method", "S256")]))
+            let authorize = try #require(start.location, "\(start.status) \(start.text)")
+            let callback = try await mock.approve(authorize, sub: "alice")
+            #expect(callback.hasPrefix(balancer + Routes.base + "/auth/callback?"), "\(callback)")
+            let onB = "http://127.0.0.1:\(portB)" + callback.dropFirst(balancer.count)
+            let back = try await Web.send("GET", onB)
+            let loopback = try #require(back.location, "B finishes A's flow: \(back.status) \(back.text)")
+            let fields = try #require(FormEncoding.decode(loopback.split(separator: "?", maxSplits: 1)[1]))
+            let code = try #require(FormEncoding.value("code", in: fields), "\(loopback)")
+
+            let login = try await a.login("oauth2-mock", ["loginCode": .string(code), "codeVerifier": .string(verifier)])
+            #expect(login.status == 200, "A redeems B's code: \(login.body)")
+            let again = try await b.login("oauth2-mock", ["loginCode": .string(code), "codeVerifier": .string(verifier)])
+            #expect(again.status == 401, "a code is used once on every instance")
+            let replay = try await Web.send("GET", "http://127.0.0.1:\(portA)" + callback.dropFirst(balancer.count))
+            #expect(replay.status == 400, "a state is used once on every instance: \(replay.status) \(replay.text)")
+        }
+    }
+
+    /// Wrong passwords sent to two instances in turn count as if sent to one: after the free
+    /// ones, both make the address wait.
+    @Test func failedPasswordsCountAcrossServers() async throws {
+        var app = AppConfiguration(id: "local")
+        app.rateLimits.enabled = true
+        try await Self.twoServers(apps: [app]) { a, b in
+            try await a.registerConfirmed("gus@example.com", "password1")
+            let free = 5  // LoginBackoff.freeFailures
+            for attempt in 0...free {
+                let server = attempt.isMultiple(of: 2) ? a : b
+                let wrong = try await server.emailLogin("gus@example.com", "wrong-password").status
+                #expect(wrong == 401, "attempt \(attempt)")
+            }
+            for server in [a, b] {
+                let waiting = try await server.emailLogin("gus@example.com", "password1").status
+                #expect(waiting == 429, "every instance makes the address wait")
             }
         }
     }

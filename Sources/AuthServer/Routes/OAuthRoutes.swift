@@ -88,7 +88,7 @@ extension AuthService {
                                    nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
                                    challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
                                    expires: clock.now + OAuthFlows.flowLifetime)
-        let state = try flows.start(flow, now: clock.now)
+        let state = try await flows.start(flow, now: clock.now)
         var fields = [("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
                       ("response_type", "code"), ("state", state),
                       ("code_challenge", OAuthFlows.challenge(of: flow.verifier)), ("code_challenge_method", "S256")]
@@ -116,7 +116,7 @@ extension AuthService {
     /// The IdP's answer: exchange the code, then answer the client's redirect.
     private func callback(_ query: [(String, String)]) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
-        guard let state = q("state"), let flow = flows.take(state, now: clock.now) else {
+        guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
         }
         guard let app = apps[flow.app], let provider = app.oauth(flow.provider) else {
@@ -133,7 +133,7 @@ extension AuthService {
                 IdentityRecord(externalId: id, providerType: provider.config.type, providerId: app.providerId(provider.config.type), data: data)
             }
             if let challenge = flow.challenge {
-                let code = flows.issueCode(for: proof, flow: flow, challenge: challenge, now: clock.now)
+                let code = try await flows.issueCode(for: proof, flow: flow, challenge: challenge, now: clock.now)
                 return Self.redirect(flow.redirect, query: [("code", code), ("state", flow.clientState)])
             }
             let answer = try await finish(proof, app: app, deviceId: deviceId(flow.deviceId), linkToken: flow.linkToken)

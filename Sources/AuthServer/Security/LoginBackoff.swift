@@ -1,6 +1,7 @@
-import Synchronization
+import Crypto
 
-/// Failed-password back-off, in this process.
+/// Failed-password back-off, counted in the store: every instance on one database counts the
+/// same failures, so guesses spread over instances are slowed as if they hit one.
 ///
 /// - Per address and account: the first ``freeFailures`` wrong passwords cost nothing; after
 ///   that each one makes that address wait 2, 4, 8, ... seconds, up to ``maximumWait``, before
@@ -11,58 +12,58 @@ import Synchronization
 ///   slowed, and an attacker can never lock the person out: their own login, from an address
 ///   that has not failed, is always checked.
 ///
-/// Failures are forgotten an hour after the last one.
-final class LoginBackoff: Sendable {
+/// Failures are forgotten an hour after the last one. The store keeps digests of what it
+/// counts, never an address or an email.
+struct LoginBackoff: Sendable {
     static let freeFailures = 5
     static let accountFailures = 20
     static let maximumWait: Int64 = 900
     static let memory: Int64 = 3600
 
-    private struct Record {
-        var failures = 0
-        var until: Int64 = 0
-        var last: Int64 = 0
+    let store: any AuthStore
+
+    /// Where an address stands with an account.
+    struct Standing {
+        /// Seconds it must wait before trying, or nil.
+        var wait: Int?
+        /// Whether it failed on the account within the hour (a success then clears that).
+        var failed: Bool
     }
 
-    private struct State {
-        var pairs: [String: Record] = [:]
-        var accounts: [String: Record] = [:]
+    private static func key(_ parts: String...) -> String {
+        SHA256.hash(data: Array(parts.joined(separator: "\u{0}").utf8)).map { String(format: "%02x", $0) }.joined()
     }
 
-    private let state = Mutex(State())
+    private static func pair(_ address: String, _ account: String) -> String { key("pair", address, account) }
+    private static func account(_ account: String) -> String { key("account", account) }
 
-    private static func pair(_ address: String, _ account: String) -> String { address + "\u{0}" + account }
+    func standing(address: String, account: String, now: Int64) async throws -> Standing {
+        guard let pair = try await store.loginFailures(key: Self.pair(address, account)), now - pair.lastFailure < Self.memory
+        else { return Standing(wait: nil, failed: false) }
+        if pair.waitUntil > now { return Standing(wait: Int(pair.waitUntil - now), failed: true) }
+        if let all = try await store.loginFailures(key: Self.account(account)), all.waitUntil > now {
+            return Standing(wait: Int(all.waitUntil - now), failed: true)
+        }
+        return Standing(wait: nil, failed: true)
+    }
 
-    /// Seconds `address` must wait before trying `account`, or nil.
-    func wait(address: String, account: String, now: Int64) -> Int? {
-        state.withLock { state in
-            if let p = state.pairs[Self.pair(address, account)], now - p.last < Self.memory {
-                if p.until > now { return Int(p.until - now) }
-                if let a = state.accounts[account], a.until > now, p.failures > 0 { return Int(a.until - now) }
-            }
-            return nil
+    func failed(address: String, account: String, now: Int64) async throws {
+        try await store.countLoginFailure(key: Self.pair(address, account), at: now, memory: Self.memory) {
+            Self.wait(after: $0, free: Self.freeFailures, now: now)
+        }
+        try await store.countLoginFailure(key: Self.account(account), at: now, memory: Self.memory) {
+            Self.wait(after: $0, free: Self.accountFailures, now: now)
         }
     }
 
-    func failed(address: String, account: String, now: Int64) {
-        state.withLock { state in
-            func bump(_ record: inout Record, free: Int) {
-                if now - record.last >= Self.memory { record = Record() }
-                record.failures += 1
-                record.last = now
-                if record.failures > free {
-                    let exponent = min(record.failures - free, 20)
-                    record.until = now + min(Int64(1) << exponent, Self.maximumWait)
-                }
-            }
-            bump(&state.pairs[Self.pair(address, account), default: Record()], free: Self.freeFailures)
-            bump(&state.accounts[account, default: Record()], free: Self.accountFailures)
-            if state.pairs.count > 100_000 { state.pairs = state.pairs.filter { now - $0.value.last < Self.memory } }
-            if state.accounts.count > 100_000 { state.accounts = state.accounts.filter { now - $0.value.last < Self.memory } }
-        }
+    func succeeded(address: String, account: String) async throws {
+        try await store.deleteLoginFailures(key: Self.pair(address, account))
     }
 
-    func succeeded(address: String, account: String) {
-        state.withLock { state in _ = state.pairs.removeValue(forKey: Self.pair(address, account)) }
+    /// Until when a key with `failures` must wait: nil within the free ones, then 2, 4, 8, ...
+    /// seconds, at most ``maximumWait``.
+    static func wait(after failures: Int, free: Int, now: Int64) -> Int64? {
+        guard failures > free else { return nil }
+        return now + min(Int64(1) << min(failures - free, 20), maximumWait)
     }
 }

@@ -22,11 +22,11 @@ final class AuthService: Sendable {
     let listenHost: String
     /// Rate limits' buckets and failed-login back-off (``checkRate``).
     let limiter = RateLimiter()
-    let backoff = LoginBackoff()
+    let backoff: LoginBackoff
     /// This server's address once it listens (endpoints given as paths on it).
     let origin: ServerOrigin
     /// Sign-ins under way in the browser flows, and their login codes.
-    let flows = OAuthFlows()
+    let flows: OAuthFlows
     /// The dev identity provider (dev mode only).
     let devIdP: DevIdentityProvider?
 
@@ -43,6 +43,8 @@ final class AuthService: Sendable {
 
     init(configuration c: ServerConfiguration, store: any AuthStore) async throws {
         self.store = store
+        backoff = LoginBackoff(store: store)
+        flows = OAuthFlows(store: store)
         publicURL = c.publicURL
         listenHost = c.host
         hasher = PasswordHasher(parameters: c.passwordParameters)

@@ -25,7 +25,7 @@ extension AuthService {
         let proof: Proof
         if let loginCode = try body.optionalString("loginCode") {
             try checkRate(.token, app: app, address: address)
-            proof = try flows.redeem(loginCode, verifier: try body.string("codeVerifier"), app: app.id, provider: provider, now: clock.now)
+            proof = try await flows.redeem(loginCode, verifier: try body.string("codeVerifier"), app: app.id, provider: provider, now: clock.now)
         } else {
             proof = try await authenticate(app: app, provider: provider, body: body, address: address)
         }
@@ -174,16 +174,16 @@ extension AuthService {
     func checkPassword(app: AppRuntime, email: String, password: String, address: String) async throws -> UserpassAccount {
         let backoffKey = Self.backoffAccount(app, email)
         let now = clock.now
-        if rateLimited(app), let wait = backoff.wait(address: address, account: backoffKey, now: now) {
-            throw Self.tooMany(wait)
-        }
+        let limited = rateLimited(app)
+        let standing = limited ? try await backoff.standing(address: address, account: backoffKey, now: now) : nil
+        if let wait = standing?.wait { throw Self.tooMany(wait) }
         let account = try await store.userpassAccount(app: app.id, email: email)
         let matches = try await hasher.verify(password, against: account?.passwordHash ?? dummyHash)
         guard let account, matches else {
-            if rateLimited(app) { backoff.failed(address: address, account: backoffKey, now: now) }
+            if limited { try await backoff.failed(address: address, account: backoffKey, now: now) }
             throw ServiceError(.invalidPassword, "invalid username/password")
         }
-        backoff.succeeded(address: address, account: backoffKey)
+        if standing?.failed == true { try await backoff.succeeded(address: address, account: backoffKey) }
         guard account.confirmed else { throw ServiceError(.authError, "confirmation required") }
         if hasher.needsRehash(account.passwordHash) {
             let hash = try await hasher.hash(password)

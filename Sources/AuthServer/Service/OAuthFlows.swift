@@ -1,15 +1,17 @@
 import AuthProtocol
 import Crypto
-import Synchronization
 
 /// The redirect and loopback flows' pending state (identity-providers.md sections 3 and 3b):
 /// flows waiting for the IdP's callback, by the `state` sent to the IdP (10 minutes, single
 /// use), and login codes waiting for their native client (60 seconds, single use, bound to
 /// the client's PKCE challenge).
 ///
-/// Kept in this process: a callback must reach the instance that started its flow. (Several
-/// instances behind one load balancer need them in the shared database: the PostgreSQL work.)
-final class OAuthFlows: Sendable {
+/// Kept in the store, so a flow started on one instance finishes on any other behind the same
+/// load balancer, and a state or code is used once across all of them. Each is sealed
+/// (``SealedSignIn``): the store keeps a digest of the state or code and the content
+/// encrypted under a key derived from it, so the table gives away no verifier, nonce, access
+/// token (a link's) or IdP token (`returnProviderTokens`) to someone who can read it.
+struct OAuthFlows: Sendable {
     /// A sign-in sent to the IdP.
     struct Flow: Sendable {
         var app: String
@@ -28,71 +30,130 @@ final class OAuthFlows: Sendable {
         var expires: Int64
     }
 
-    private struct LoginCode {
-        var app: String
-        var provider: String
-        var challenge: String
-        var proof: AuthService.Proof
-        var expires: Int64
-    }
-
-    private struct State {
-        var flows: [String: Flow] = [:]
-        var codes: [String: LoginCode] = [:]
-    }
-
-    private let state = Mutex(State())
+    let store: any AuthStore
     static let flowLifetime: Int64 = 600
     static let codeLifetime: Int64 = 60
-    /// Pending flows kept at most (each costs a few hundred bytes; starting one is rate limited).
+    /// Unexpired flows kept at most per app (starting one is rate limited, too).
     static let capacity = 20_000
 
     /// Keeps `flow`; the `state` to send the IdP.
-    func start(_ flow: Flow, now: Int64) throws(ServiceError) -> String {
-        let id = Secrets.randomHex(bytes: 20)
-        let kept = state.withLock { s -> Bool in
-            if s.flows.count >= Self.capacity { s.flows = s.flows.filter { $0.value.expires > now } }
-            guard s.flows.count < Self.capacity else { return false }
-            s.flows[id] = flow
-            return true
+    func start(_ flow: Flow, now: Int64) async throws -> String {
+        guard try await store.liveSignIns(app: flow.app, kind: .flow, at: now) < Self.capacity else {
+            throw ServiceError(.tooManyRequests, "too many sign-ins under way; try again in a minute", retryAfter: 60)
         }
-        guard kept else { throw ServiceError(.tooManyRequests, "too many sign-ins under way; try again in a minute", retryAfter: 60) }
-        return id
+        let state = Secrets.randomHex(bytes: 20)
+        try await store.insertSignIn(Self.seal(Self.document(flow), secret: state, app: flow.app, kind: .flow, expires: flow.expires))
+        return state
     }
 
     /// The flow of an IdP callback's `state`, removed: a state is used once.
-    func take(_ id: String, now: Int64) -> Flow? {
-        state.withLock { s in s.flows.removeValue(forKey: id) }.flatMap { $0.expires > now ? $0 : nil }
+    func take(_ state: String, now: Int64) async throws -> Flow? {
+        guard let found = try await store.takeSignIn(id: Self.id(state), kind: .flow), found.expiresAt > now,
+              let content = Self.open(found, secret: state) else { return nil }
+        return Self.flow(content)
     }
 
     /// A login code for the proof of a loopback flow.
-    func issueCode(for proof: AuthService.Proof, flow: Flow, challenge: String, now: Int64) -> String {
+    func issueCode(for proof: AuthService.Proof, flow: Flow, challenge: String, now: Int64) async throws -> String {
         let code = Secrets.randomHex(bytes: 24)
-        state.withLock { s in
-            s.codes = s.codes.filter { $0.value.expires > now }
-            s.codes[code] = LoginCode(app: flow.app, provider: flow.provider, challenge: challenge, proof: proof,
-                                      expires: now + Self.codeLifetime)
-        }
+        let content: EJSONDocument = ["provider": .string(flow.provider), "challenge": .string(challenge),
+                                      "proof": .document(Self.document(proof))]
+        try await store.insertSignIn(Self.seal(content, secret: code, app: flow.app, kind: .code, expires: now + Self.codeLifetime))
         return code
     }
 
     /// The proof a login code stands for. The code is spent whatever the outcome; it must be
     /// this app's and provider's, unexpired, and `verifier` must match its challenge (S256).
-    func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) throws(ServiceError) -> AuthService.Proof {
-        guard let entry = state.withLock({ $0.codes.removeValue(forKey: code) }), entry.expires > now else {
+    func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) async throws -> AuthService.Proof {
+        guard let found = try await store.takeSignIn(id: Self.id(code), kind: .code), found.expiresAt > now,
+              let content = Self.open(found, secret: code), let challenge = content["challenge"]?.stringValue,
+              let proof = content["proof"]?.documentValue.flatMap(Self.proof)
+        else {
             throw ServiceError(.authError, "login code is unknown, used or expired")
         }
-        guard entry.app == app, entry.provider == provider else {
+        guard found.appId == app, content["provider"]?.stringValue == provider else {
             throw ServiceError(.authError, "login code was issued for another app or provider")
         }
-        guard Secrets.constantTimeEqual(Array(Self.challenge(of: verifier).utf8), Array(entry.challenge.utf8)) else {
+        guard Secrets.constantTimeEqual(Array(Self.challenge(of: verifier).utf8), Array(challenge.utf8)) else {
             throw ServiceError(.authError, "login code: codeVerifier does not match the code_challenge")
         }
-        return entry.proof
+        return proof
     }
 
     /// PKCE S256: base64url(SHA-256(verifier)).
     static func challenge(of verifier: String) -> String {
         Base64.encode(Array(SHA256.hash(data: Array(verifier.utf8))), urlSafe: true)
+    }
+
+    // MARK: sealing
+
+    /// The store's key of a state or code: hex SHA-256.
+    static func id(_ secret: String) -> String {
+        SHA256.hash(data: Array(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+    }
+
+    private static func key(_ secret: String, kind: SealedSignIn.Kind) -> SymmetricKey {
+        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Array(secret.utf8)),
+                               info: Array("authsh sign-in \(kind.rawValue)".utf8), outputByteCount: 32)
+    }
+
+    /// `content` encrypted under the secret's key, bound to its app and kind.
+    static func seal(_ content: EJSONDocument, secret: String, app: String, kind: SealedSignIn.Kind, expires: Int64) throws -> SealedSignIn {
+        let box = try AES.GCM.seal(Array(EJSON.document(content).encodedString(.canonical).utf8), using: key(secret, kind: kind),
+                                   authenticating: Array("\(app)\u{0}\(kind.rawValue)".utf8))
+        guard let combined = box.combined else { throw StoreError.unavailable("seal sign-in") }
+        return SealedSignIn(id: id(secret), appId: app, kind: kind, sealed: Array(combined), expiresAt: expires)
+    }
+
+    /// The content of a sealed sign-in, or nil when it does not open with this secret.
+    static func open(_ signIn: SealedSignIn, secret: String) -> EJSONDocument? {
+        guard let box = try? AES.GCM.SealedBox(combined: signIn.sealed),
+              let plain = try? AES.GCM.open(box, using: key(secret, kind: signIn.kind),
+                                            authenticating: Array("\(signIn.appId)\u{0}\(signIn.kind.rawValue)".utf8)),
+              case .document(let content)? = try? EJSON(parsing: String(decoding: plain, as: UTF8.self))
+        else { return nil }
+        return content
+    }
+
+    // MARK: content
+
+    private static func document(_ flow: Flow) -> EJSONDocument {
+        var d: EJSONDocument = ["app": .string(flow.app), "provider": .string(flow.provider), "redirect": .string(flow.redirect),
+                                "clientState": .string(flow.clientState), "nonce": .string(flow.nonce),
+                                "verifier": .string(flow.verifier), "expires": .int64(flow.expires)]
+        if let v = flow.challenge { d["challenge"] = .string(v) }
+        if let v = flow.linkToken { d["linkToken"] = .string(v) }
+        if let v = flow.deviceId { d["deviceId"] = .string(v) }
+        return d
+    }
+
+    private static func flow(_ d: EJSONDocument) -> Flow? {
+        guard let app = d["app"]?.stringValue, let provider = d["provider"]?.stringValue, let redirect = d["redirect"]?.stringValue,
+              let clientState = d["clientState"]?.stringValue, let nonce = d["nonce"]?.stringValue,
+              let verifier = d["verifier"]?.stringValue, case .int64(let expires)? = d["expires"] else { return nil }
+        return Flow(app: app, provider: provider, redirect: redirect, clientState: clientState, nonce: nonce, verifier: verifier,
+                    challenge: d["challenge"]?.stringValue, linkToken: d["linkToken"]?.stringValue,
+                    deviceId: d["deviceId"]?.stringValue, expires: expires)
+    }
+
+    private static func document(_ proof: AuthService.Proof) -> EJSONDocument {
+        let i = proof.identity
+        var identity: EJSONDocument = ["externalId": .string(i.externalId), "providerType": .string(i.providerType),
+                                       "providerId": .string(i.providerId), "data": .document(i.data)]
+        if let email = i.email { identity["email"] = .string(email) }
+        var d: EJSONDocument = ["identity": .document(identity), "profile": .document(proof.profile),
+                                "providerTokens": .document(proof.providerTokens)]
+        if let owner = proof.owner { d["owner"] = .string(owner) }
+        return d
+    }
+
+    private static func proof(_ d: EJSONDocument) -> AuthService.Proof? {
+        guard let i = d["identity"]?.documentValue, let externalId = i["externalId"]?.stringValue,
+              let providerType = i["providerType"]?.stringValue, let providerId = i["providerId"]?.stringValue
+        else { return nil }
+        let identity = IdentityRecord(externalId: externalId, providerType: providerType, providerId: providerId,
+                                      data: i["data"]?.documentValue ?? [:], email: i["email"]?.stringValue)
+        return AuthService.Proof(identity: identity, owner: d["owner"]?.stringValue, profile: d["profile"]?.documentValue ?? [:],
+                                 providerTokens: d["providerTokens"]?.documentValue ?? [:])
     }
 }

@@ -85,14 +85,18 @@ extension AuthService {
     }
 
     /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md
-    /// section 7: an anonymous account lives 90 days). Runs every hour and after the dev
-    /// clock moves; a failure is logged and retried at the next sweep.
+    /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
+    /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
+    /// counts an hour old. Runs every hour and after the dev clock moves; a failure is logged
+    /// and retried at the next sweep.
     func sweepAnonymousUsers() async {
         do {
             let deleted = try await store.deleteAnonymousUsers(createdBefore: clock.now - Self.anonymousLifetime)
             if deleted > 0 { logger.info("deleted anonymous users older than 90 days", metadata: ["count": "\(deleted)"]) }
             // Kept a day past their expiry, so that a late link is told "expired", not "unknown".
             _ = try await store.deleteExpiredPendingCredentials(at: clock.now - 86_400)
+            _ = try await store.deleteExpiredSignIns(at: clock.now)
+            _ = try await store.deleteLoginFailures(lastBefore: clock.now - LoginBackoff.memory)
         } catch {
             logger.error("anonymous user sweep failed", metadata: ["error": "\(error)"])
         }

@@ -116,6 +116,26 @@ public protocol AuthStore: Sendable {
     func setPluginValue(_ value: EJSON, app: String, key: String) async throws
     func deletePluginValue(app: String, key: String) async throws
 
+    // Sign-ins under way (redirect flows, login codes), shared by every instance
+    func insertSignIn(_ signIn: SealedSignIn) async throws
+    /// Removes it and gives it back; nil when there is none (unknown, or taken already by
+    /// this or another instance).
+    func takeSignIn(id: String, kind: SealedSignIn.Kind) async throws -> SealedSignIn?
+    /// How many of the app's sign-ins of `kind` are unexpired at `time`.
+    func liveSignIns(app: String, kind: SealedSignIn.Kind, at time: Int64) async throws -> Int
+    /// Deletes the sign-ins expired at `time`, of every app; returns how many.
+    func deleteExpiredSignIns(at time: Int64) async throws -> Int
+
+    // Failed-password back-off, shared by every instance
+    func loginFailures(key: String) async throws -> LoginFailures?
+    /// Counts a failure under `key` at `time` (a count whose last failure is `memory` seconds
+    /// old or older starts again) and, in the same transaction, sets the time the key must
+    /// wait until to `wait(count)` when that is not nil.
+    func countLoginFailure(key: String, at time: Int64, memory: Int64, wait: (Int) -> Int64?) async throws
+    func deleteLoginFailures(key: String) async throws
+    /// Forgets the counts whose last failure is before `time`; returns how many.
+    func deleteLoginFailures(lastBefore time: Int64) async throws -> Int
+
     // Housekeeping
     /// Deletes the anonymous users (every identity anonymous) created before `time`, of every
     /// app; returns how many.

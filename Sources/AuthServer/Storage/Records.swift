@@ -117,3 +117,28 @@ public struct OneTimeToken: Sendable, Equatable {
     public var digest: [UInt8]
     public var expiresAt: Int64
 }
+
+/// A sign-in under way that any instance may finish: a redirect flow waiting for the IdP's
+/// callback, or a login code waiting for its native client (``OAuthFlows``). The store keeps
+/// it sealed: its key is a digest of the secret its holder presents, and its content is
+/// encrypted under a key derived from that secret, so the table alone reveals nothing.
+public struct SealedSignIn: Sendable, Equatable {
+    public enum Kind: String, Sendable { case flow, code }
+    /// Hex SHA-256 of the secret (the `state` sent to the IdP, or the login code).
+    public var id: String
+    public var appId: String
+    public var kind: Kind
+    /// AES-GCM box of the content.
+    public var sealed: [UInt8]
+    public var expiresAt: Int64
+}
+
+/// Failed passwords counted under one key (``LoginBackoff``).
+public struct LoginFailures: Sendable, Equatable {
+    /// Hex SHA-256 of what is counted (an address and account, or an account).
+    public var key: String
+    public var failures: Int
+    /// Until when the key must wait (0: it need not).
+    public var waitUntil: Int64
+    public var lastFailure: Int64
+}

@@ -67,12 +67,9 @@ final class SQLStore<Engine: SQLEngine>: AuthStore {
         }
     }
 
-    /// Every table an app's users leave rows in.
-    private static var wipeStatements: [SQL] { WipeStatements.all }
-
     public func wipe(app: String) async throws {
         try await engine.write("wipe app") { r in
-            for statement in Self.wipeStatements { try await r.run(statement, [.text(app)]) }
+            for statement in WipeStatements.all { try await r.run(statement, [.text(app)]) }
         }
     }
 }
@@ -80,6 +77,7 @@ final class SQLStore<Engine: SQLEngine>: AuthStore {
 /// `DELETE FROM t WHERE app_id = ?` for each table of an app's users (made once: statements are
 /// prepared by identity).
 private enum WipeStatements {
-    static let all: [SQL] = ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials"]
+    static let all: [SQL] = ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials",
+                                    "sign_ins"]
         .map { SQL("DELETE FROM \($0) WHERE app_id = ?") }
 }

@@ -70,6 +70,21 @@ enum PostgresSchema {
             """,
             "CREATE INDEX pending_credentials_expiry ON pending_credentials(expires_at)",
         ]),
+        ("v4", [
+            """
+            CREATE TABLE sign_ins (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, sealed BYTEA NOT NULL,
+                expires_at BIGINT NOT NULL)
+            """,
+            "CREATE INDEX sign_ins_app ON sign_ins(app_id, kind, expires_at)",
+            "CREATE INDEX sign_ins_expiry ON sign_ins(expires_at)",
+            """
+            CREATE TABLE login_failures (
+                key TEXT PRIMARY KEY, failures BIGINT NOT NULL, wait_until BIGINT NOT NULL,
+                last_failure BIGINT NOT NULL)
+            """,
+            "CREATE INDEX login_failures_last ON login_failures(last_failure)",
+        ]),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

@@ -63,6 +63,19 @@ enum SQLiteSchema {
                 data TEXT NOT NULL, expires_at INTEGER NOT NULL);
             CREATE INDEX pending_credentials_expiry ON pending_credentials(expires_at);
             """),
+        // Shared by every process on the database: sign-ins under way and failed-password
+        // counts (in each process's memory before).
+        ("v4: sign-ins and login failures", """
+            CREATE TABLE sign_ins (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, sealed BLOB NOT NULL,
+                expires_at INTEGER NOT NULL);
+            CREATE INDEX sign_ins_app ON sign_ins(app_id, kind, expires_at);
+            CREATE INDEX sign_ins_expiry ON sign_ins(expires_at);
+            CREATE TABLE login_failures (
+                key TEXT PRIMARY KEY, failures INTEGER NOT NULL, wait_until INTEGER NOT NULL,
+                last_failure INTEGER NOT NULL);
+            CREATE INDEX login_failures_last ON login_failures(last_failure);
+            """),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

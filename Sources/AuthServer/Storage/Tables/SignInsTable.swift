@@ -1,0 +1,20 @@
+/// `sign_ins`: redirect flows and login codes under way, sealed (``SealedSignIn``).
+enum SignInsTable {
+    static let insert: SQL = "INSERT INTO sign_ins (id, app_id, kind, sealed, expires_at) VALUES (?, ?, ?, ?, ?)"
+
+    static func insertArguments(_ s: SealedSignIn) -> [SQLValue] {
+        [.text(s.id), .text(s.appId), .text(s.kind.rawValue), .blob(s.sealed), .integer(s.expiresAt)]
+    }
+
+    /// Removes it and gives it back: whichever instance's DELETE removes it has it, once.
+    static let take: SQL = "DELETE FROM sign_ins WHERE id = ? AND kind = ? RETURNING id, app_id, kind, sealed, expires_at"
+
+    static func signIn<Row: SQLRow>(_ row: Row) throws -> SealedSignIn {
+        guard let kind = SealedSignIn.Kind(rawValue: try row.text("kind")) else { throw SQLRowError(column: "kind") }
+        return SealedSignIn(id: try row.text("id"), appId: try row.text("app_id"), kind: kind, sealed: try row.bytes("sealed"),
+                            expiresAt: try row.int64("expires_at"))
+    }
+
+    static let countLive: SQL = "SELECT COUNT(*) AS live FROM sign_ins WHERE app_id = ? AND kind = ? AND expires_at > ?"
+    static let deleteExpired: SQL = "DELETE FROM sign_ins WHERE expires_at <= ? RETURNING 1"
+}
