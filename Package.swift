@@ -94,6 +94,7 @@ let package = Package(
         ]),
         .testTarget(name: "authshTests", dependencies: [
             "authsh", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
     ],
     swiftLanguageModes: [.v6]
