@@ -120,14 +120,32 @@ struct PostgresRunner: SQLRunner {
             case .null: binds.appendNull()
             }
         }
-        let query = PostgresQuery(unsafeSQL: sql.postgres, binds: binds)
         // Drained before the rows are decoded: a statement's errors surface only while its
         // rows are read.
-        let rows = switch target {
+        let rows = if let slot = PostgresStatements.slot(for: sql) {
+            try await prepared(slot, binds)
+        } else {
+            try await unnamed(PostgresQuery(unsafeSQL: sql.postgres, binds: binds))
+        }
+        for result in rows { try row(result.makeRandomAccess()) }
+    }
+
+    private func prepared<Slot: PostgresStatementSlot>(_ slot: Slot.Type, _ binds: PostgresBindings) async throws -> [PostgresRow] {
+        let statement = PostgresSlotStatement<Slot>(bindings: binds)
+        let sequence = switch target {
+        case .pool(let client): try await client.execute(statement, logger: logger)
+        case .connection(let connection): try await connection.execute(statement, logger: logger)
+        }
+        var rows: [PostgresRow] = []
+        for try await row in sequence { rows.append(row) }
+        return rows
+    }
+
+    private func unnamed(_ query: PostgresQuery) async throws -> [PostgresRow] {
+        switch target {
         case .pool(let client): try await client.query(query, logger: logger).collect()
         case .connection(let connection): try await connection.query(query, logger: logger).collect()
         }
-        for result in rows { try row(result.makeRandomAccess()) }
     }
 }
 

@@ -5,7 +5,7 @@ enum PostgresSchema {
     /// The advisory lock two instances starting at once take around migrating.
     static let migrationLock: Int64 = 0x6175_7468_7368_0001  // "authsh" 1
 
-    static let migrations: [(version: String, sql: [SQL])] = [
+    static let migrations: [(version: String, sql: [String])] = [
         ("v3", [
             """
             CREATE TABLE signing_keys (
@@ -102,7 +102,7 @@ enum PostgresSchema {
             try await r.run(bookkeeping, [])
             let done = Set(try await r.all(applied, []) { try $0.text("version") })
             for (version, statements) in migrations where !done.contains(version) {
-                for statement in statements { try await r.run(statement, []) }
+                for statement in statements { try await r.run(SQL(statement, prepared: false), []) }
                 try await r.run(record, [.text(version)])
             }
         }

@@ -13,14 +13,18 @@ final class SQL: Sendable, ExpressibleByStringLiteral {
     /// Whether the rows it selects are locked until the transaction ends. SQLite needs no lock
     /// (its write transactions run one at a time); PostgreSQL takes `FOR UPDATE` row locks.
     let locksRows: Bool
+    /// Whether an engine may keep it prepared on its connections (false for statements run
+    /// once, such as migrations).
+    let prepared: Bool
     /// Unique per statement: the key of prepared-statement caches.
     let id: Int
 
     private static let next = Atomic<Int>(0)
 
-    init(_ text: String, locksRows: Bool = false) {
+    init(_ text: String, locksRows: Bool = false, prepared: Bool = true) {
         self.text = text
         self.locksRows = locksRows
+        self.prepared = prepared
         postgres = Self.numberingMarkers(text) + (locksRows ? " FOR UPDATE" : "")
         id = Self.next.add(1, ordering: .relaxed).newValue
     }
