@@ -58,6 +58,9 @@ public struct ServerConfiguration: Sendable {
     public var publicURL: String?
     /// A connection with no request under way is closed after this long.
     public var idleTimeout = Duration.seconds(60)
+    /// Mail delivery through SMTP (config `mail`); nil: the dev outbox in dev mode, else no
+    /// delivery (a warning per mail).
+    public var mail: MailConfiguration?
 
     public init() {}
 
@@ -108,6 +111,7 @@ public struct ServerConfiguration: Sendable {
                     database = try Database.parse(secret.value, key: "database", passwordAllowed: true)
                 }
             }
+            if let mail = r.value("mail") { self.mail = try MailConfiguration(ejson: mail, path: "mail") }
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")

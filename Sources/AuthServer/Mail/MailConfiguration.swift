@@ -30,12 +30,23 @@ public struct MailConfiguration: Sendable, Equatable {
     /// Connecting, and each reply, may take this long.
     public var connectTimeoutSeconds: Int64 = 10
     public var commandTimeoutSeconds: Int64 = 30
+    /// Seconds before the second, third, ... attempt after a temporary failure (the last repeats).
+    public var retryDelaysSeconds: [Int64] = [5, 30, 120, 600, 1800]
+    /// A mail not delivered this long after it was queued is given up.
+    public var giveUpAfterSeconds: Int64 = 86_400
 
     public init(host: String, port: Int, security: Security, from: String) {
         self.host = host
         self.port = port
         self.security = security
         self.from = from
+    }
+
+    /// How the queue delivers with this configuration: a lease longer than one attempt can
+    /// take (connecting, then eight replies).
+    var deliveryPolicy: MailSender.DeliveryPolicy {
+        MailSender.DeliveryPolicy(retryDelays: retryDelaysSeconds, giveUpAfter: giveUpAfterSeconds,
+                                  lease: connectTimeoutSeconds + 8 * commandTimeoutSeconds + 10)
     }
 
     init(ejson: EJSON, path: String) throws(ConfigError) {
@@ -62,6 +73,18 @@ public struct MailConfiguration: Sendable, Equatable {
         caFile = try r.string("caFile")
         connectTimeoutSeconds = try r.integer("connectTimeoutSeconds", in: 1...300) ?? connectTimeoutSeconds
         commandTimeoutSeconds = try r.integer("commandTimeoutSeconds", in: 1...600) ?? commandTimeoutSeconds
+        if let delays = r.value("retryDelaysSeconds") {
+            guard case .array(let items) = delays, !items.isEmpty, items.count <= 20 else {
+                throw r.mismatch("retryDelaysSeconds", "an array of 1 to 20 numbers of seconds", delays)
+            }
+            retryDelaysSeconds = try items.map { (item: EJSON) throws(ConfigError) -> Int64 in
+                guard let n = item.integerValue, (1...86_400).contains(n) else {
+                    throw ConfigError(key: r.keyPath("retryDelaysSeconds"), reason: "each delay must be 1 to 86400 seconds")
+                }
+                return n
+            }
+        }
+        giveUpAfterSeconds = try r.integer("giveUpAfterSeconds", in: 60...(30 * 86_400)) ?? giveUpAfterSeconds
         try r.finish()
     }
 }

@@ -21,20 +21,42 @@ public struct OutboxMessage: Sendable, Equatable {
     }
 }
 
-/// Where the server's emails go.
-public protocol Mailer: Sendable {
-    func send(_ message: OutboxMessage, app: String) async
+extension OutboxMessage {
+    /// A message read back from ``ejson`` (the queue's content); nil when it is not one.
+    init?(ejson: EJSON) {
+        guard case .document(let d) = ejson, let to = d["to"]?.stringValue, let subject = d["subject"]?.stringValue,
+              let body = d["body"]?.stringValue, let kind = d["kind"]?.stringValue else { return nil }
+        let sentAt: Int64 = if case .int64(let t)? = d["sentAt"] { t } else { 0 }
+        self.init(to: to, subject: subject, body: body, kind: kind, token: d["token"]?.stringValue ?? "",
+                  tokenId: d["tokenId"]?.stringValue ?? "", link: d["link"]?.stringValue ?? "", sentAt: sentAt)
+    }
 }
 
-/// Dev mode: messages are kept in memory, readable through the dev API.
-public final class DevOutbox: Mailer {
+/// Where the server's emails go.
+public protocol Mailer: Sendable {
+    /// Sends `message` (with a queue: queued before this returns, delivered after).
+    func send(_ message: OutboxMessage, app: String) async throws
+    /// Stores `token` and sends `message`, which carries it, in one transaction.
+    func send(_ message: OutboxMessage, app: String, storing token: OneTimeToken, now: Int64, keep: Int) async throws
+}
+
+/// Dev mode: messages are kept in memory, readable through the dev API. The queue delivers
+/// to it before the request that sent the mail answers.
+public final class DevOutbox: MailTransport {
     private let messages = Mutex<[String: [OutboxMessage]]>([:])
     /// Messages kept per app; the oldest go first.
     let limit = 1000
 
     public init() {}
 
-    public func send(_ message: OutboxMessage, app: String) async {
+    var isLocal: Bool { true }
+
+    func deliver(_ message: OutboxMessage, app: String, messageId: String, createdAt: Int64) async throws(SMTPError) {
+        keep(message, app: app)
+    }
+
+    /// Adds a message (the queue's delivery, and tests).
+    public func keep(_ message: OutboxMessage, app: String) {
         messages.withLock {
             $0[app, default: []].append(message)
             if $0[app]!.count > limit { $0[app]!.removeFirst() }
@@ -57,10 +79,16 @@ public final class DevOutbox: Mailer {
 /// Production without SMTP: the message is dropped and a warning is logged (without its link,
 /// which holds a secret token).
 struct UndeliveredMail: Mailer {
+    let store: any AuthStore
     let logger: Logger
 
-    func send(_ message: OutboxMessage, app: String) async {
-        logger.warning("email not delivered: no mail delivery is configured",
+    func send(_ message: OutboxMessage, app: String) async throws {
+        logger.warning("email not delivered: no mail delivery is configured (config mail)",
                        metadata: ["app": "\(app)", "kind": "\(message.kind)"])
+    }
+
+    func send(_ message: OutboxMessage, app: String, storing token: OneTimeToken, now: Int64, keep: Int) async throws {
+        try await store.insertToken(token, now: now, keep: keep)
+        try await send(message, app: app)
     }
 }

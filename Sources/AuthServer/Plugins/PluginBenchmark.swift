@@ -25,7 +25,8 @@ public enum PluginBenchmark {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try Data("return function(a, b) return {sum = a + b} end".utf8).write(to: URL(fileURLWithPath: directory + "/add.lua"))
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
-        let services = PluginServices(appId: "bench", store: try SQLiteStore(path: nil), mailer: DevOutbox(),
+        let store = try SQLiteStore(path: nil)
+        let services = PluginServices(appId: "bench", store: store, mailer: UndeliveredMail(store: store, logger: logger),
                                       clock: ServerClock(), logger: logger)
         let limits = LuaState.SandboxLimits()
         let runtime = try PluginRuntime(directory: directory, required: true, limits: limits, watch: false,

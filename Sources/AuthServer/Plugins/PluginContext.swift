@@ -158,7 +158,7 @@ final class PluginContext: Sendable {
                                         token: "", tokenId: "", link: "", sentAt: services.clock.now)
             let mailer = services.mailer, app = services.appId
             return .async {
-                await mailer.send(message, app: app)
+                try await mailer.send(message, app: app)
                 return []
             }
         }

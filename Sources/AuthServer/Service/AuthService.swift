@@ -9,6 +9,8 @@ final class AuthService: Sendable {
     let tokens: TokenIssuer
     let apps: [String: AppRuntime]
     let mailer: any Mailer
+    /// Delivers the mail queue (nil when nothing is delivered).
+    let mailSender: MailSender?
     /// Present in dev mode.
     let outbox: DevOutbox?
     let logger: Logger
@@ -55,13 +57,24 @@ final class AuthService: Sendable {
         self.origin = origin
         let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: origin, ephemeral: c.database == .memory) : nil
         self.devIdP = devIdP
-        if c.dev {
-            let outbox = DevOutbox()
-            self.outbox = outbox
-            mailer = outbox
+        // Mail: SMTP when configured; else, in dev mode, the outbox; else nothing (a warning).
+        outbox = c.dev ? DevOutbox() : nil
+        var transport: (any MailTransport)? = outbox
+        var policy = MailSender.DeliveryPolicy()
+        var domain = "localhost"
+        if let mail = c.mail, let from = MailAddress(mail.from) {
+            let hello = c.publicURL.flatMap { RedirectURI($0)?.host } ?? "localhost"
+            transport = SMTPTransport(client: try SMTPClient(configuration: mail, helloName: hello), from: from)
+            policy = mail.deliveryPolicy
+            domain = from.domain
+        }
+        if let transport {
+            let sender = MailSender(store: store, transport: transport, clock: c.clock, policy: policy, logger: c.logger)
+            mailSender = sender
+            mailer = MailQueue(store: store, sender: sender, clock: c.clock, domain: domain)
         } else {
-            outbox = nil
-            mailer = UndeliveredMail(logger: c.logger)
+            mailSender = nil
+            mailer = UndeliveredMail(store: store, logger: c.logger)
         }
         let mailer = mailer
         plugins = try PluginRuntime(

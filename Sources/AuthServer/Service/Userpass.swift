@@ -23,7 +23,7 @@ extension AuthService {
         if try await store.userpassAccount(app: app.id, email: email) != nil {
             guard app.config.emailEnumerationProtection else { throw inUse }
             _ = try await hasher.hash(password)  // the time a new account takes
-            await mailer.send(OutboxMessage(
+            try await mailer.send(OutboxMessage(
                 to: email, subject: "Someone tried to sign up with your address",
                 body: "Someone tried to create an account with this address, which already has one. "
                     + "If it was you, log in, or reset your password if you forgot it. If not, you can ignore this mail.\n",
@@ -200,21 +200,27 @@ extension AuthService {
         }
     }
 
-    /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes).
-    /// The email's earlier tokens of that kind stay valid (the newest few) until one is used.
-    func newToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) async throws -> (token: String, tokenId: String) {
+    /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes),
+    /// not stored yet. The email's earlier tokens of that kind stay valid (the newest few)
+    /// until one is used.
+    func makeToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) -> (token: String, record: OneTimeToken) {
         let token = Secrets.randomHex(bytes: 32)
-        let tokenId = newId()
-        try await store.insertToken(OneTimeToken(id: tokenId, appId: app.id, kind: kind, email: email,
-                                                 digest: Secrets.digest(token), expiresAt: clock.now + Self.linkLifetime),
-                                     now: clock.now, keep: Self.outstandingTokens)
-        return (token, tokenId)
+        return (token, OneTimeToken(id: newId(), appId: app.id, kind: kind, email: email, digest: Secrets.digest(token),
+                                    expiresAt: clock.now + Self.linkLifetime))
     }
 
-    /// Creates a token, stores its digest, and mails `URL?token=..&tokenId=..`.
+    /// A new token, stored (for a plugin to use: no mail carries it).
+    func newToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) async throws -> (token: String, tokenId: String) {
+        let (token, record) = makeToken(kind, app: app, email: email)
+        try await store.insertToken(record, now: clock.now, keep: Self.outstandingTokens)
+        return (token, record.id)
+    }
+
+    /// Creates a token, and stores its digest with the mail of `URL?token=..&tokenId=..`.
     func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String?) async throws {
         let config = try userpassConfig(app)
-        let (token, tokenId) = try await newToken(kind, app: app, email: email)
+        let (token, record) = makeToken(kind, app: app, email: email)
+        let tokenId = record.id
         let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
             ?? origin.map { "\($0)/\(kind == .confirm ? "confirm" : "reset")" }
         let link = base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
@@ -223,7 +229,9 @@ extension AuthService {
         let body = link.isEmpty
             ? "\(what) with this token (valid 30 minutes):\ntoken: \(token)\ntokenId: \(tokenId)\n"
             : "\(what) by opening this link (valid 30 minutes):\n\(link)\n"
-        await mailer.send(OutboxMessage(to: email, subject: subject, body: body, kind: kind.rawValue, token: token,
-                                        tokenId: tokenId, link: link, sentAt: clock.now), app: app.id)
+        // The token and the mail that carries it are stored in one transaction.
+        try await mailer.send(OutboxMessage(to: email, subject: subject, body: body, kind: kind.rawValue, token: token,
+                                            tokenId: tokenId, link: link, sentAt: clock.now),
+                              app: app.id, storing: record, now: clock.now, keep: Self.outstandingTokens)
     }
 }

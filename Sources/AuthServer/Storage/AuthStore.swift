@@ -71,10 +71,10 @@ public protocol AuthStore: Sendable {
     /// Sets a new password and ends every other session of the account's user (the one that
     /// changed it stays), in one transaction.
     func changePassword(app: String, email: String, hash: String, keepSession: String) async throws
-    /// Stores a confirmation or reset token. Earlier tokens of that kind for that email stay
-    /// valid (a new request must not cancel a mail on its way) unless expired at `now` or
-    /// older than the newest `keep`.
-    func insertToken(_ token: OneTimeToken, now: Int64, keep: Int) async throws
+    /// Stores a confirmation or reset token, and queues `mail` (the one that carries it) in the
+    /// same transaction. Earlier tokens of that kind for that email stay valid (a new request
+    /// must not cancel a mail on its way) unless expired at `now` or older than the newest `keep`.
+    func insertToken(_ token: OneTimeToken, now: Int64, keep: Int, mail: QueuedMail?) async throws
     /// Removes one token (a failed reset attempt's), whatever its digest.
     func discardToken(app: String, id: String) async throws
     /// Uses a token once: if the digest matches and it has not expired, removes it and every
@@ -136,6 +136,23 @@ public protocol AuthStore: Sendable {
     /// Forgets the counts whose last failure is before `time`; returns how many.
     func deleteLoginFailures(lastBefore time: Int64) async throws -> Int
 
+    // Mail queue
+    func enqueueMail(_ mail: QueuedMail) async throws
+    /// Leases up to `limit` queued mails due at `now` until `leaseUntil` (each counts an
+    /// attempt); a mail leased by one caller is not given to another until its lease ends.
+    func leaseDueMail(now: Int64, leaseUntil: Int64, limit: Int) async throws -> [QueuedMail]
+    /// Leases one queued mail, as ``leaseDueMail(now:leaseUntil:limit:)`` does, whatever its time.
+    func leaseMail(id: String, now: Int64, leaseUntil: Int64) async throws -> QueuedMail?
+    /// Marks it delivered or given up (`state`), erasing its content.
+    func finishMail(id: String, state: QueuedMail.State, error: String?, at time: Int64) async throws
+    /// Schedules another attempt at `next`.
+    func retryMail(id: String, error: String, next: Int64) async throws
+    func queuedMail(id: String) async throws -> QueuedMail?
+    /// How many mails wait for delivery, of every app.
+    func queuedMailCount() async throws -> Int
+    /// Deletes the mails delivered or given up before `time`; returns how many.
+    func deleteFinishedMail(before time: Int64) async throws -> Int
+
     // Housekeeping
     /// Deletes the anonymous users (every identity anonymous) created before `time`, of every
     /// app; returns how many.
@@ -146,4 +163,11 @@ public protocol AuthStore: Sendable {
     // Dev mode
     /// Deletes every user, identity, account, token, session and API key of the app.
     func wipe(app: String) async throws
+}
+
+extension AuthStore {
+    /// Stores a token that no queued mail carries (see ``insertToken(_:now:keep:mail:)``).
+    func insertToken(_ token: OneTimeToken, now: Int64, keep: Int) async throws {
+        try await insertToken(token, now: now, keep: keep, mail: nil)
+    }
 }

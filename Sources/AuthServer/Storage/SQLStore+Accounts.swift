@@ -50,7 +50,7 @@ extension SQLStore {
 
     // MARK: one-time tokens
 
-    public func insertToken(_ t: OneTimeToken, now: Int64, keep: Int) async throws {
+    public func insertToken(_ t: OneTimeToken, now: Int64, keep: Int, mail: QueuedMail?) async throws {
         try await engine.write("store token") { r in
             // Earlier tokens stay valid until they expire or one of them is used; only the
             // expired ones, and the oldest past `keep`, go.
@@ -58,6 +58,7 @@ extension SQLStore {
                                                        .text(t.appId), .text(t.kind.rawValue), .text(t.email), .integer(max(0, keep - 1))])
             try await r.run(OneTimeTokensTable.insert, [.text(t.id), .text(t.appId), .text(t.kind.rawValue), .text(t.email),
                                                         .blob(t.digest), .integer(t.expiresAt)])
+            if let mail { try await r.run(MailQueueTable.insert, MailQueueTable.insertArguments(mail)) }
         }
     }
 

@@ -78,6 +78,6 @@ final class SQLStore<Engine: SQLEngine>: AuthStore {
 /// prepared by identity).
 private enum WipeStatements {
     static let all: [SQL] = ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials",
-                                    "sign_ins"]
+                                    "sign_ins", "mail_queue"]
         .map { SQL("DELETE FROM \($0) WHERE app_id = ?") }
 }

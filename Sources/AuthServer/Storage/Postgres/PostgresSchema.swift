@@ -85,6 +85,16 @@ enum PostgresSchema {
             """,
             "CREATE INDEX login_failures_last ON login_failures(last_failure)",
         ]),
+        ("v5", [
+            """
+            CREATE TABLE mail_queue (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, recipient TEXT NOT NULL,
+                content TEXT NOT NULL, message_id TEXT NOT NULL, created_at BIGINT NOT NULL,
+                next_attempt BIGINT NOT NULL, attempts BIGINT NOT NULL, state TEXT NOT NULL,
+                last_error TEXT, lease_until BIGINT NOT NULL, finished_at BIGINT)
+            """,
+            "CREATE INDEX mail_queue_due ON mail_queue(state, next_attempt)",
+        ]),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

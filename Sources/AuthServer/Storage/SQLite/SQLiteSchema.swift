@@ -76,6 +76,14 @@ enum SQLiteSchema {
                 last_failure INTEGER NOT NULL);
             CREATE INDEX login_failures_last ON login_failures(last_failure);
             """),
+        ("v5: mail queue", """
+            CREATE TABLE mail_queue (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, recipient TEXT NOT NULL,
+                content TEXT NOT NULL, message_id TEXT NOT NULL, created_at INTEGER NOT NULL,
+                next_attempt INTEGER NOT NULL, attempts INTEGER NOT NULL, state TEXT NOT NULL,
+                last_error TEXT, lease_until INTEGER NOT NULL, finished_at INTEGER);
+            CREATE INDEX mail_queue_due ON mail_queue(state, next_attempt);
+            """),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -1,0 +1,38 @@
+import AuthProtocol
+
+/// The mailer of a server that delivers: each mail is written to the database's queue before
+/// the request answers (with the token it carries, in one transaction), then delivered by
+/// ``MailSender``, on this instance or any other sharing the database.
+final class MailQueue: Mailer {
+    let store: any AuthStore
+    let sender: MailSender
+    let clock: ServerClock
+    /// The domain of `Message-ID`s (the `From` address's).
+    let domain: String
+
+    init(store: any AuthStore, sender: MailSender, clock: ServerClock, domain: String) {
+        self.store = store
+        self.sender = sender
+        self.clock = clock
+        self.domain = domain
+    }
+
+    func send(_ message: OutboxMessage, app: String) async throws {
+        let mail = queued(message, app: app)
+        try await store.enqueueMail(mail)
+        await sender.submitted(mail.id)
+    }
+
+    func send(_ message: OutboxMessage, app: String, storing token: OneTimeToken, now: Int64, keep: Int) async throws {
+        let mail = queued(message, app: app)
+        try await store.insertToken(token, now: now, keep: keep, mail: mail)
+        await sender.submitted(mail.id)
+    }
+
+    private func queued(_ message: OutboxMessage, app: String) -> QueuedMail {
+        let now = clock.now
+        return QueuedMail(id: Secrets.randomHex(bytes: 12), appId: app, kind: message.kind, recipient: message.to,
+                          content: message.ejson.encodedString(.canonical), messageId: "<\(Secrets.randomHex(bytes: 16))@\(domain)>",
+                          createdAt: now, nextAttempt: now)
+    }
+}

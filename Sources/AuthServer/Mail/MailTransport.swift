@@ -1,0 +1,38 @@
+import AuthProtocol
+import Foundation
+
+/// Where the queue delivers a mail: SMTP, or the dev outbox.
+protocol MailTransport: Sendable {
+    /// True when delivering is instant and local (the dev outbox): the queue then delivers
+    /// before the request that sent the mail answers.
+    var isLocal: Bool { get }
+    /// Delivers one message.
+    /// - Throws: ``SMTPError``, permanent (given up) or not (tried again later).
+    func deliver(_ message: OutboxMessage, app: String, messageId: String, createdAt: Int64) async throws(SMTPError)
+}
+
+/// Delivery through an SMTP relay (config `mail`).
+struct SMTPTransport: MailTransport {
+    let client: SMTPClient
+    let from: MailAddress
+
+    var isLocal: Bool { false }
+
+    func deliver(_ message: OutboxMessage, app: String, messageId: String, createdAt: Int64) async throws(SMTPError) {
+        guard let to = MailAddress(message.to) else { throw .permanent("the recipient is not an address this server sends to") }
+        try await client.send(MailMessage(from: from, to: to, subject: message.subject, text: message.body,
+                                          html: Self.html(message.body), messageId: messageId, date: createdAt))
+    }
+
+    /// The text part as HTML: escaped, its links made links, its lines kept.
+    static func html(_ text: String) -> String {
+        let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
+            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
+        let lines = escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            line.split(separator: " ", omittingEmptySubsequences: false).map { word in
+                word.hasPrefix("https://") || word.hasPrefix("http://") ? "<a href=\"\(word)\">\(word)</a>" : String(word)
+            }.joined(separator: " ")
+        }
+        return "<!DOCTYPE html>\n<html><body>\n<p>" + lines.joined(separator: "<br>\n") + "</p>\n</body></html>\n"
+    }
+}

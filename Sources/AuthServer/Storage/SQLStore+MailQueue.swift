@@ -1,0 +1,47 @@
+/// The mail queue: what every instance delivers from, each mail leased by one at a time.
+extension SQLStore {
+    public func enqueueMail(_ mail: QueuedMail) async throws {
+        try await engine.write("queue mail") { r in try await r.run(MailQueueTable.insert, MailQueueTable.insertArguments(mail)) }
+    }
+
+    public func leaseDueMail(now: Int64, leaseUntil: Int64, limit: Int) async throws -> [QueuedMail] {
+        try await engine.write("lease mail") { r in
+            var leased: [QueuedMail] = []
+            for id in try await r.all(MailQueueTable.due, [.integer(now), .integer(now), .integer(limit)], { try $0.text("id") }) {
+                // Another instance may have leased it since the read: the UPDATE checks again.
+                if let mail = try await r.first(MailQueueTable.lease, [.integer(leaseUntil), .text(id), .integer(now)], MailQueueTable.mail) {
+                    leased.append(mail)
+                }
+            }
+            return leased
+        }
+    }
+
+    public func leaseMail(id: String, now: Int64, leaseUntil: Int64) async throws -> QueuedMail? {
+        try await engine.write("lease mail") { r in
+            try await r.first(MailQueueTable.lease, [.integer(leaseUntil), .text(id), .integer(now)], MailQueueTable.mail)
+        }
+    }
+
+    public func finishMail(id: String, state: QueuedMail.State, error: String?, at time: Int64) async throws {
+        try await engine.write("finish mail") { r in
+            try await r.run(MailQueueTable.finish, [.text(state.rawValue), .text(error), .integer(time), .text(id)])
+        }
+    }
+
+    public func retryMail(id: String, error: String, next: Int64) async throws {
+        try await engine.write("retry mail") { r in try await r.run(MailQueueTable.retry, [.integer(next), .text(error), .text(id)]) }
+    }
+
+    public func queuedMail(id: String) async throws -> QueuedMail? {
+        try await engine.read("read mail") { r in try await r.first(MailQueueTable.select, [.text(id)], MailQueueTable.mail) }
+    }
+
+    public func queuedMailCount() async throws -> Int {
+        try await engine.read("count mail") { r in Int(try await r.first(MailQueueTable.queuedCount, []) { try $0.int64("queued") } ?? 0) }
+    }
+
+    public func deleteFinishedMail(before time: Int64) async throws -> Int {
+        try await engine.write("delete old mail") { r in try await r.count(MailQueueTable.deleteFinished, [.integer(time)]) }
+    }
+}

@@ -1,0 +1,40 @@
+/// `mail_queue`: mail waiting for delivery, and a week of delivered or failed ones.
+enum MailQueueTable {
+    static let insert: SQL = """
+        INSERT INTO mail_queue (id, app_id, kind, recipient, content, message_id, created_at, next_attempt, attempts, state,
+                                last_error, lease_until)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)
+        """
+
+    static func insertArguments(_ m: QueuedMail) -> [SQLValue] {
+        [.text(m.id), .text(m.appId), .text(m.kind), .text(m.recipient), .text(m.content), .text(m.messageId),
+         .integer(m.createdAt), .integer(m.nextAttempt), .integer(m.attempts), .text(m.state.rawValue), .text(m.lastError)]
+    }
+
+    private static let columns = "id, app_id, kind, recipient, content, message_id, created_at, next_attempt, attempts, state, last_error"
+
+    static func mail<Row: SQLRow>(_ row: Row) throws -> QueuedMail {
+        guard let state = QueuedMail.State(rawValue: try row.text("state")) else { throw SQLRowError(column: "state") }
+        return QueuedMail(id: try row.text("id"), appId: try row.text("app_id"), kind: try row.text("kind"),
+                          recipient: try row.text("recipient"), content: try row.text("content"), messageId: try row.text("message_id"),
+                          createdAt: try row.int64("created_at"), nextAttempt: try row.int64("next_attempt"),
+                          attempts: Int(try row.int64("attempts")), state: state, lastError: try row.optionalText("last_error"))
+    }
+
+    /// Queued mail due at a time and leased by no one (arguments: now, now, limit).
+    static let due: SQL = """
+        SELECT id FROM mail_queue WHERE state = 'queued' AND next_attempt <= ? AND lease_until <= ? ORDER BY next_attempt LIMIT ?
+        """
+    /// Leases one for an attempt, unless someone else did meanwhile (arguments: lease end, id, now).
+    static let lease = SQL("""
+        UPDATE mail_queue SET lease_until = ?, attempts = attempts + 1
+        WHERE id = ? AND state = 'queued' AND lease_until <= ? RETURNING \(columns)
+        """)
+    /// Delivered or given up: the content goes (arguments: state, error, time, id).
+    static let finish: SQL = "UPDATE mail_queue SET state = ?, last_error = ?, finished_at = ?, content = '', lease_until = 0 WHERE id = ?"
+    /// Another attempt later (arguments: next attempt, error, id).
+    static let retry: SQL = "UPDATE mail_queue SET next_attempt = ?, last_error = ?, lease_until = 0 WHERE id = ?"
+    static let select = SQL("SELECT \(columns) FROM mail_queue WHERE id = ?")
+    static let queuedCount: SQL = "SELECT COUNT(*) AS queued FROM mail_queue WHERE state = 'queued'"
+    static let deleteFinished: SQL = "DELETE FROM mail_queue WHERE state <> 'queued' AND finished_at < ? RETURNING 1"
+}
