@@ -1,0 +1,73 @@
+import Foundation
+import Testing
+
+/// A mail queued when `authsh serve` is killed (SIGKILL) is delivered, once, by the server
+/// started again on the same database: the queue is in the database, not the process.
+@Suite struct MailRestartTests {
+    /// `Tests/smtp/smtp_sink.py` (aiosmtpd) on `port`, writing what it accepts to `directory`.
+    static func startSink(port: Int, directory: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.repository + "/.build/venv/bin/python3")
+        process.arguments = [Binary.repository + "/Tests/smtp/smtp_sink.py", "--dir", directory, "--port", String(port)]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try Binary.spawnLock.withLock { try process.run() }
+        return process
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    @Test func aMailQueuedWhenTheServerIsKilledIsDeliveredAfterItStartsAgain() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let mailbox = directory + "/mail"
+        try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
+        let port = try Self.freePort()
+        let config = directory + "/config.json"
+        try Data(#"""
+            {"apps": [{"id": "local", "rateLimits": {"enabled": false}}],
+             "mail": {"host": "127.0.0.1", "port": \#(port), "security": "none", "from": "no-reply@example.com",
+                      "retryDelaysSeconds": [1], "connectTimeoutSeconds": 2, "commandTimeoutSeconds": 5}}
+            """#.utf8).write(to: URL(fileURLWithPath: config))
+        let arguments = ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"]
+
+        // The SMTP server is down: the mail waits in the queue when the server is killed.
+        let first = try ServerProcess(arguments, examplePlugins: false)
+        let register = try await JSONHTTP(origin: first.origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
+                                                                       json: #"{"email":"kim@example.com","password":"password1"}"#)
+        #expect(register.status == 201, "\(register.text)")
+        try await Task.sleep(for: .seconds(1))
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+
+        let sink = try Self.startSink(port: port, directory: mailbox)
+        defer {
+            kill(sink.processIdentifier, SIGKILL)
+            sink.waitUntilExit()
+        }
+        let second = try ServerProcess(arguments, examplePlugins: false)
+        // Within a few seconds, unless the kill fell inside an attempt: then its lease (52 s
+        // here) runs out first.
+        var delivered: [String] = []
+        for _ in 0..<1800 where delivered.isEmpty {
+            delivered = try FileManager.default.contentsOfDirectory(atPath: mailbox).filter { $0.hasSuffix(".json") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(delivered.count == 1, "delivered after the restart")
+        try await Task.sleep(for: .seconds(2))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: mailbox).filter { $0.hasSuffix(".json") }.count == 1, "once")
+        let text = try String(contentsOfFile: mailbox + "/1.json", encoding: .utf8)
+        #expect(text.contains("kim@example.com"))
+        _ = second
+    }
+}
