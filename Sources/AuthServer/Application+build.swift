@@ -35,7 +35,9 @@ public func buildApplication(
         server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
                                                                      + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-        services: [AnonymousUserSweeper(service: service)] + (service.mailSender.map { [$0] } ?? []),
+        // The sender runs in the background only for SMTP: the dev outbox is filled before the
+        // request that sends a mail answers, by the process that answers it.
+        services: [AnonymousUserSweeper(service: service)] + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? []),
         onServerRunning: { channel in
             let address = channel.localAddress
             service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)

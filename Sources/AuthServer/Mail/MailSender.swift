@@ -43,8 +43,8 @@ final class MailSender: Service, Sendable {
         self.logger = logger
     }
 
-    /// A mail was queued: delivered now when delivery is local (the dev outbox), else the
-    /// sender wakes.
+    /// A mail was queued: delivered now when delivery is local (the dev outbox: no background
+    /// loop then, so nothing else can take it first), else the sender wakes.
     func submitted(_ id: String) async {
         guard transport.isLocal else { return wake.signal() }
         let now = clock.now
