@@ -9,8 +9,10 @@ import Testing
         let sql = SQL("SELECT a FROM t WHERE b = ? AND c = '?' AND \"d?\" = ? AND e IN (?, ?)")
         #expect(sql.postgres == "SELECT a FROM t WHERE b = $1 AND c = '?' AND \"d?\" = $2 AND e IN ($3, $4)")
         #expect(sql.text.contains("b = ? AND"))
-        let locking = SQL("SELECT id FROM users WHERE id = ?", locksRows: true)
+        let locking = SQL("SELECT id FROM users WHERE id = ?", lock: .wait)
         #expect(locking.text == "SELECT id FROM users WHERE id = ?" && locking.postgres == "SELECT id FROM users WHERE id = $1 FOR UPDATE")
+        let worker = SQL("SELECT id FROM q LIMIT ?", lock: .skipLocked)
+        #expect(worker.text == "SELECT id FROM q LIMIT ?" && worker.postgres == "SELECT id FROM q LIMIT $1 FOR UPDATE SKIP LOCKED")
     }
 
     @Test func eachStatementKeepsOneSlot() throws {

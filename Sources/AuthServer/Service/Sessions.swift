@@ -87,7 +87,7 @@ extension AuthService {
     /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md
     /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
     /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
-    /// counts an hour old. Runs every hour and after the dev clock moves; a failure is logged
+    /// counts an hour old, delivered or given-up mail a week old. Runs every hour and after the dev clock moves; a failure is logged
     /// and retried at the next sweep.
     func sweepAnonymousUsers() async {
         do {
@@ -97,6 +97,7 @@ extension AuthService {
             _ = try await store.deleteExpiredPendingCredentials(at: clock.now - 86_400)
             _ = try await store.deleteExpiredSignIns(at: clock.now)
             _ = try await store.deleteLoginFailures(lastBefore: clock.now - LoginBackoff.memory)
+            _ = try await store.deleteFinishedMail(before: clock.now - 7 * 86_400)
         } catch {
             logger.error("anonymous user sweep failed", metadata: ["error": "\(error)"])
         }

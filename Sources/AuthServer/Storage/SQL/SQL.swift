@@ -8,11 +8,19 @@ import Synchronization
 final class SQL: Sendable, ExpressibleByStringLiteral {
     /// The text with `?` markers (SQLite's form).
     let text: String
-    /// The text with `$n` markers, and ` FOR UPDATE` when ``locksRows``.
+    /// The text with `$n` markers, and the row lock's clause.
     let postgres: String
     /// Whether the rows it selects are locked until the transaction ends. SQLite needs no lock
-    /// (its write transactions run one at a time); PostgreSQL takes `FOR UPDATE` row locks.
-    let locksRows: Bool
+    /// (its write transactions run one at a time); PostgreSQL takes row locks.
+    enum RowLock: Sendable {
+        case none
+        /// `FOR UPDATE`: wait for a row another transaction locked.
+        case wait
+        /// `FOR UPDATE SKIP LOCKED`: pass over rows another transaction locked (workers taking
+        /// jobs from one queue take different ones).
+        case skipLocked
+    }
+    let lock: RowLock
     /// Whether an engine may keep it prepared on its connections (false for statements run
     /// once, such as migrations).
     let prepared: Bool
@@ -21,11 +29,16 @@ final class SQL: Sendable, ExpressibleByStringLiteral {
 
     private static let next = Atomic<Int>(0)
 
-    init(_ text: String, locksRows: Bool = false, prepared: Bool = true) {
+    init(_ text: String, lock: RowLock = .none, prepared: Bool = true) {
         self.text = text
-        self.locksRows = locksRows
+        self.lock = lock
         self.prepared = prepared
-        postgres = Self.numberingMarkers(text) + (locksRows ? " FOR UPDATE" : "")
+        let clause = switch lock {
+        case .none: ""
+        case .wait: " FOR UPDATE"
+        case .skipLocked: " FOR UPDATE SKIP LOCKED"
+        }
+        postgres = Self.numberingMarkers(text) + clause
         id = Self.next.add(1, ordering: .relaxed).newValue
     }
 

@@ -21,10 +21,11 @@ enum MailQueueTable {
                           attempts: Int(try row.int64("attempts")), state: state, lastError: try row.optionalText("last_error"))
     }
 
-    /// Queued mail due at a time and leased by no one (arguments: now, now, limit).
-    static let due: SQL = """
+    /// Queued mail due at a time and leased by no one (arguments: now, now, limit); on
+    /// PostgreSQL rows another instance is leasing are passed over, so instances take different mail.
+    static let due = SQL("""
         SELECT id FROM mail_queue WHERE state = 'queued' AND next_attempt <= ? AND lease_until <= ? ORDER BY next_attempt LIMIT ?
-        """
+        """, lock: .skipLocked)
     /// Leases one for an attempt, unless someone else did meanwhile (arguments: lease end, id, now).
     static let lease = SQL("""
         UPDATE mail_queue SET lease_until = ?, attempts = attempts + 1

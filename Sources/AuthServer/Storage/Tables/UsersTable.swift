@@ -51,7 +51,7 @@ enum UsersTable {
 
     /// Locks the user's row until the transaction ends (two changes of its identities or keys
     /// at once run one after the other).
-    static let lock = SQL("SELECT id FROM users WHERE id = ?", locksRows: true)
+    static let lock = SQL("SELECT id FROM users WHERE id = ?", lock: .wait)
     static let setData: SQL = "UPDATE users SET data = ? WHERE id = ?"
     static let setCustomData: SQL = "UPDATE users SET custom_data = ? WHERE id = ? AND app_id = ? RETURNING 1"
     /// Identities, sessions and API keys go with it (ON DELETE CASCADE).
