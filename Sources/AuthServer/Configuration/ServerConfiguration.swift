@@ -61,6 +61,9 @@ public struct ServerConfiguration: Sendable {
     /// Mail delivery through SMTP (config `mail`); nil: the dev outbox in dev mode, else no
     /// delivery (a warning per mail).
     public var mail: MailConfiguration?
+    /// A directory of mail templates overriding the defaults (config `mailTemplates`; see
+    /// ``MailTemplates``).
+    public var mailTemplates: String?
 
     public init() {}
 
@@ -112,6 +115,7 @@ public struct ServerConfiguration: Sendable {
                 }
             }
             if let mail = r.value("mail") { self.mail = try MailConfiguration(ejson: mail, path: "mail") }
+            mailTemplates = try r.string("mailTemplates")
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")

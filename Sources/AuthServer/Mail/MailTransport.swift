@@ -21,7 +21,8 @@ struct SMTPTransport: MailTransport {
     func deliver(_ message: OutboxMessage, app: String, messageId: String, createdAt: Int64) async throws(SMTPError) {
         guard let to = MailAddress(message.to) else { throw .permanent("the recipient is not an address this server sends to") }
         try await client.send(MailMessage(from: from, to: to, subject: message.subject, text: message.body,
-                                          html: Self.html(message.body), messageId: messageId, date: createdAt))
+                                          html: message.html.isEmpty ? Self.html(message.body) : message.html,
+                                          messageId: messageId, date: createdAt))
     }
 
     /// The text part as HTML: escaped, its links made links, its lines kept.

@@ -14,10 +14,12 @@ public struct OutboxMessage: Sendable, Equatable {
     public var link: String
     /// Unix seconds.
     public var sentAt: Int64
+    /// The HTML part (empty: made from `body`).
+    public var html = ""
 
     var ejson: EJSON {
         ["to": .string(to), "subject": .string(subject), "body": .string(body), "kind": .string(kind),
-         "token": .string(token), "tokenId": .string(tokenId), "link": .string(link), "sentAt": .int64(sentAt)]
+         "token": .string(token), "tokenId": .string(tokenId), "link": .string(link), "sentAt": .int64(sentAt), "html": .string(html)]
     }
 }
 
@@ -28,7 +30,8 @@ extension OutboxMessage {
               let body = d["body"]?.stringValue, let kind = d["kind"]?.stringValue else { return nil }
         let sentAt: Int64 = if case .int64(let t)? = d["sentAt"] { t } else { 0 }
         self.init(to: to, subject: subject, body: body, kind: kind, token: d["token"]?.stringValue ?? "",
-                  tokenId: d["tokenId"]?.stringValue ?? "", link: d["link"]?.stringValue ?? "", sentAt: sentAt)
+                  tokenId: d["tokenId"]?.stringValue ?? "", link: d["link"]?.stringValue ?? "", sentAt: sentAt,
+                  html: d["html"]?.stringValue ?? "")
     }
 }
 

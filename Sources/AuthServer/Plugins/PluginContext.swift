@@ -23,6 +23,8 @@ struct PluginServices: Sendable {
     let mailer: any Mailer
     let clock: ServerClock
     let logger: Logger
+    /// The mails' templates (`context.email.send` writes a `plugin` mail).
+    var templates = MailTemplates.defaults
 }
 
 /// Limits on what plugins hand to `context`.
@@ -153,9 +155,11 @@ final class PluginContext: Sendable {
             guard to.contains("@"), !to.contains(where: \.isWhitespace) else {
                 throw LuaArgumentError(index: 1, message: "field 'to' is not an email address")
             }
-            let message = OutboxMessage(to: to, subject: try field("subject", limit: PluginLimits.emailSubjectBytes),
-                                        body: try field("body", limit: PluginLimits.emailBodyBytes), kind: "plugin",
-                                        token: "", tokenId: "", link: "", sentAt: services.clock.now)
+            let mail = services.templates.render("plugin", app: services.appId, values: [
+                "app": services.appId, "email": to, "subject": try field("subject", limit: PluginLimits.emailSubjectBytes),
+                "body": try field("body", limit: PluginLimits.emailBodyBytes)])
+            let message = OutboxMessage(to: to, subject: mail.subject, body: mail.text, kind: "plugin",
+                                        token: "", tokenId: "", link: "", sentAt: services.clock.now, html: mail.html)
             let mailer = services.mailer, app = services.appId
             return .async {
                 try await mailer.send(message, app: app)

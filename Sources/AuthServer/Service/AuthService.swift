@@ -9,6 +9,8 @@ final class AuthService: Sendable {
     let tokens: TokenIssuer
     let apps: [String: AppRuntime]
     let mailer: any Mailer
+    /// The mails' subjects and parts.
+    let templates: MailTemplates
     /// Delivers the mail queue (nil when nothing is delivered).
     let mailSender: MailSender?
     /// Present in dev mode.
@@ -57,6 +59,8 @@ final class AuthService: Sendable {
         self.origin = origin
         let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: origin, ephemeral: c.database == .memory) : nil
         self.devIdP = devIdP
+        let templates = try MailTemplates(directory: c.mailTemplates)
+        self.templates = templates
         // Mail: SMTP when configured; else, in dev mode, the outbox; else nothing (a warning).
         outbox = c.dev ? DevOutbox() : nil
         var transport: (any MailTransport)? = outbox
@@ -81,7 +85,8 @@ final class AuthService: Sendable {
             directory: c.pluginsDirectory, required: c.pluginsDirectoryRequired,
             limits: .init(memoryBytes: c.pluginMemoryLimit, deadline: c.pluginTimeLimit),
             watch: c.dev, reloadOnHangup: c.reloadPluginsOnHangup,
-            apps: c.apps.map { PluginServices(appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger) },
+            apps: c.apps.map { PluginServices(appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger,
+                                              templates: templates) },
             logger: c.logger)
         var configs = c.apps
         let exports = plugins.exports

@@ -23,11 +23,9 @@ extension AuthService {
         if try await store.userpassAccount(app: app.id, email: email) != nil {
             guard app.config.emailEnumerationProtection else { throw inUse }
             _ = try await hasher.hash(password)  // the time a new account takes
-            try await mailer.send(OutboxMessage(
-                to: email, subject: "Someone tried to sign up with your address",
-                body: "Someone tried to create an account with this address, which already has one. "
-                    + "If it was you, log in, or reset your password if you forgot it. If not, you can ignore this mail.\n",
-                kind: "notice", token: "", tokenId: "", link: "", sentAt: clock.now), app: app.id)
+            let notice = templates.render("notice", app: app.id, values: ["app": app.id, "email": email])
+            try await mailer.send(OutboxMessage(to: email, subject: notice.subject, body: notice.text, kind: "notice", token: "",
+                                                tokenId: "", link: "", sentAt: clock.now, html: notice.html), app: app.id)
             return
         }
         let hash = try await hasher.hash(password)
@@ -224,14 +222,13 @@ extension AuthService {
         let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
             ?? origin.map { "\($0)/\(kind == .confirm ? "confirm" : "reset")" }
         let link = base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
-        let subject = kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject
-        let what = kind == .confirm ? "Confirm your account" : "Reset your password"
-        let body = link.isEmpty
-            ? "\(what) with this token (valid 30 minutes):\ntoken: \(token)\ntokenId: \(tokenId)\n"
-            : "\(what) by opening this link (valid 30 minutes):\n\(link)\n"
+        var values = ["app": app.id, "email": email, "token": token, "tokenId": tokenId, "minutes": String(Self.linkLifetime / 60),
+                      "subject": kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject]
+        if !link.isEmpty { values["link"] = link }
+        let mail = templates.render(kind.rawValue, app: app.id, values: values)
         // The token and the mail that carries it are stored in one transaction.
-        try await mailer.send(OutboxMessage(to: email, subject: subject, body: body, kind: kind.rawValue, token: token,
-                                            tokenId: tokenId, link: link, sentAt: clock.now),
+        try await mailer.send(OutboxMessage(to: email, subject: mail.subject, body: mail.text, kind: kind.rawValue, token: token,
+                                            tokenId: tokenId, link: link, sentAt: clock.now, html: mail.html),
                               app: app.id, storing: record, now: clock.now, keep: Self.outstandingTokens)
     }
 }
