@@ -21,6 +21,7 @@ public func buildApplication(
     let router = Router(context: AuthRequestContext.self)
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     service.addClientRoutes(to: router)
+    service.addHealthRoutes(to: router)
     service.addOAuthRoutes(to: router)
     if let outbox = service.outbox {
         service.addDevRoutes(to: router, outbox: outbox)

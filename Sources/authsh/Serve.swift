@@ -10,7 +10,7 @@ enum Serve {
     static let usage = """
         usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
                             [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
-                            [--public-url URL] [--log-level info]
+                            [--public-url URL] [--log-level info] [--log-format text|json]
                authsh serve [--data DIR | --database URL | --config FILE] migrate
         """
 
@@ -34,6 +34,7 @@ enum Serve {
                              wipe users and read the outbox)
           --public-url URL   the server's public origin, for links in mails (config publicURL)
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
+          --log-format F     text (default) or json: one JSON object per line on stderr
 
         `migrate` creates or migrates the database's schema and exits (the server does it at
         start-up too, safely when several instances start at once).
@@ -55,6 +56,7 @@ enum Serve {
         var publicURL: String?
         var database: ServerConfiguration.Database?
         var migrateOnly = false
+        var jsonLogs = false
         var i = 0
         func value(_ option: String) -> String? {
             i += 1
@@ -102,6 +104,9 @@ enum Serve {
                 guard let v = value(arg) else { return bad("--plugins needs a directory") }
                 config.pluginsDirectory = v
                 config.pluginsDirectoryRequired = true
+            case "--log-format":
+                guard let v = value(arg), v == "json" || v == "text" else { return bad("--log-format needs text or json") }
+                jsonLogs = v == "json"
             case "--log-level":
                 guard let v = value(arg), let l = Logger.Level(rawValue: v) else {
                     return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
@@ -128,7 +133,7 @@ enum Serve {
         }
         if let publicURL { config.publicURL = publicURL }
         if let database { config.database = database }
-        var logger = Logger(label: "authsh.server")
+        var logger = jsonLogs ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
         logger.logLevel = level
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {
             guard allowRemoteDev else {
@@ -138,8 +143,8 @@ enum Serve {
         }
         config.logger = logger
         config.reloadPluginsOnHangup = !config.dev
-        if !config.dev {
-            logger.warning("email delivery is not configured: confirmation and reset emails are not sent (use --dev for an outbox)")
+        if !config.dev && config.mail == nil {
+            logger.warning("email delivery is not configured: confirmation and reset emails are not sent (config mail; --dev for an outbox)")
         }
         let finalConfig = config
         if migrateOnly {

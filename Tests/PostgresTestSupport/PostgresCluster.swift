@@ -77,6 +77,12 @@ public final class PostgresCluster: Sendable {
         return name
     }
 
+    /// Runs `sql` as the cluster's superuser (psql), connected to `database`.
+    public func execute(_ sql: String, database: String = "postgres") async throws {
+        let command = ["\(bin)/psql", "-h", directory, "-p", "\(port)", "-U", "authsh", "-d", database, "-v", "ON_ERROR_STOP=1", "-q", "-c", sql]
+        try await BlockingThread.run { Result { try Self.shell(command) } }.get()
+    }
+
     /// postgres-nio's configuration for `database` over the cluster's socket.
     public func configuration(database: String) -> PostgresClient.Configuration {
         var c = PostgresClient.Configuration(unixSocketPath: socketPath, username: "authsh", password: nil, database: database)

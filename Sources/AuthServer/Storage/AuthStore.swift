@@ -160,6 +160,9 @@ public protocol AuthStore: Sendable {
     /// Deletes the pending credentials expired at `time`, of every app; returns how many.
     func deleteExpiredPendingCredentials(at time: Int64) async throws -> Int
 
+    /// Answers when the database does (`/readyz`).
+    func ping() async throws
+
     // Dev mode
     /// Deletes every user, identity, account, token, session and API key of the app.
     func wipe(app: String) async throws

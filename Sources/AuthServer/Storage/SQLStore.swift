@@ -33,6 +33,10 @@ final class SQLStore<Engine: SQLEngine>: AuthStore {
         }
     }
 
+    public func ping() async throws {
+        try await engine.read("ping") { r in try await r.run(PingStatement.sql, []) }
+    }
+
     // MARK: plugin values
 
     public func pluginValue(app: String, key: String) async throws -> EJSON? {
@@ -80,4 +84,10 @@ private enum WipeStatements {
     static let all: [SQL] = ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials",
                                     "sign_ins", "mail_queue"]
         .map { SQL("DELETE FROM \($0) WHERE app_id = ?") }
+}
+
+/// `/readyz`'s question to the database: one that reads the schema and a table (a bare
+/// `SELECT 1` would not touch SQLite's file).
+private enum PingStatement {
+    static let sql: SQL = "SELECT 1 AS one FROM signing_keys LIMIT 1"
 }
