@@ -20,6 +20,9 @@ public func buildApplication(
     let service = try await AuthService(configuration: configuration, store: store)
     let router = Router(context: AuthRequestContext.self)
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
+    if configuration.auditLog {
+        router.add(middleware: AuditMiddleware(store: store, clock: configuration.clock, logger: configuration.logger))
+    }
     service.addClientRoutes(to: router)
     service.addHealthRoutes(to: router)
     service.addOAuthRoutes(to: router)

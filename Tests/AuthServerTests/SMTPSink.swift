@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// A real SMTP server for the tests: aiosmtpd (installed by scripts/setup into `.build/venv`),
@@ -7,7 +8,7 @@ final class SMTPSink: @unchecked Sendable {
     // @unchecked: `process` and the paths are set in init and only read after.
     let directory: String
     let port: Int
-    private let process: Process
+    private let process: ChildProcess
 
     /// One message it accepted.
     struct Received {
@@ -38,14 +39,7 @@ final class SMTPSink: @unchecked Sendable {
             throw OIDCMock.Failure("aiosmtpd is not installed at .build/venv: run scripts/setup")
         }
         let out = directory + "/out-\(UUID())"
-        FileManager.default.createFile(atPath: out, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = arguments
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: out))
-        process.standardError = process.standardOutput
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let process = try ChildProcess([python] + arguments, output: out)
         self.process = process
         for _ in 0..<400 {
             let text = (try? String(contentsOfFile: out, encoding: .utf8)) ?? ""
@@ -56,17 +50,12 @@ final class SMTPSink: @unchecked Sendable {
             if !process.isRunning { break }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        process.terminate()
+        process.stop()
         throw OIDCMock.Failure("the SMTP server did not start: \((try? String(contentsOfFile: out, encoding: .utf8)) ?? "")")
     }
 
     /// Stops it now (its directory, certificate and mail stay for a restart).
-    func stop() {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-    }
+    func stop() { process.stop() }
 
     deinit { stop() }
 
@@ -74,15 +63,8 @@ final class SMTPSink: @unchecked Sendable {
     var certificate: String { directory + "/cert.pem" }
 
     private static func makeCertificate(in directory: String) throws {
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                             "-addext", "subjectAltName=DNS:localhost", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"]
-        openssl.standardOutput = FileHandle.nullDevice
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        guard openssl.terminationStatus == 0 else { throw OIDCMock.Failure("openssl could not make a certificate") }
+        try ChildProcess.run(["/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+                              "-addext", "subjectAltName=DNS:localhost", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"])
     }
 
     /// The messages accepted so far, in order.

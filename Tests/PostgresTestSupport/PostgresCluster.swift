@@ -158,7 +158,7 @@ public final class PostgresCluster: Sendable {
     /// Closes every descriptor above 2 in the child: glibc's
     /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, not in Swift's Glibc
     /// module, so looked up), else each descriptor open now.
-    private static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t,
+    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t,
                                                   alreadyClosed: [Int32]) throws(ClusterError) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {

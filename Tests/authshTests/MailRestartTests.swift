@@ -1,19 +1,14 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// A mail queued when `authsh serve` is killed (SIGKILL) is delivered, once, by the server
 /// started again on the same database: the queue is in the database, not the process.
 @Suite struct MailRestartTests {
     /// `Tests/smtp/smtp_sink.py` (aiosmtpd) on `port`, writing what it accepts to `directory`.
-    static func startSink(port: Int, directory: String) throws -> Process {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.repository + "/.build/venv/bin/python3")
-        process.arguments = [Binary.repository + "/Tests/smtp/smtp_sink.py", "--dir", directory, "--port", String(port)]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try Binary.spawnLock.withLock { try process.run() }
-        return process
+    static func startSink(port: Int, directory: String) throws -> ChildProcess {
+        try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/smtp/smtp_sink.py",
+                          "--dir", directory, "--port", String(port)], output: directory + "/../sink.log")
     }
 
     static func freePort() throws -> Int {
@@ -51,10 +46,7 @@ import Testing
         first.process.waitUntilExit()
 
         let sink = try Self.startSink(port: port, directory: mailbox)
-        defer {
-            kill(sink.processIdentifier, SIGKILL)
-            sink.waitUntilExit()
-        }
+        defer { sink.stop() }
         let second = try ServerProcess(arguments, examplePlugins: false)
         // Within a few seconds, unless the kill fell inside an attempt: then its lease (52 s
         // here) runs out first.

@@ -64,6 +64,10 @@ public struct ServerConfiguration: Sendable {
     /// A directory of mail templates overriding the defaults (config `mailTemplates`; see
     /// ``MailTemplates``).
     public var mailTemplates: String?
+    /// Whether auth events are written to the audit log (config `auditLog`, default on), and
+    /// for how many days they are kept (config `auditRetentionDays`, default 90).
+    public var auditLog = true
+    public var auditRetentionDays: Int64 = 90
 
     public init() {}
 
@@ -116,6 +120,8 @@ public struct ServerConfiguration: Sendable {
             }
             if let mail = r.value("mail") { self.mail = try MailConfiguration(ejson: mail, path: "mail") }
             mailTemplates = try r.string("mailTemplates")
+            auditLog = try r.bool("auditLog", default: true)
+            auditRetentionDays = try r.integer("auditRetentionDays", in: 1...3650) ?? auditRetentionDays
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")

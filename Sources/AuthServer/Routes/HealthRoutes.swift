@@ -1,5 +1,6 @@
 import AuthProtocol
 import Hummingbird
+import Synchronization
 
 /// `GET /healthz`: the process answers. `GET /readyz`: it can serve, its database answering
 /// within ``readinessTimeout`` (migrations ran before the server listened). For load balancers
@@ -11,22 +12,40 @@ extension AuthService {
     func addHealthRoutes(to router: Router<AuthRequestContext>) {
         router.get("healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
         router.get("readyz") { _, _ in
-            do {
-                let store = self.store
-                try await withThrowingTaskGroup(of: Void.self) { group in
-                    group.addTask { try await store.ping() }
-                    group.addTask {
-                        try await Task.sleep(for: Self.readinessTimeout)
-                        throw StoreError.unavailable("ping: no answer in time")
-                    }
-                    defer { group.cancelAll() }
-                    try await group.next()
+            if await self.databaseAnswers() { return JSONResponse.make(["status": "ready"]) }
+            return JSONResponse.make(["status": "unavailable", "reason": "the database does not answer"], status: .serviceUnavailable)
+        }
+    }
+
+    /// Whether a ping comes back within ``readinessTimeout``. The ping runs in its own task,
+    /// which is left to finish: a database that hangs must not hang the probe.
+    private func databaseAnswers() async -> Bool {
+        let answer = ReadinessAnswer()
+        let store = store, logger = logger
+        return await withCheckedContinuation { continuation in
+            answer.wait(continuation)
+            Task {
+                do {
+                    try await store.ping()
+                    answer.settle(true)
+                } catch {
+                    logger.error("not ready: the database does not answer", metadata: ["error": "\(error)"])
+                    answer.settle(false)
                 }
-                return JSONResponse.make(["status": "ready"])
-            } catch {
-                self.logger.error("not ready: the database does not answer", metadata: ["error": "\(error)"])
-                return JSONResponse.make(["status": "unavailable", "reason": "the database does not answer"], status: .serviceUnavailable)
+            }
+            Task {
+                try? await Task.sleep(for: Self.readinessTimeout)
+                answer.settle(false)
             }
         }
     }
+}
+
+/// The first of a ping's answer and the timeout.
+private final class ReadinessAnswer: Sendable {
+    private let waiter = Mutex<CheckedContinuation<Bool, Never>?>(nil)
+
+    func wait(_ continuation: CheckedContinuation<Bool, Never>) { waiter.withLock { $0 = continuation } }
+
+    func settle(_ ready: Bool) { waiter.withLock { $0.take() }?.resume(returning: ready) }
 }

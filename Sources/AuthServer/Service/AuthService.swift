@@ -9,6 +9,8 @@ final class AuthService: Sendable {
     let tokens: TokenIssuer
     let apps: [String: AppRuntime]
     let mailer: any Mailer
+    /// How long audit events are kept, in seconds.
+    let auditRetention: Int64
     /// The mails' subjects and parts.
     let templates: MailTemplates
     /// Delivers the mail queue (nil when nothing is delivered).
@@ -59,6 +61,7 @@ final class AuthService: Sendable {
         self.origin = origin
         let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: origin, ephemeral: c.database == .memory) : nil
         self.devIdP = devIdP
+        auditRetention = c.auditRetentionDays * 86_400
         let templates = try MailTemplates(directory: c.mailTemplates)
         self.templates = templates
         // Mail: SMTP when configured; else, in dev mode, the outbox; else nothing (a warning).

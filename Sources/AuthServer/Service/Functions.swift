@@ -66,6 +66,10 @@ extension AuthService {
         logger.warning("plugin error: \(lua.message)", metadata: [
             "app": "\(app.id)", "plugin": "\(function)", "traceback": "\(lua.traceback ?? "")",
         ])
+        if lua.code == .timeout || lua.code == .memory {
+            AuditTrail.record("plugin_killed", app: app.id, outcome: "failure",
+                              detail: "\(lua.code == .timeout ? "time" : "memory") limit: \(function)")
+        }
         switch lua.code {
         case .timeout:
             return ServiceError(.executionTimeLimitExceeded, "execution time limit exceeded")

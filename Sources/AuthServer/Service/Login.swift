@@ -65,6 +65,8 @@ extension AuthService {
                 try await store.insertUser(user)
             }
         }
+        AuditTrail.user(user.id, app: app.id)
+        AuditTrail.provider(proof.identity.providerType)
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         let tokens = try await startSession(app: app, user: user, providerType: proof.identity.providerType,
                                             identityId: proof.identity.externalId, deviceId: deviceId)
@@ -176,7 +178,10 @@ extension AuthService {
         let now = clock.now
         let limited = rateLimited(app)
         let standing = limited ? try await backoff.standing(address: address, account: backoffKey, now: now) : nil
-        if let wait = standing?.wait { throw Self.tooMany(wait) }
+        if let wait = standing?.wait {
+            AuditTrail.event("lockout")
+            throw Self.tooMany(wait)
+        }
         let account = try await store.userpassAccount(app: app.id, email: email)
         let matches = try await hasher.verify(password, against: account?.passwordHash ?? dummyHash)
         guard let account, matches else {

@@ -68,6 +68,7 @@ extension AuthService {
         guard let user = try await store.user(id: claims.sub, app: app.id) else {
             throw ServiceError(.invalidSession, "invalid session: user not found")
         }
+        AuditTrail.user(user.id, app: app.id)
         return (app, user, claims)
     }
 
@@ -87,7 +88,7 @@ extension AuthService {
     /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md
     /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
     /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
-    /// counts an hour old, delivered or given-up mail a week old. Runs every hour and after the dev clock moves; a failure is logged
+    /// counts an hour old, delivered or given-up mail a week old, audit events past `auditRetentionDays`. Runs every hour and after the dev clock moves; a failure is logged
     /// and retried at the next sweep.
     func sweepAnonymousUsers() async {
         do {
@@ -98,6 +99,7 @@ extension AuthService {
             _ = try await store.deleteExpiredSignIns(at: clock.now)
             _ = try await store.deleteLoginFailures(lastBefore: clock.now - LoginBackoff.memory)
             _ = try await store.deleteFinishedMail(before: clock.now - 7 * 86_400)
+            _ = try await store.deleteAuditEvents(before: clock.now - auditRetention)
         } catch {
             logger.error("anonymous user sweep failed", metadata: ["error": "\(error)"])
         }
@@ -118,6 +120,7 @@ extension AuthService {
         if let expires = session.expiresAt, expires <= clock.now {
             throw ServiceError(.invalidSession, "invalid session: refresh token expired")
         }
+        AuditTrail.user(user.id, app: app.id)
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         return (app, session, user)
     }

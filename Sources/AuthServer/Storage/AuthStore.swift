@@ -153,6 +153,13 @@ public protocol AuthStore: Sendable {
     /// Deletes the mails delivered or given up before `time`; returns how many.
     func deleteFinishedMail(before time: Int64) async throws -> Int
 
+    // Audit log
+    func insertAuditEvents(_ events: [AuditEvent]) async throws
+    /// Newest first.
+    func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent]
+    /// Deletes the events before `time`; returns how many.
+    func deleteAuditEvents(before time: Int64) async throws -> Int
+
     // Housekeeping
     /// Deletes the anonymous users (every identity anonymous) created before `time`, of every
     /// app; returns how many.

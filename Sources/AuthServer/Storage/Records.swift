@@ -164,3 +164,61 @@ public struct QueuedMail: Sendable, Equatable {
     /// Why the last attempt failed (a server's reply or a connection error; never content).
     public var lastError: String?
 }
+
+/// One entry of the audit log: an auth event, who and where from, and how it ended. Never a
+/// secret: no password, token or key is ever one of its fields.
+public struct AuditEvent: Sendable, Equatable {
+    /// Assigned by the store, increasing (0 for an event not stored yet).
+    public var id: Int64 = 0
+    /// Unix seconds.
+    public var time: Int64
+    public var appId: String
+    /// `login`, `password_failed`, `lockout`, `register`, `confirm`, `reset_requested`,
+    /// `reset_done`, `password_changed`, `link`, `unlink`, `api_key_created`,
+    /// `api_key_enabled`, `api_key_disabled`, `api_key_deleted`, `session_revoked`, `logout`,
+    /// `user_deleted`, `plugin_killed`, `rate_limited`.
+    public var event: String
+    /// `success` or `failure`.
+    public var outcome: String
+    public var userId: String?
+    public var provider: String?
+    public var address: String?
+    public var userAgent: String?
+    /// The error code of a failure, a plugin's name, what was killed: words the server chose.
+    public var detail: String?
+
+    public init(time: Int64, appId: String, event: String, outcome: String, userId: String? = nil, provider: String? = nil,
+                address: String? = nil, userAgent: String? = nil, detail: String? = nil) {
+        self.time = time
+        self.appId = appId
+        self.event = event
+        self.outcome = outcome
+        self.userId = userId
+        self.provider = provider
+        self.address = address
+        self.userAgent = userAgent
+        self.detail = detail
+    }
+}
+
+/// Which audit events to read (``AuthStore/auditEvents(_:)``); nil fields match anything.
+public struct AuditFilter: Sendable, Equatable {
+    public var appId: String?
+    public var userId: String?
+    public var event: String?
+    /// From this time on (Unix seconds).
+    public var since: Int64?
+    /// Events with an id below this (the page after one ending there).
+    public var before: Int64?
+    public var limit = 100
+
+    public init(appId: String? = nil, userId: String? = nil, event: String? = nil, since: Int64? = nil, before: Int64? = nil,
+                limit: Int = 100) {
+        self.appId = appId
+        self.userId = userId
+        self.event = event
+        self.since = since
+        self.before = before
+        self.limit = limit
+    }
+}

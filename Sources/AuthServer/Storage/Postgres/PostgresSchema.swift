@@ -95,6 +95,15 @@ enum PostgresSchema {
             """,
             "CREATE INDEX mail_queue_due ON mail_queue(state, next_attempt)",
         ]),
+        ("v6", [
+            """
+            CREATE TABLE audit_events (
+                id BIGSERIAL PRIMARY KEY, time BIGINT NOT NULL, app_id TEXT NOT NULL, event TEXT NOT NULL,
+                outcome TEXT NOT NULL, user_id TEXT, provider TEXT, address TEXT, user_agent TEXT, detail TEXT)
+            """,
+            "CREATE INDEX audit_events_time ON audit_events(time)",
+            "CREATE INDEX audit_events_user ON audit_events(user_id, id) WHERE user_id IS NOT NULL",
+        ]),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

@@ -84,6 +84,13 @@ enum SQLiteSchema {
                 last_error TEXT, lease_until INTEGER NOT NULL, finished_at INTEGER);
             CREATE INDEX mail_queue_due ON mail_queue(state, next_attempt);
             """),
+        ("v6: audit log", """
+            CREATE TABLE audit_events (
+                id INTEGER PRIMARY KEY, time INTEGER NOT NULL, app_id TEXT NOT NULL, event TEXT NOT NULL,
+                outcome TEXT NOT NULL, user_id TEXT, provider TEXT, address TEXT, user_agent TEXT, detail TEXT);
+            CREATE INDEX audit_events_time ON audit_events(time);
+            CREATE INDEX audit_events_user ON audit_events(user_id, id) WHERE user_id IS NOT NULL;
+            """),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

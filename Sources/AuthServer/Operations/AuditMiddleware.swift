@@ -1,0 +1,54 @@
+import AuthProtocol
+import Hummingbird
+import Logging
+
+/// Writes the audit log: one entry per audited request (``AuditRoute``), with its outcome,
+/// the user and app it acted for, the client's address and user agent, plus the events the
+/// code recorded on the way (``AuditTrail``). Never a request or response body: no password,
+/// token or key reaches the log. A failure to write is logged and does not fail the request.
+struct AuditMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let store: any AuthStore
+    let clock: ServerClock
+    let logger: Logger
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let route = AuditRoute(method: request.method, path: request.uri.path, query: request.uri.query)
+        let trail = AuditTrail()
+        do {
+            let response = try await AuditTrail.$current.withValue(trail) { try await next(request, context) }
+            await write(route, trail, request: request, context: context, status: Int(response.status.code), code: nil)
+            return response
+        } catch {
+            let failure = error as? ServiceError
+            await write(route, trail, request: request, context: context, status: failure?.status ?? 500, code: failure?.code.rawValue)
+            throw error
+        }
+    }
+
+    private func write(_ route: AuditRoute?, _ trail: AuditTrail, request: Request, context: Context, status: Int, code: String?) async {
+        let state = trail.state.withLock { $0 }
+        let time = clock.now
+        let agent = request.headers[.userAgent].map { String($0.prefix(256)) }
+        func entry(_ event: String, outcome: String, detail: String?) -> AuditEvent? {
+            guard let app = state.appId ?? route?.appId else { return nil }
+            return AuditEvent(time: time, appId: app, event: event, outcome: outcome, userId: state.userId,
+                              provider: state.provider ?? route?.provider, address: context.clientAddress, userAgent: agent, detail: detail)
+        }
+        var events = state.extras.compactMap { entry($0.event, outcome: $0.outcome, detail: $0.detail) }
+        if let route {
+            var event = state.event ?? route.event
+            if state.event == nil && status == 429 { event = "rate_limited" }
+            if state.event == nil && code == "InvalidPassword" { event = "password_failed" }
+            if let main = entry(event, outcome: status < 400 ? "success" : "failure", detail: status < 400 ? nil : code ?? "status \(status)") {
+                events.insert(main, at: 0)
+            }
+        }
+        guard !events.isEmpty else { return }
+        do {
+            try await store.insertAuditEvents(events)
+        } catch {
+            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(events[0].event)"])
+        }
+    }
+}

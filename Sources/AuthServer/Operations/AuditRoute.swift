@@ -1,0 +1,47 @@
+import AuthProtocol
+import HTTPTypes
+
+/// The audited routes: which event a request is, its app and provider when the path names them.
+struct AuditRoute: Equatable {
+    var event: String
+    var appId: String?
+    var provider: String?
+
+    /// The route's event, or nil for a route that is not audited (reads, refreshes, function
+    /// calls; their own events, such as a plugin killed, are still written).
+    init?(method: HTTPRequest.Method, path: String, query: String?) {
+        guard path.hasPrefix(Routes.base + "/") else { return nil }
+        let parts = path.dropFirst(Routes.base.count + 1).split(separator: "/").map(String.init)
+        switch (method, parts.count, parts.first) {
+        case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[5] == "login":
+            self.init(event: query?.contains("link=true") == true ? "link" : "login", appId: parts[1], provider: parts[4])
+        case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[4] == ProviderType.userpass:
+            guard let event = ["register": "register", "confirm": "confirm", "reset": "reset_done", "change": "password_changed"][parts[5]]
+            else { return nil }
+            self.init(event: event, appId: parts[1], provider: parts[4])
+        case (.post, 7, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[4] == ProviderType.userpass:
+            guard ["send", "call"].contains(parts[6]) else { return nil }
+            switch parts[5] {
+            case "confirm": self.init(event: "confirm_requested", appId: parts[1], provider: parts[4])
+            case "reset": self.init(event: "reset_requested", appId: parts[1], provider: parts[4])
+            default: return nil
+            }
+        case (.post, 2, "auth") where parts[1] == "unlink": self.init(event: "unlink")
+        case (.delete, 2, "auth") where parts[1] == "delete": self.init(event: "user_deleted")
+        case (.delete, 2, "auth") where parts[1] == "session": self.init(event: "logout")
+        case (.delete, _, "auth") where parts[1] == "sessions" && parts.count <= 3: self.init(event: "session_revoked")
+        case (.post, 2, "auth") where parts[1] == "api_keys": self.init(event: "api_key_created")
+        case (.delete, 3, "auth") where parts[1] == "api_keys": self.init(event: "api_key_deleted")
+        case (.put, 4, "auth") where parts[1] == "api_keys" && (parts[3] == "enable" || parts[3] == "disable"):
+            self.init(event: parts[3] == "enable" ? "api_key_enabled" : "api_key_disabled")
+        default:
+            return nil
+        }
+    }
+
+    init(event: String, appId: String? = nil, provider: String? = nil) {
+        self.event = event
+        self.appId = appId
+        self.provider = provider
+    }
+}

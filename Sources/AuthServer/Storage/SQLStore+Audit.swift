@@ -1,0 +1,19 @@
+/// The audit log.
+extension SQLStore {
+    public func insertAuditEvents(_ events: [AuditEvent]) async throws {
+        guard !events.isEmpty else { return }
+        try await engine.write("write audit log") { r in
+            for event in events { try await r.run(AuditEventsTable.insert, AuditEventsTable.insertArguments(event)) }
+        }
+    }
+
+    public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
+        try await engine.read("read audit log") { r in
+            try await r.all(AuditEventsTable.select, AuditEventsTable.selectArguments(filter), AuditEventsTable.event)
+        }
+    }
+
+    public func deleteAuditEvents(before time: Int64) async throws -> Int {
+        try await engine.write("forget audit events") { r in try await r.count(AuditEventsTable.deleteOld, [.integer(time)]) }
+    }
+}
