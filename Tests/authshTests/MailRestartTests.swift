@@ -37,17 +37,17 @@ import Testing
         let arguments = ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"]
 
         // The SMTP server is down: the mail waits in the queue when the server is killed.
-        let first = try ServerProcess(arguments, examplePlugins: false)
+        let first = try await Self.serve(arguments, log: directory + "/first.log")
         let register = try await JSONHTTP(origin: first.origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
                                                                        json: #"{"email":"kim@example.com","password":"password1"}"#)
         #expect(register.status == 201, "\(register.text)")
         try await Task.sleep(for: .seconds(1))
-        kill(first.process.processIdentifier, SIGKILL)
-        first.process.waitUntilExit()
+        first.process.stop()
 
         let sink = try Self.startSink(port: port, directory: mailbox)
         defer { sink.stop() }
-        let second = try ServerProcess(arguments, examplePlugins: false)
+        let second = try await Self.serve(arguments, log: directory + "/second.log")
+        defer { second.process.stop() }
         // Within a few seconds, unless the kill fell inside an attempt: then its lease (52 s
         // here) runs out first.
         var delivered: [String] = []
@@ -60,6 +60,21 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: mailbox).filter { $0.hasSuffix(".json") }.count == 1, "once")
         let text = try String(contentsOfFile: mailbox + "/1.json", encoding: .utf8)
         #expect(text.contains("kim@example.com"))
-        _ = second
+    }
+
+    /// `authsh serve --port 0 ARGS`, spawned without Foundation's `Process` (it is killed and
+    /// reaped here, and Foundation's wait for a killed child was seen to hang), and its origin
+    /// once it listens.
+    static func serve(_ arguments: [String], log: String) async throws -> (process: ChildProcess, origin: String) {
+        let process = try ChildProcess([Binary.path, "serve", "--port", "0"] + arguments, output: log)
+        for _ in 0..<400 {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
+                return (process, String(line.dropFirst("listening on ".count)))
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        process.stop()
+        throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 }
