@@ -82,7 +82,8 @@ public enum ISODate {
         return era * 146097 + doe - 719468
     }
 
-    static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
+    /// The civil date (year, month 1-12, day 1-31) of a day counted from 1970-01-01.
+    public static func civilFromDays(_ z0: Int64) -> (Int64, Int64, Int64) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097
