@@ -65,6 +65,14 @@ public func migrateDatabase(_ configuration: ServerConfiguration) async throws -
     }
 }
 
+/// The audit log's events that `filter` selects, newest first, from the configured database
+/// (`authsh audit`).
+public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter) async throws -> [AuditEvent] {
+    let store = try await openStore(configuration)
+    defer { (store as? PostgresStore)?.close() }
+    return try await store.auditEvents(filter)
+}
+
 /// Opens the configured database. For SQLite the data directory is made (or made again) 0700
 /// and the database 0600, whether or not they existed: the database holds the signing keys,
 /// and SQLite gives its `-wal` and `-shm` files the database's mode.

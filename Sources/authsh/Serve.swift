@@ -180,7 +180,7 @@ enum Serve {
     }
 
     /// Runs async work from the synchronous entry point and waits for its status.
-    private static func runBlocking(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
+    static func runBlocking(_ body: @escaping @Sendable () async -> Int32) -> Int32 {
         let status = Mutex<Int32>(0)
         let done = DispatchSemaphore(value: 0)
         Task {
