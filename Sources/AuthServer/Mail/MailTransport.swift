@@ -1,6 +1,3 @@
-import AuthProtocol
-import Foundation
-
 /// Where the queue delivers a mail: SMTP, or the dev outbox.
 protocol MailTransport: Sendable {
     /// True when delivering is instant and local (the dev outbox): the queue then delivers
@@ -21,19 +18,6 @@ struct SMTPTransport: MailTransport {
     func deliver(_ message: OutboxMessage, app: String, messageId: String, createdAt: Int64) async throws(SMTPError) {
         guard let to = MailAddress(message.to) else { throw .permanent("the recipient is not an address this server sends to") }
         try await client.send(MailMessage(from: from, to: to, subject: message.subject, text: message.body,
-                                          html: message.html.isEmpty ? Self.html(message.body) : message.html,
-                                          messageId: messageId, date: createdAt))
-    }
-
-    /// The text part as HTML: escaped, its links made links, its lines kept.
-    static func html(_ text: String) -> String {
-        let escaped = text.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;")
-            .replacingOccurrences(of: ">", with: "&gt;").replacingOccurrences(of: "\"", with: "&quot;")
-        let lines = escaped.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
-            line.split(separator: " ", omittingEmptySubsequences: false).map { word in
-                word.hasPrefix("https://") || word.hasPrefix("http://") ? "<a href=\"\(word)\">\(word)</a>" : String(word)
-            }.joined(separator: " ")
-        }
-        return "<!DOCTYPE html>\n<html><body>\n<p>" + lines.joined(separator: "<br>\n") + "</p>\n</body></html>\n"
+                                          html: message.html, messageId: messageId, date: createdAt))
     }
 }

@@ -14,7 +14,7 @@ public struct OutboxMessage: Sendable, Equatable {
     public var link: String
     /// Unix seconds.
     public var sentAt: Int64
-    /// The HTML part (empty: made from `body`).
+    /// The HTML part (``MailTemplates`` renders it with the text).
     public var html = ""
 
     var ejson: EJSON {

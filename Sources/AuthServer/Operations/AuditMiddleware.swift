@@ -14,6 +14,9 @@ struct AuditMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let route = AuditRoute(method: request.method, path: request.uri.path, query: request.uri.query)
+        // Refreshes, profile reads, `location`: no entry and nothing to record on the way (only
+        // a function call records an event of its own), so no trail on those hot paths.
+        guard route != nil || request.uri.path.hasSuffix("/functions/call") else { return try await next(request, context) }
         let trail = AuditTrail()
         do {
             let response = try await AuditTrail.$current.withValue(trail) { try await next(request, context) }

@@ -10,7 +10,7 @@ struct AuditRoute: Equatable {
     /// The route's event, or nil for a route that is not audited (reads, refreshes, function
     /// calls; their own events, such as a plugin killed, are still written).
     init?(method: HTTPRequest.Method, path: String, query: String?) {
-        guard path.hasPrefix(Routes.base + "/") else { return nil }
+        guard method != .get, path.hasPrefix(Routes.base + "/") else { return nil }
         let parts = path.dropFirst(Routes.base.count + 1).split(separator: "/").map(String.init)
         switch (method, parts.count, parts.first) {
         case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[5] == "login":

@@ -1,4 +1,4 @@
-import Crypto
+import AuthProtocol
 
 /// Failed-password back-off, counted in the store: every instance on one database counts the
 /// same failures, so guesses spread over instances are slowed as if they hit one.
@@ -31,7 +31,7 @@ struct LoginBackoff: Sendable {
     }
 
     private static func key(_ parts: String...) -> String {
-        SHA256.hash(data: Array(parts.joined(separator: "\u{0}").utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(Secrets.digest(parts.joined(separator: "\u{0}")))
     }
 
     private static func pair(_ address: String, _ account: String) -> String { key("pair", address, account) }

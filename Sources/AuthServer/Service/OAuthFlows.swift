@@ -89,7 +89,7 @@ struct OAuthFlows: Sendable {
 
     /// The store's key of a state or code: hex SHA-256.
     static func id(_ secret: String) -> String {
-        SHA256.hash(data: Array(secret.utf8)).map { String(format: "%02x", $0) }.joined()
+        Hex.encode(Secrets.digest(secret))
     }
 
     private static func key(_ secret: String, kind: SealedSignIn.Kind) -> SymmetricKey {
