@@ -12,16 +12,24 @@ import NIOCore
 /// - Parameters:
 ///   - configuration: where to listen, where data lives, which apps.
 ///   - onListening: called with the bound address once the server accepts connections.
+///   - onMetricsListening: called with the metrics listener's address once it accepts
+///     connections (only with ``ServerConfiguration/metricsPort``).
 public func buildApplication(
     _ configuration: ServerConfiguration,
-    onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
+    onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in },
+    onMetricsListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
 ) async throws -> some ApplicationProtocol {
     let store = try await openStore(configuration)
-    let service = try await AuthService(configuration: configuration, store: store)
+    let metrics = configuration.metricsPort == nil ? nil : ServerMetrics()
+    let service = try await AuthService(configuration: configuration, store: store, metrics: metrics)
     let router = Router(context: AuthRequestContext.self)
+    if let metrics { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
-    if configuration.auditLog {
-        router.add(middleware: AuditMiddleware(store: store, clock: configuration.clock, logger: configuration.logger))
+    if configuration.auditLog || metrics != nil {
+        router.add(middleware: AuthEventMiddleware(
+            auditLog: configuration.auditLog ? store : nil, metrics: metrics,
+            isProvider: { [service] app, type in service.hasProvider(type, app: app) },
+            clock: configuration.clock, logger: configuration.logger))
     }
     service.addClientRoutes(to: router)
     service.addHealthRoutes(to: router)
@@ -41,7 +49,13 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         // The sender runs in the background only for SMTP: the dev outbox is filled before the
         // request that sends a mail answers, by the process that answers it.
-        services: [AnonymousUserSweeper(service: service)] + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? []),
+        services: [AnonymousUserSweeper(service: service)]
+            + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
+            + (metrics.map { metrics in
+                [MetricsListener.make(metrics: metrics, store: store, host: configuration.metricsHost,
+                                      port: configuration.metricsPort ?? 0, logger: configuration.logger,
+                                      onListening: onMetricsListening)]
+            } ?? []),
         onServerRunning: { channel in
             let address = channel.localAddress
             service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)

@@ -11,6 +11,7 @@ enum Serve {
         usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
                             [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
                             [--public-url URL] [--log-level info] [--log-format text|json]
+                            [--metrics-port PORT] [--metrics-host 127.0.0.1]
                authsh serve [--data DIR | --database URL | --config FILE] migrate
         """
 
@@ -35,11 +36,16 @@ enum Serve {
           --public-url URL   the server's public origin, for links in mails (config publicURL)
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
           --log-format F     text (default) or json: one JSON object per line on stderr
+          --metrics-port P   serve GET /metrics (Prometheus text format) on this port, apart
+                             from the API; off by default (config metricsPort)
+          --metrics-host H   the metrics listener's address (default 127.0.0.1; config
+                             metricsHost)
 
         `migrate` creates or migrates the database's schema and exits (the server does it at
         start-up too, safely when several instances start at once).
 
-        Prints `listening on http://HOST:PORT` once it accepts connections. SIGINT or SIGTERM
+        Prints `listening on http://HOST:PORT` once it accepts connections (and `metrics on
+        http://HOST:PORT/metrics` for the metrics listener). SIGINT or SIGTERM
         stops it gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin
         exits 78, bad usage 64.
         """
@@ -57,6 +63,8 @@ enum Serve {
         var database: ServerConfiguration.Database?
         var migrateOnly = false
         var jsonLogs = false
+        var metricsPort: Int?
+        var metricsHost: String?
         var i = 0
         func value(_ option: String) -> String? {
             i += 1
@@ -107,6 +115,14 @@ enum Serve {
             case "--log-format":
                 guard let v = value(arg), v == "json" || v == "text" else { return bad("--log-format needs text or json") }
                 jsonLogs = v == "json"
+            case "--metrics-port":
+                guard let v = value(arg), let port = Int(v), (0...65535).contains(port) else {
+                    return bad("--metrics-port needs a number from 0 to 65535")
+                }
+                metricsPort = port
+            case "--metrics-host":
+                guard let v = value(arg) else { return bad("--metrics-host needs a value") }
+                metricsHost = v
             case "--log-level":
                 guard let v = value(arg), let l = Logger.Level(rawValue: v) else {
                     return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
@@ -133,6 +149,8 @@ enum Serve {
         }
         if let publicURL { config.publicURL = publicURL }
         if let database { config.database = database }
+        if let metricsPort { config.metricsPort = metricsPort }
+        if let metricsHost { config.metricsHost = metricsHost }
         var logger = jsonLogs ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
         logger.logLevel = level
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {
@@ -154,10 +172,13 @@ enum Serve {
             }
         }
         return runReporting {
-            let app = try await buildApplication(finalConfig) { host, port in
+            let app = try await buildApplication(finalConfig, onListening: { host, port in
                 print("listening on http://\(host):\(port)")
                 fflush(nil)
-            }
+            }, onMetricsListening: { host, port in
+                print("metrics on http://\(host):\(port)/metrics")
+                fflush(nil)
+            })
             try await app.runService()
         }
     }

@@ -68,6 +68,12 @@ public struct ServerConfiguration: Sendable {
     /// for how many days they are kept (config `auditRetentionDays`, default 90).
     public var auditLog = true
     public var auditRetentionDays: Int64 = 90
+    /// Where `/metrics` answers (`--metrics-port`, config `metricsPort`): nil for nowhere
+    /// (the default); 0 binds an ephemeral port.
+    public var metricsPort: Int?
+    /// The address of the metrics listener (`--metrics-host`, config `metricsHost`; default
+    /// loopback, so that exposing it is a choice).
+    public var metricsHost = "127.0.0.1"
 
     public init() {}
 
@@ -122,6 +128,8 @@ public struct ServerConfiguration: Sendable {
             mailTemplates = try r.string("mailTemplates")
             auditLog = try r.bool("auditLog", default: true)
             auditRetentionDays = try r.integer("auditRetentionDays", in: 1...3650) ?? auditRetentionDays
+            if let port = try r.integer("metricsPort", in: 0...65535) { metricsPort = Int(port) }
+            metricsHost = try r.string("metricsHost") ?? metricsHost
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")

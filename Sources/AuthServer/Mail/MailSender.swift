@@ -33,10 +33,13 @@ final class MailSender: Service, Sendable {
     let clock: ServerClock
     let policy: DeliveryPolicy
     let logger: Logger
+    let metrics: ServerMetrics?
     private let wake = WakeSignal()
 
-    init(store: any AuthStore, transport: any MailTransport, clock: ServerClock, policy: DeliveryPolicy, logger: Logger) {
+    init(store: any AuthStore, transport: any MailTransport, clock: ServerClock, policy: DeliveryPolicy, logger: Logger,
+         metrics: ServerMetrics? = nil) {
         self.store = store
+        self.metrics = metrics
         self.transport = transport
         self.clock = clock
         self.policy = policy
@@ -86,23 +89,28 @@ final class MailSender: Service, Sendable {
         do {
             guard let message = (try? EJSON(parsing: mail.content)).flatMap(OutboxMessage.init(ejson:)) else {
                 try await store.finishMail(id: mail.id, state: .failed, error: "unreadable queue entry", at: clock.now)
+                metrics?.mailDelivery("failed")
                 return
             }
             do throws(SMTPError) {
                 try await transport.deliver(message, app: mail.appId, messageId: mail.messageId, createdAt: mail.createdAt)
                 try? await store.finishMail(id: mail.id, state: .sent, error: nil, at: clock.now)
+                metrics?.mailDelivery("sent")
                 logger.info("mail delivered", metadata: metadata)
             } catch {
                 let now = clock.now
                 if error.permanent {
                     try await store.finishMail(id: mail.id, state: .failed, error: error.reason, at: now)
+                    metrics?.mailDelivery("failed")
                     logger.warning("mail given up", metadata: metadata.merging(["reason": "\(error.reason)"]) { $1 })
                 } else if now - mail.createdAt >= policy.giveUpAfter {
                     let reason = "gave up after \(mail.attempts) attempts in \(policy.giveUpAfter) s: \(error.reason)"
                     try await store.finishMail(id: mail.id, state: .failed, error: reason, at: now)
+                    metrics?.mailDelivery("failed")
                     logger.warning("mail given up", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
                 } else {
                     try await store.retryMail(id: mail.id, error: error.reason, next: now + policy.delay(afterAttempt: mail.attempts))
+                    metrics?.mailDelivery("retried")
                     logger.notice("mail delivery failed; will try again", metadata: metadata.merging(["reason": "\(error.reason)"]) { $1 })
                 }
             }

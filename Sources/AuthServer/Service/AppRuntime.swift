@@ -50,6 +50,19 @@ final class AppRuntime: Sendable {
         state.withLock { $0 = State(config: config, customToken: verifier, oauth: oauth) }
     }
 
+    /// Whether a provider of wire name `type` is enabled now.
+    func hasProvider(_ type: String) -> Bool {
+        let providers = config.providers
+        switch type {
+        case ProviderType.anonymous: return providers.anonymous
+        case ProviderType.userpass: return providers.userpass != nil
+        case ProviderType.apiKey: return providers.apiKey
+        case ProviderType.customFunction: return providers.customFunction != nil
+        case ProviderType.customToken: return providers.customToken != nil
+        default: return oauth(type) != nil
+        }
+    }
+
     /// The stable `provider_id` of one of this app's providers (24 hex digits).
     func providerId(_ type: String) -> String {
         String(Hex.encode(Secrets.digest("\(id)/\(type)")).prefix(24))

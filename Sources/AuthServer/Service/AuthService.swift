@@ -18,6 +18,8 @@ final class AuthService: Sendable {
     /// Present in dev mode.
     let outbox: DevOutbox?
     let logger: Logger
+    /// What `/metrics` counts (nil without `--metrics-port`).
+    let metrics: ServerMetrics?
     /// Verified against when the user is unknown, so that both answers take as long.
     let dummyHash: String
     /// The Lua plugins.
@@ -47,8 +49,9 @@ final class AuthService: Sendable {
     /// "Never" for anonymous refresh tokens: 100 years.
     static let noExpiry: Int64 = 3_155_760_000
 
-    init(configuration c: ServerConfiguration, store: any AuthStore) async throws {
+    init(configuration c: ServerConfiguration, store: any AuthStore, metrics: ServerMetrics? = nil) async throws {
         self.store = store
+        self.metrics = metrics
         backoff = LoginBackoff(store: store)
         flows = OAuthFlows(store: store)
         publicURL = c.publicURL
@@ -76,7 +79,8 @@ final class AuthService: Sendable {
             domain = from.domain
         }
         if let transport {
-            let sender = MailSender(store: store, transport: transport, clock: c.clock, policy: policy, logger: c.logger)
+            let sender = MailSender(store: store, transport: transport, clock: c.clock, policy: policy, logger: c.logger,
+                                    metrics: metrics)
             mailSender = sender
             mailer = MailQueue(store: store, sender: sender, clock: c.clock, domain: domain)
         } else {
@@ -129,6 +133,11 @@ final class AuthService: Sendable {
     /// A new id (users, identities, sessions, keys, token ids): 24 hex digits stamped with the server clock.
     func newId() -> String {
         ObjectId(seconds: UInt32(truncatingIfNeeded: clock.now)).hex
+    }
+
+    /// Whether app `id` exists and has a provider of wire name `type` enabled now.
+    func hasProvider(_ type: String, app id: String) -> Bool {
+        apps[id]?.hasProvider(type) ?? false
     }
 
     /// The app named in the path, or 404.

@@ -44,7 +44,19 @@ extension AuthService {
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
     func runPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil) async throws -> LuaValue {
         let invocation = PluginInvocation(function: name, values: app.config.values, userId: userId)
-        return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation)
+        guard let metrics else { return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation) }
+        do {
+            let result = try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation)
+            metrics.pluginCall("ok")
+            return result
+        } catch {
+            switch (error as? LuaError)?.code {
+            case .timeout: metrics.pluginCall("killed_time")
+            case .memory: metrics.pluginCall("killed_memory")
+            default: metrics.pluginCall("error")
+            }
+            throw error
+        }
     }
 
     /// Runs plugin function `name`, with failures as the wire errors of section 4.

@@ -7,12 +7,14 @@ import AuthProtocol
 /// which of them run in one transaction. The engines (``SQLiteEngine``, ``PostgresEngine``)
 /// run statements and map failures, nothing else. A new column is one change to its table,
 /// its record and a migration per engine (`SQLiteSchema`, `PostgresSchema`).
-final class SQLStore<Engine: SQLEngine>: AuthStore {
-    let engine: Engine
+final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
+    let engine: MeteredEngine<Engine>
 
     init(engine: Engine) {
-        self.engine = engine
+        self.engine = MeteredEngine(engine)
     }
+
+    var meter: DatabaseMeter { engine.meter }
 
     // MARK: signing keys
 

@@ -9,6 +9,7 @@ import PostgresNIO
 final class PostgresEngine: SQLEngine {
     let client: PostgresClient
     let logger: Logger
+    let poolSize: Int
     private let running: Task<Void, Never>
 
     /// Connects (the pool opens connections as requests need them) and migrates.
@@ -21,6 +22,7 @@ final class PostgresEngine: SQLEngine {
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
+        poolSize = configuration.options.maximumConnections
         running = Task { await client.run() }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -172,5 +174,5 @@ extension SQLStore where Engine == PostgresEngine {
     }
 
     /// Closes the pool. The store answers nothing afterwards.
-    func close() { engine.close() }
+    func close() { engine.base.close() }
 }

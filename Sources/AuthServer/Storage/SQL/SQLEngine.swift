@@ -43,6 +43,8 @@ extension SQLRunner {
 /// conflict.
 protocol SQLEngine: Sendable {
     associatedtype Runner: SQLRunner
+    /// How many connections the engine may hold at once.
+    var poolSize: Int { get }
     /// Runs `body` outside a transaction: each statement sees what was committed before it began.
     func read<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
     /// Runs `body`'s reads on one snapshot (what was committed before its first statement).

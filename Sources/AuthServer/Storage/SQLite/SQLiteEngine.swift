@@ -16,6 +16,7 @@ final class SQLiteEngine: SQLEngine {
     private let writeLock = AsyncLock()
     /// Read-only connections of a file (nil for an in-memory database).
     private let reads: SQLiteReadPool?
+    let poolSize: Int
 
     /// Opens (creating and migrating) the database.
     /// - Parameter path: a file path, or nil for an in-memory database.
@@ -34,7 +35,10 @@ final class SQLiteEngine: SQLEngine {
             // names no bound value.
             throw StoreError.unavailable("open database: \(failure.message)")
         }
-        reads = path.map { SQLiteReadPool(path: $0, capacity: max(2, ProcessInfo.processInfo.activeProcessorCount * 2)) }
+        let readers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
+        reads = path.map { SQLiteReadPool(path: $0, capacity: readers) }
+        // Readers beyond the pool's capacity open and close as a burst needs them.
+        poolSize = path == nil ? 1 : readers + 1
     }
 
     /// Runs `body` again while another process holds the lock it needs, for up to 10 s.

@@ -2,13 +2,21 @@ import AuthProtocol
 import Hummingbird
 import Logging
 
-/// Writes the audit log: one entry per audited request (``AuditRoute``), with its outcome,
-/// the user and app it acted for, the client's address and user agent, plus the events the
-/// code recorded on the way (``AuditTrail``). Never a request or response body: no password,
-/// token or key reaches the log. A failure to write is logged and does not fail the request.
-struct AuditMiddleware: RouterMiddleware {
+/// Records the auth events of each request: one per audited request (``AuditRoute``), with
+/// its outcome, the user and app it acted for, the client's address and user agent, plus the
+/// events the code recorded on the way (``AuditTrail``). They go to the audit log (`auditLog`)
+/// and to the metrics (`--metrics-port`), whichever are on.
+///
+/// Never a request or response body: no password, token or key reaches the log. A failure to
+/// write is logged and does not fail the request.
+struct AuthEventMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
-    let store: any AuthStore
+    /// Where the audit log is written; nil when it is off.
+    let auditLog: (any AuthStore)?
+    let metrics: ServerMetrics?
+    /// Whether app `$0` has a provider `$1`: only those are counted by name in the metrics (a
+    /// path can name anything).
+    let isProvider: @Sendable (_ app: String, _ type: String) -> Bool
     let clock: ServerClock
     let logger: Logger
 
@@ -48,8 +56,17 @@ struct AuditMiddleware: RouterMiddleware {
             }
         }
         guard !events.isEmpty else { return }
+        if let metrics {
+            for e in events { metrics.authEvent(e.event, outcome: e.outcome) }
+            // A login request, whatever its event became (a wrong password, a lockout, a 429).
+            if route?.event == "login", let main = events.first {
+                let provider = main.provider.flatMap { state.provider == $0 || isProvider(main.appId, $0) ? $0 : nil }
+                metrics.login(provider: provider, outcome: main.outcome)
+            }
+        }
+        guard let auditLog else { return }
         do {
-            try await store.insertAuditEvents(events)
+            try await auditLog.insertAuditEvents(events)
         } catch {
             logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(events[0].event)"])
         }

@@ -1,0 +1,80 @@
+import Synchronization
+
+/// How much a store uses its database, for `/metrics`: operations under way (each holds a
+/// connection, or waits for one) and operations since start, by kind, and how many
+/// connections the engine may hold at once. Atomic counters: a few nanoseconds an operation.
+final class DatabaseMeter: Sendable {
+    enum Kind: String, CaseIterable, Sendable {
+        /// Reads outside a transaction and read snapshots.
+        case read
+        /// Write transactions.
+        case write
+    }
+
+    /// Connections the engine may hold at once.
+    let poolSize: Int
+    private let readsInFlight = Atomic<Int>(0)
+    private let writesInFlight = Atomic<Int>(0)
+    private let reads = Atomic<Int>(0)
+    private let writes = Atomic<Int>(0)
+
+    init(poolSize: Int) {
+        self.poolSize = poolSize
+    }
+
+    func inFlight(_ kind: Kind) -> Int {
+        kind == .read ? readsInFlight.load(ordering: .relaxed) : writesInFlight.load(ordering: .relaxed)
+    }
+
+    func total(_ kind: Kind) -> Int {
+        kind == .read ? reads.load(ordering: .relaxed) : writes.load(ordering: .relaxed)
+    }
+
+    /// Runs `body` as one operation of `kind`.
+    func measure<T>(_ kind: Kind, _ body: () async throws -> T) async rethrows -> T {
+        switch kind {
+        case .read:
+            reads.add(1, ordering: .relaxed)
+            readsInFlight.add(1, ordering: .relaxed)
+        case .write:
+            writes.add(1, ordering: .relaxed)
+            writesInFlight.add(1, ordering: .relaxed)
+        }
+        defer {
+            switch kind {
+            case .read: readsInFlight.subtract(1, ordering: .relaxed)
+            case .write: writesInFlight.subtract(1, ordering: .relaxed)
+            }
+        }
+        return try await body()
+    }
+}
+
+/// A store that keeps a ``DatabaseMeter``.
+protocol MeteredStore {
+    var meter: DatabaseMeter { get }
+}
+
+/// An engine whose every operation a ``DatabaseMeter`` counts; ``SQLStore`` reaches its
+/// engine only through one.
+struct MeteredEngine<Base: SQLEngine>: Sendable {
+    let base: Base
+    let meter: DatabaseMeter
+
+    init(_ base: Base) {
+        self.base = base
+        meter = DatabaseMeter(poolSize: base.poolSize)
+    }
+
+    func read<T: Sendable>(_ operation: String, _ body: (Base.Runner) async throws -> T) async throws -> T {
+        try await meter.measure(.read) { try await base.read(operation, body) }
+    }
+
+    func snapshot<T: Sendable>(_ operation: String, _ body: (Base.Runner) async throws -> T) async throws -> T {
+        try await meter.measure(.read) { try await base.snapshot(operation, body) }
+    }
+
+    func write<T: Sendable>(_ operation: String, _ body: (Base.Runner) async throws -> T) async throws -> T {
+        try await meter.measure(.write) { try await base.write(operation, body) }
+    }
+}
