@@ -27,7 +27,7 @@ public func buildApplication(
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {
         router.add(middleware: AuthEventMiddleware(
-            auditLog: configuration.auditLog ? store : nil, metrics: metrics,
+            auditLog: configuration.auditLog ? AuditWriter(store: store) : nil, metrics: metrics,
             isProvider: { [service] app, type in service.hasProvider(type, app: app) },
             clock: configuration.clock, logger: configuration.logger))
     }

@@ -12,7 +12,7 @@ import Logging
 struct AuthEventMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     /// Where the audit log is written; nil when it is off.
-    let auditLog: (any AuthStore)?
+    let auditLog: AuditWriter?
     let metrics: ServerMetrics?
     /// Whether app `$0` has a provider `$1`: only those are counted by name in the metrics (a
     /// path can name anything).
@@ -66,7 +66,7 @@ struct AuthEventMiddleware: RouterMiddleware {
         }
         guard let auditLog else { return }
         do {
-            try await auditLog.insertAuditEvents(events)
+            try await auditLog.write(events)
         } catch {
             logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(events[0].event)"])
         }

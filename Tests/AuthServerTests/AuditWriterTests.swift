@@ -1,0 +1,66 @@
+@testable import AuthServer
+import Foundation
+import GRDB
+import Testing
+
+/// The audit log's group commit: events that arrive while a write is under way share the
+/// next transaction, and each caller returns only once its events are stored.
+@Suite struct AuditWriterTests {
+    static func event(_ i: Int) -> AuditEvent {
+        AuditEvent(time: 1_700_000_000, appId: "local", event: "login", outcome: "success", userId: "user\(i)",
+                   provider: "anon-user", address: "127.0.0.1", userAgent: nil, detail: nil)
+    }
+
+    @Test func eventsThatArriveDuringAWriteShareTheNext() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-auditw-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteStore(path: directory + "/authsh.sqlite")
+        let writer = AuditWriter(store: store)
+
+        // Another connection holds the write lock: the first batch waits for it (busy timeout),
+        // and every caller that comes meanwhile queues behind it.
+        let other = try DatabaseQueue(path: directory + "/authsh.sqlite")
+        let holding = Task {
+            try await other.writeWithoutTransaction { db in
+                try db.execute(sql: "BEGIN IMMEDIATE")
+                Thread.sleep(forTimeInterval: 0.5)
+                try db.execute(sql: "COMMIT")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        let writesBefore = store.meter.total(.write)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for i in 0..<50 {
+                group.addTask { try await writer.write([Self.event(i)]) }
+                if i == 0 { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            try await group.waitForAll()
+        }
+        try await holding.value
+        let transactions = store.meter.total(.write) - writesBefore
+        #expect(transactions <= 3, "50 callers took \(transactions) transactions")
+        let stored = try await store.auditEvents(AuditFilter(limit: 100))
+        #expect(Set(stored.compactMap(\.userId)) == Set((0..<50).map { "user\($0)" }), "every caller's event, once")
+        #expect(stored.count == 50)
+    }
+
+    @Test func aFailedWriteReachesEveryCallerOfItsBatch() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-auditw-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let store = try SQLiteStore(path: directory + "/authsh.sqlite")
+        let other = try DatabaseQueue(path: directory + "/authsh.sqlite")
+        try await other.write { try $0.execute(sql: "DROP TABLE audit_events") }
+        let writer = AuditWriter(store: store)
+        let failures = try await withThrowingTaskGroup(of: Bool.self) { group in
+            for i in 0..<10 {
+                group.addTask {
+                    do { try await writer.write([Self.event(i)]); return false } catch { return true }
+                }
+            }
+            return try await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        #expect(failures == 10)
+    }
+}
