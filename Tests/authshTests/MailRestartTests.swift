@@ -6,9 +6,15 @@ import Testing
 /// started again on the same database: the queue is in the database, not the process.
 @Suite struct MailRestartTests {
     /// `Tests/smtp/smtp_sink.py` (aiosmtpd) on `port`, writing what it accepts to `directory`.
-    static func startSink(port: Int, directory: String) throws -> ChildProcess {
+    static func startSink(port: Int, directory: String, stall: Int = 0) throws -> ChildProcess {
         try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/smtp/smtp_sink.py",
-                          "--dir", directory, "--port", String(port)], output: directory + "/../sink.log")
+                          "--dir", directory, "--port", String(port), "--stall", String(stall)], output: directory + "/../sink.log")
+    }
+
+    /// The messages `directory` holds (the sink's N.json files), as their raw text.
+    static func received(_ directory: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasSuffix(".json") }.sorted()
+            .map { try String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
     }
 
     static func freePort() throws -> Int {
@@ -60,6 +66,57 @@ import Testing
         #expect(try FileManager.default.contentsOfDirectory(atPath: mailbox).filter { $0.hasSuffix(".json") }.count == 1, "once")
         let text = try String(contentsOfFile: mailbox + "/1.json", encoding: .utf8)
         #expect(text.contains("kim@example.com"))
+    }
+
+    /// Killed while the SMTP server holds its DATA (the content sent, the answer not yet
+    /// back): the next process sends it again once the lease runs out. A receiver that kept the
+    /// interrupted copy has two, with one `Message-ID` (the bound the queue promises: at most
+    /// one duplicate per crash, and a receiver can tell).
+    @Test func aMailWhoseDeliveryTheKillInterruptedIsSentAgainAfterTheRestart() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let mailbox = directory + "/mail"
+        try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
+        let port = try Self.freePort()
+        let config = directory + "/config.json"
+        // A lease of 1 + 8 x 2 + 10 = 27 s.
+        try Data(#"""
+            {"apps": [{"id": "local", "rateLimits": {"enabled": false}}],
+             "mail": {"host": "127.0.0.1", "port": \#(port), "security": "none", "from": "no-reply@example.com",
+                      "retryDelaysSeconds": [1], "connectTimeoutSeconds": 1, "commandTimeoutSeconds": 2}}
+            """#.utf8).write(to: URL(fileURLWithPath: config))
+        let arguments = ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"]
+        let sink = try Self.startSink(port: port, directory: mailbox, stall: 30)
+        defer { sink.stop() }
+
+        let first = try await Self.serve(arguments, log: directory + "/first.log")
+        let register = try await JSONHTTP(origin: first.origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
+                                                                       json: #"{"email":"lee@example.com","password":"password1"}"#)
+        #expect(register.status == 201, "\(register.text)")
+        // Killed as soon as the SMTP server holds the DATA (well inside the 2 s the client waits).
+        var stalled = false
+        for _ in 0..<500 where !stalled {
+            stalled = FileManager.default.fileExists(atPath: mailbox + "/stalled")
+            if !stalled { try await Task.sleep(for: .milliseconds(10)) }
+        }
+        first.process.stop()
+        #expect(stalled, "the delivery never reached DATA")
+
+        let second = try await Self.serve(arguments, log: directory + "/second.log")
+        defer { second.process.stop() }
+        var delivered: [String] = []
+        for _ in 0..<900 where delivered.isEmpty {
+            delivered = try Self.received(mailbox)
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(!delivered.isEmpty, "delivered after the restart")
+        try await Task.sleep(for: .seconds(3))
+        delivered = try Self.received(mailbox)
+        #expect((1...2).contains(delivered.count), "at most one duplicate: \(delivered.count)")
+        let ids = Set(delivered.map { text in
+            text.components(separatedBy: "\\r\\n").first { $0.lowercased().hasPrefix("message-id:") } ?? "none"
+        })
+        #expect(ids.count == 1 && !ids.contains("none"), "one Message-ID: \(ids)")
+        #expect(delivered.allSatisfy { $0.contains("lee@example.com") })
     }
 
     /// `authsh serve --port 0 ARGS`, spawned without Foundation's `Process` (it is killed and

@@ -8,6 +8,8 @@ order. Options make it behave as relays do:
   --fail CODES          answer DATA with these codes in turn (e.g. 421,451), then accept;
                         a code followed by '+' (550+) answers it every time
   --port N              listen on N (default: a free port)
+  --stall SECONDS       hold the first DATA that many seconds before answering it, having
+                        written DIR/stalled (a client killed meanwhile never gets the answer)
 
 It prints "listening PORT" once it accepts connections.
 """
@@ -32,13 +34,20 @@ def main():
     p.add_argument("--auth")
     p.add_argument("--fail", default="")
     p.add_argument("--port", type=int, default=0)
+    p.add_argument("--stall", type=float, default=0)
     a = p.parse_args()
 
     codes = [c for c in a.fail.split(",") if c]
     state = {"count": len(os.listdir(a.dir))}
 
+    stall = {"left": a.stall}
+
     class Handler:
         async def handle_DATA(self, server, session, envelope):
+            if stall["left"]:
+                seconds, stall["left"] = stall["left"], 0
+                open(os.path.join(a.dir, "stalled"), "w").close()
+                await asyncio.sleep(seconds)
             if codes:
                 code = codes[0]
                 if code.endswith("+"):
