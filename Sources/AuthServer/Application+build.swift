@@ -24,6 +24,9 @@ public func buildApplication(
     let service = try await AuthService(configuration: configuration, store: store, metrics: metrics)
     let router = Router(context: AuthRequestContext.self)
     if let metrics { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
+    if !configuration.trustedProxies.isEmpty {
+        router.add(middleware: ForwardedClientMiddleware(trusted: configuration.trustedProxies))
+    }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {
         router.add(middleware: AuthEventMiddleware(

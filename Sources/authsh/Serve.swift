@@ -12,6 +12,7 @@ enum Serve {
                             [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
                             [--public-url URL] [--log-level info] [--log-format text|json]
                             [--metrics-port PORT] [--metrics-host 127.0.0.1]
+                            [--trusted-proxy ADDRESS[/BITS]]...
                authsh serve [--data DIR | --database URL | --config FILE] migrate
         """
 
@@ -40,6 +41,9 @@ enum Serve {
                              from the API; off by default (config metricsPort)
           --metrics-host H   the metrics listener's address (default 127.0.0.1; config
                              metricsHost)
+          --trusted-proxy A  a reverse proxy (address or CIDR range; repeatable): requests
+                             from it count against the client its X-Forwarded-For names
+                             (config trustedProxies)
 
         `migrate` creates or migrates the database's schema and exits (the server does it at
         start-up too, safely when several instances start at once).
@@ -65,6 +69,7 @@ enum Serve {
         var jsonLogs = false
         var metricsPort: Int?
         var metricsHost: String?
+        var proxies: [String] = []
         var i = 0
         func value(_ option: String) -> String? {
             i += 1
@@ -123,6 +128,14 @@ enum Serve {
             case "--metrics-host":
                 guard let v = value(arg) else { return bad("--metrics-host needs a value") }
                 metricsHost = v
+            case "--trusted-proxy":
+                guard let v = value(arg) else { return bad("--trusted-proxy needs an address or CIDR range") }
+                do throws(ConfigError) {
+                    _ = try TrustedProxies([v])
+                } catch {
+                    return bad("--trusted-proxy: \(error.reason)")
+                }
+                proxies.append(v)
             case "--log-level":
                 guard let v = value(arg), let l = Logger.Level(rawValue: v) else {
                     return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
@@ -151,6 +164,10 @@ enum Serve {
         if let database { config.database = database }
         if let metricsPort { config.metricsPort = metricsPort }
         if let metricsHost { config.metricsHost = metricsHost }
+        if !proxies.isEmpty {
+            // Valid: each was checked as it was read.
+            config.trustedProxies = (try? TrustedProxies(proxies)) ?? TrustedProxies()
+        }
         var logger = jsonLogs ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
         logger.logLevel = level
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {

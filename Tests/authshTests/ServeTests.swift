@@ -21,6 +21,31 @@ import Testing
         #expect(r.status == 64 && r.stderr.contains("--port"))
         #expect(try Binary.run(["serve", "--frobnicate"]).status == 64)
         #expect(try Binary.run(["serve", "--public-url", "auth.example.com"]).status == 64)
+        #expect(try Binary.run(["serve", "--metrics-port", "http"]).status == 64)
+        let proxy = try Binary.run(["serve", "--trusted-proxy", "proxy.example.com"])
+        #expect(proxy.status == 64 && proxy.stderr.contains("proxy.example.com"), "\(proxy.stderr)")
+    }
+
+    /// `--metrics-port 0`: a second listener, announced on stdout, serving `/metrics` only.
+    @Test func metricsOnTheirOwnListener() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let log = directory + "/serve.log"
+        let (process, origin) = try await MailRestartTests.serve(["--data", directory + "/data", "--metrics-port", "0"], log: log)
+        defer { process.stop() }
+        var metrics: String?
+        for _ in 0..<200 where metrics == nil {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            metrics = text.split(separator: "\n").first { $0.hasPrefix("metrics on ") }.map { String($0.dropFirst("metrics on ".count)) }
+            if metrics == nil { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        let url = try #require(metrics, "no 'metrics on' line")
+        #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/metrics") && !url.hasPrefix(origin + "/"))
+        let login = try await JSONHTTP(origin: origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/anon-user/login",
+                                                            json: #"{"provider":"anon-user"}"#)
+        #expect(login.status == 200)
+        let scrape = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let text = String(buffer: try await scrape.body.collect(upTo: 1 << 20))
+        #expect(text.contains(#"authsh_logins_total{provider="anon-user",outcome="success"} 1"#), "\(text)")
     }
 
     @Test func devModeOnANonLoopbackAddressNeedsToBeAskedFor() throws {

@@ -68,6 +68,9 @@ public struct ServerConfiguration: Sendable {
     /// for how many days they are kept (config `auditRetentionDays`, default 90).
     public var auditLog = true
     public var auditRetentionDays: Int64 = 90
+    /// The reverse proxies whose `X-Forwarded-For` names the client (config `trustedProxies`,
+    /// `--trusted-proxy`); none by default, so the header is ignored.
+    public var trustedProxies = TrustedProxies()
     /// Where `/metrics` answers (`--metrics-port`, config `metricsPort`): nil for nowhere
     /// (the default); 0 binds an ephemeral port.
     public var metricsPort: Int?
@@ -130,6 +133,7 @@ public struct ServerConfiguration: Sendable {
             auditRetentionDays = try r.integer("auditRetentionDays", in: 1...3650) ?? auditRetentionDays
             if let port = try r.integer("metricsPort", in: 0...65535) { metricsPort = Int(port) }
             metricsHost = try r.string("metricsHost") ?? metricsHost
+            if let proxies = try r.strings("trustedProxies") { trustedProxies = try TrustedProxies(proxies) }
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")
