@@ -45,6 +45,23 @@ import Testing
         return try queue(database)
     }
 
+    /// Dev mode with `mail`: delivered by SMTP, and the dev outbox still records it.
+    @Test func devModeWithSMTPKeepsTheOutbox() async throws {
+        let sink = try SMTPSink()
+        var config = TestServer.configuration(dev: true)
+        config.mail = MailConfiguration(host: "127.0.0.1", port: sink.port, security: .none, from: "no-reply@example.com")
+        config.apps[0].rateLimits.enabled = false
+        try await TestServer.run(config) { c in
+            #expect(try await c.userpass("register", ["email": "dev@example.com", "password": "Secret-Pass-1"]).status == 201)
+            let kept = try await c.outbox("dev@example.com", kind: "confirm")
+            #expect(kept.count == 1)
+            let mail = try #require(try await sink.waitFor(1).first)
+            #expect(mail.to == ["dev@example.com"])
+            let token = try #require(kept.first?["token"]?.stringValue)
+            #expect(ParsedMail(mail.data).parts["text/plain"]?.contains(token) == true, "the outbox's token is the mail's")
+        }
+    }
+
     @Test func aConfirmationMailArrivesAndItsLinkConfirms() async throws {
         let sink = try SMTPSink()
         try await Self.run(sink) { c, database in

@@ -9,23 +9,29 @@ final class MailQueue: Mailer {
     let clock: ServerClock
     /// The domain of `Message-ID`s (the `From` address's).
     let domain: String
+    /// Dev mode with SMTP: every queued mail is also kept here, so the dev API reads it as
+    /// without SMTP (server-contract.md: "the dev outbox still records it").
+    let devCopy: DevOutbox?
 
-    init(store: any AuthStore, sender: MailSender, clock: ServerClock, domain: String) {
+    init(store: any AuthStore, sender: MailSender, clock: ServerClock, domain: String, devCopy: DevOutbox? = nil) {
         self.store = store
         self.sender = sender
         self.clock = clock
         self.domain = domain
+        self.devCopy = devCopy
     }
 
     func send(_ message: OutboxMessage, app: String) async throws {
         let mail = queued(message, app: app)
         try await store.enqueueMail(mail)
+        devCopy?.keep(message, app: app)
         await sender.submitted(mail.id)
     }
 
     func send(_ message: OutboxMessage, app: String, storing token: OneTimeToken, now: Int64, keep: Int) async throws {
         let mail = queued(message, app: app)
         try await store.insertToken(token, now: now, keep: keep, mail: mail)
+        devCopy?.keep(message, app: app)
         await sender.submitted(mail.id)
     }
 

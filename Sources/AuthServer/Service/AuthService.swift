@@ -67,7 +67,8 @@ final class AuthService: Sendable {
         auditRetention = c.auditRetentionDays * 86_400
         let templates = try MailTemplates(directory: c.mailTemplates)
         self.templates = templates
-        // Mail: SMTP when configured; else, in dev mode, the outbox; else nothing (a warning).
+        // Mail: SMTP when configured (in dev mode the outbox keeps a copy); else, in dev mode,
+        // the outbox; else nothing (a warning).
         outbox = c.dev ? DevOutbox() : nil
         var transport: (any MailTransport)? = outbox
         var policy = MailSender.DeliveryPolicy()
@@ -82,7 +83,8 @@ final class AuthService: Sendable {
             let sender = MailSender(store: store, transport: transport, clock: c.clock, policy: policy, logger: c.logger,
                                     metrics: metrics)
             mailSender = sender
-            mailer = MailQueue(store: store, sender: sender, clock: c.clock, domain: domain)
+            let copy = transport.isLocal ? nil : outbox
+            mailer = MailQueue(store: store, sender: sender, clock: c.clock, domain: domain, devCopy: copy)
         } else {
             mailSender = nil
             mailer = UndeliveredMail(store: store, logger: c.logger)
