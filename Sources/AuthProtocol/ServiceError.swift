@@ -72,6 +72,9 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     /// authsh: the user has no session with that id.
     public static let sessionNotFound = ServiceErrorCode("SessionNotFound", 404)
 
+    /// authsh: the admin API refused the key presented.
+    public static let invalidAdminKey = ServiceErrorCode("InvalidAdminKey", 401)
+
     private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
         invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
         authError, badRequest, invalidParameter, missingParameter, missingAuthReq, apiKeyNotFound,
@@ -80,6 +83,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
         payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
         identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
         accountExistsWithDifferentCredential, enumerationProtected, requiresRecentLogin, sessionNotFound,
+        invalidAdminKey,
     ].map { ($0.rawValue, $0.status) })
 }
 

@@ -30,12 +30,15 @@ public func buildApplication(
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {
         router.add(middleware: AuthEventMiddleware(
-            auditLog: configuration.auditLog ? AuditWriter(store: store) : nil, metrics: metrics,
+            auditLog: service.auditWriter, metrics: metrics,
             isProvider: { [service] app, type in service.hasProvider(type, app: app) },
             clock: configuration.clock, logger: configuration.logger))
     }
     service.addClientRoutes(to: router)
     service.addHealthRoutes(to: router)
+    if !configuration.adminKeys.isEmpty {
+        service.addAdminRoutes(to: router, keys: configuration.adminKeys)
+    }
     service.addOAuthRoutes(to: router)
     if let outbox = service.outbox {
         service.addDevRoutes(to: router, outbox: outbox)

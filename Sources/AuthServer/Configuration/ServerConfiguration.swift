@@ -71,6 +71,8 @@ public struct ServerConfiguration: Sendable {
     /// The reverse proxies whose `X-Forwarded-For` names the client (config `trustedProxies`,
     /// `--trusted-proxy`); none by default, so the header is ignored.
     public var trustedProxies = TrustedProxies()
+    /// The admin API's keys (config `adminKeys`); none: no admin API, no admin page.
+    public var adminKeys = AdminKeys()
     /// Where `/metrics` answers (`--metrics-port`, config `metricsPort`): nil for nowhere
     /// (the default); 0 binds an ephemeral port.
     public var metricsPort: Int?
@@ -134,6 +136,7 @@ public struct ServerConfiguration: Sendable {
             if let port = try r.integer("metricsPort", in: 0...65535) { metricsPort = Int(port) }
             metricsHost = try r.string("metricsHost") ?? metricsHost
             if let proxies = try r.strings("trustedProxies") { trustedProxies = try TrustedProxies(proxies) }
+            if let keys = r.value("adminKeys") { adminKeys = try AdminKeys(ejson: keys) }
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")

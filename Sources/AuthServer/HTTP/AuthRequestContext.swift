@@ -11,6 +11,8 @@ public struct AuthRequestContext: RequestContext {
     public internal(set) var clientAddress: String
     /// The connection's peer.
     public let peerAddress: SocketAddress?
+    /// The name of the admin key the request presented (admin routes only, once checked).
+    public internal(set) var adminKeyName: String?
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

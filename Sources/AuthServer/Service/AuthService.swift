@@ -20,6 +20,8 @@ final class AuthService: Sendable {
     let logger: Logger
     /// What `/metrics` counts (nil without `--metrics-port`).
     let metrics: ServerMetrics?
+    /// Where audit events are written (nil with `auditLog: false`).
+    let auditWriter: AuditWriter?
     /// Verified against when the user is unknown, so that both answers take as long.
     let dummyHash: String
     /// The Lua plugins.
@@ -52,6 +54,7 @@ final class AuthService: Sendable {
     init(configuration c: ServerConfiguration, store: any AuthStore, metrics: ServerMetrics? = nil) async throws {
         self.store = store
         self.metrics = metrics
+        auditWriter = c.auditLog ? AuditWriter(store: store) : nil
         backoff = LoginBackoff(store: store)
         flows = OAuthFlows(store: store)
         publicURL = c.publicURL

@@ -167,6 +167,15 @@ public protocol AuthStore: Sendable {
     /// Deletes the pending credentials expired at `time`, of every app; returns how many.
     func deleteExpiredPendingCredentials(at time: Int64) async throws -> Int
 
+    // Administration
+    /// One page of the app's users that `query` selects, by id, each with its identities.
+    func listUsers(app: String, query: UserQuery) async throws -> [AdminUserRecord]
+    /// The user with its identities and last login, or nil.
+    func adminUser(id: String, app: String) async throws -> AdminUserRecord?
+    /// Disables (logins and tokens refused, sessions kept for an enable) or enables the user;
+    /// false when the app has no such user.
+    func setUserDisabled(_ disabled: Bool, id: String, app: String) async throws -> Bool
+
     /// Answers when the database does (`/readyz`).
     func ping() async throws
 

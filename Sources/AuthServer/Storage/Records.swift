@@ -186,9 +186,12 @@ public struct AuditEvent: Sendable, Equatable {
     public var userAgent: String?
     /// The error code of a failure, a plugin's name, what was killed: words the server chose.
     public var detail: String?
+    /// Who acted when it was not the user: `admin:NAME` for an admin key's action.
+    public var actor: String?
 
     public init(time: Int64, appId: String, event: String, outcome: String, userId: String? = nil, provider: String? = nil,
-                address: String? = nil, userAgent: String? = nil, detail: String? = nil) {
+                address: String? = nil, userAgent: String? = nil, detail: String? = nil, actor: String? = nil) {
+        self.actor = actor
         self.time = time
         self.appId = appId
         self.event = event
@@ -221,4 +224,31 @@ public struct AuditFilter: Sendable, Equatable {
         self.before = before
         self.limit = limit
     }
+}
+
+/// A user as administration sees it: the record, with its identities, and when it last
+/// logged in (nil: never, or before authsh kept it).
+public struct AdminUserRecord: Sendable, Equatable {
+    public var user: UserRecord
+    public var lastLoginAt: Int64?
+}
+
+/// Which users a listing returns (``AuthStore/listUsers(app:query:)``), oldest id first.
+public struct UserQuery: Sendable, Equatable {
+    /// A prefix of one of the user's emails (identities' verified emails, an email/password
+    /// account's), lowercased.
+    public var emailPrefix: String?
+    /// A provider type the user has an identity of.
+    public var provider: String?
+    /// true: only disabled users; false: only enabled ones.
+    public var disabled: Bool?
+    public var createdAfter: Int64?
+    public var createdBefore: Int64?
+    public var lastLoginAfter: Int64?
+    public var lastLoginBefore: Int64?
+    /// Users whose id sorts after this one (the cursor: the last id of the previous page).
+    public var after: String?
+    public var limit = 50
+
+    public init() {}
 }

@@ -5,7 +5,10 @@ extension SQLStore {
     // MARK: sessions
 
     public func insertSession(_ session: SessionRecord) async throws {
-        try await engine.write("create session") { r in try await r.run(SessionsTable.insert, SessionsTable.insertArguments(session)) }
+        try await engine.write("create session") { r in
+            try await r.run(SessionsTable.insert, SessionsTable.insertArguments(session))
+            try await r.run(UsersTable.setLastLogin, [.integer(session.createdAt), .text(session.userId)])
+        }
     }
 
     public func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {

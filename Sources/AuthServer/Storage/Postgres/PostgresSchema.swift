@@ -104,6 +104,11 @@ enum PostgresSchema {
             "CREATE INDEX audit_events_time ON audit_events(time)",
             "CREATE INDEX audit_events_user ON audit_events(user_id, id) WHERE user_id IS NOT NULL",
         ]),
+        ("v7", [
+            "ALTER TABLE users ADD COLUMN last_login_at BIGINT",
+            "CREATE INDEX users_app_id ON users(app_id, id)",
+            "ALTER TABLE audit_events ADD COLUMN actor TEXT",
+        ]),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

@@ -91,6 +91,11 @@ enum SQLiteSchema {
             CREATE INDEX audit_events_time ON audit_events(time);
             CREATE INDEX audit_events_user ON audit_events(user_id, id) WHERE user_id IS NOT NULL;
             """),
+        ("v7: administration", """
+            ALTER TABLE users ADD COLUMN last_login_at INTEGER;
+            CREATE INDEX users_app_id ON users(app_id, id);
+            ALTER TABLE audit_events ADD COLUMN actor TEXT;
+            """),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -1,19 +1,19 @@
 /// `audit_events`: the audit log, newest last (`id` increases).
 enum AuditEventsTable {
     static let insert: SQL = """
-        INSERT INTO audit_events (time, app_id, event, outcome, user_id, provider, address, user_agent, detail)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO audit_events (time, app_id, event, outcome, user_id, provider, address, user_agent, detail, actor)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     static func insertArguments(_ e: AuditEvent) -> [SQLValue] {
         [.integer(e.time), .text(e.appId), .text(e.event), .text(e.outcome), .text(e.userId), .text(e.provider),
-         .text(e.address), .text(e.userAgent), .text(e.detail)]
+         .text(e.address), .text(e.userAgent), .text(e.detail), .text(e.actor)]
     }
 
     /// Newest first, filtered (arguments: app twice, user twice, event twice, since twice,
     /// before twice, limit; a NULL filter matches all).
     static let select: SQL = """
-        SELECT id, time, app_id, event, outcome, user_id, provider, address, user_agent, detail FROM audit_events
+        SELECT id, time, app_id, event, outcome, user_id, provider, address, user_agent, detail, actor FROM audit_events
         WHERE (CAST(? AS TEXT) IS NULL OR app_id = ?) AND (CAST(? AS TEXT) IS NULL OR user_id = ?)
             AND (CAST(? AS TEXT) IS NULL OR event = ?) AND (CAST(? AS BIGINT) IS NULL OR time >= ?)
             AND (CAST(? AS BIGINT) IS NULL OR id < ?)
@@ -29,7 +29,7 @@ enum AuditEventsTable {
         var e = AuditEvent(time: try row.int64("time"), appId: try row.text("app_id"), event: try row.text("event"),
                            outcome: try row.text("outcome"), userId: try row.optionalText("user_id"), provider: try row.optionalText("provider"),
                            address: try row.optionalText("address"), userAgent: try row.optionalText("user_agent"),
-                           detail: try row.optionalText("detail"))
+                           detail: try row.optionalText("detail"), actor: try row.optionalText("actor"))
         e.id = try row.int64("id")
         return e
     }

@@ -1,4 +1,5 @@
 import AuthProtocol
+import Foundation
 
 /// `users`: one row per user (its identities are ``IdentitiesTable``'s).
 enum UsersTable {
@@ -48,6 +49,39 @@ enum UsersTable {
                    customData: try row.document("custom_data"), disabled: try row.bool("disabled"),
                    createdAt: try row.int64(createdAt))
     }
+
+    /// The ids (and last logins) of the users a ``UserQuery`` selects, by id, one page.
+    static let list: SQL = """
+        SELECT u.id, u.last_login_at FROM users u
+        WHERE u.app_id = ? AND (CAST(? AS TEXT) IS NULL OR u.id > ?)
+            AND (CAST(? AS BOOLEAN) IS NULL OR u.disabled = ?)
+            AND (CAST(? AS BIGINT) IS NULL OR u.created_at >= ?) AND (CAST(? AS BIGINT) IS NULL OR u.created_at < ?)
+            AND (CAST(? AS BIGINT) IS NULL OR u.last_login_at >= ?) AND (CAST(? AS BIGINT) IS NULL OR u.last_login_at < ?)
+            AND (CAST(? AS TEXT) IS NULL OR EXISTS (
+                SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.provider_type = ?))
+            AND (CAST(? AS TEXT) IS NULL OR EXISTS (
+                SELECT 1 FROM identities i WHERE i.user_id = u.id AND i.email LIKE ? ESCAPE '!')
+                OR EXISTS (SELECT 1 FROM identities i JOIN userpass_accounts a
+                    ON a.app_id = i.app_id AND a.identity_id = i.external_id
+                    WHERE i.user_id = u.id AND i.provider_type = 'local-userpass' AND lower(a.email) LIKE ? ESCAPE '!'))
+        ORDER BY u.id LIMIT ?
+        """
+
+    static func listArguments(app: String, _ q: UserQuery) -> [SQLValue] {
+        // LIKE's wildcards in the prefix are matched as themselves.
+        let pattern = q.emailPrefix.map { prefix in
+            prefix.lowercased().replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%")
+                .replacingOccurrences(of: "_", with: "!_") + "%"
+        }
+        return [.text(app), .text(q.after), .text(q.after), q.disabled.map(SQLValue.bool) ?? .null, q.disabled.map(SQLValue.bool) ?? .null,
+                .integer(q.createdAfter), .integer(q.createdAfter), .integer(q.createdBefore), .integer(q.createdBefore),
+                .integer(q.lastLoginAfter), .integer(q.lastLoginAfter), .integer(q.lastLoginBefore), .integer(q.lastLoginBefore),
+                .text(q.provider), .text(q.provider), .text(pattern), .text(pattern), .text(pattern), .integer(q.limit)]
+    }
+
+    static let lastLogin: SQL = "SELECT last_login_at FROM users WHERE id = ? AND app_id = ?"
+    static let setLastLogin: SQL = "UPDATE users SET last_login_at = ? WHERE id = ?"
+    static let setDisabled: SQL = "UPDATE users SET disabled = ? WHERE id = ? AND app_id = ? RETURNING 1"
 
     /// Locks the user's row until the transaction ends (two changes of its identities or keys
     /// at once run one after the other).

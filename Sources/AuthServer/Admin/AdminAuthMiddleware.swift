@@ -1,0 +1,21 @@
+import AuthProtocol
+import Hummingbird
+
+/// Lets a request into the admin API only with an admin key (`Authorization: Bearer KEY`),
+/// never with a user's token; the key's name goes in the context for the audit log.
+struct AdminAuthMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    let keys: AdminKeys
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
+            throw ServiceError(.missingAuthReq, "the admin API needs an admin key: Authorization: Bearer KEY")
+        }
+        guard let name = keys.name(of: String(header.dropFirst(7))) else {
+            throw ServiceError(.invalidAdminKey, "not an admin key")
+        }
+        var context = context
+        context.adminKeyName = name
+        return try await next(request, context)
+    }
+}

@@ -1,0 +1,136 @@
+import AuthProtocol
+import Hummingbird
+
+/// The admin API under `/api/admin/v1/apps/{app}/` (present only with `adminKeys`), answered
+/// in relaxed JSON (plain numbers; times in unix seconds):
+///
+/// | Route | |
+/// |---|---|
+/// | GET `users?email=&provider=&state=&createdAfter=&...&limit=&cursor=` | `{"users": [...], "next": cursor or null}` |
+/// | GET `users/{id}` | the user with identities, sessions, API key names and recent audit events |
+/// | POST `users/{id}/disable`, `users/{id}/enable` | logins and tokens refused, or allowed again |
+/// | DELETE `users/{id}` | the user, identities, sessions, keys and accounts |
+/// | DELETE `users/{id}/sessions` | `{"revoked": N}` |
+/// | PUT `users/{id}/custom_data` | a JSON object, or null to remove it |
+/// | POST `users/{id}/reset` | sends the reset mail of the user's email/password account |
+/// | POST `confirm` `{"email"}` | confirms a pending email/password account |
+///
+/// Every change lands in the audit log with `actor` `admin:NAME` (the key's name).
+extension AuthService {
+    static let adminBase = "/api/admin/v1"
+
+    func addAdminRoutes(to router: Router<AuthRequestContext>, keys: AdminKeys) {
+        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(middleware: AdminAuthMiddleware(keys: keys))
+        apps.get(":app/users") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+            let users = try await self.store.listUsers(app: app.id, query: query)
+            let next: EJSON = users.count == query.limit ? users.last.map { .string($0.user.id) } ?? .null : .null
+            return Self.adminJSON(["users": .array(users.map(Self.adminUser)), "next": next])
+        }
+        apps.get(":app/users/:id") { _, context in
+            let (app, found) = try await self.adminTarget(context)
+            return Self.adminJSON(try await self.adminDetails(found, app: app))
+        }
+        for (action, disabled) in [("disable", true), ("enable", false)] {
+            apps.post(":app/users/:id/\(action)") { request, context in
+                let (app, found) = try await self.adminTarget(context)
+                guard try await self.store.setUserDisabled(disabled, id: found.user.id, app: app.id) else { throw Self.noSuchUser }
+                await self.adminAudit(disabled ? "user_disabled" : "user_enabled", app: app, user: found.user.id, request, context)
+                return Self.adminJSON(["id": .string(found.user.id), "disabled": .bool(disabled)])
+            }
+        }
+        apps.delete(":app/users/:id") { request, context in
+            let (app, found) = try await self.adminTarget(context)
+            try await self.store.deleteUser(id: found.user.id, app: app.id)
+            await self.adminAudit("user_deleted", app: app, user: found.user.id, request, context)
+            return Self.adminJSON(["id": .string(found.user.id), "deleted": true])
+        }
+        apps.delete(":app/users/:id/sessions") { request, context in
+            let (app, found) = try await self.adminTarget(context)
+            let revoked = try await self.store.deleteSessions(userId: found.user.id, app: app.id, except: "")
+            await self.adminAudit("session_revoked", app: app, user: found.user.id, request, context, detail: "all: \(revoked)")
+            return Self.adminJSON(["revoked": .int64(Int64(revoked))])
+        }
+        apps.put(":app/users/:id/custom_data") { request, context in
+            let (app, found) = try await self.adminTarget(context)
+            let data: EJSONDocument?
+            switch try await Self.adminBody(request, context) {
+            case .document(let d): data = d
+            case .null: data = nil
+            default: throw ServiceError(.invalidParameter, "custom data must be a JSON object, or null to remove it")
+            }
+            guard try await self.store.setCustomData(data, userId: found.user.id, app: app.id) else { throw Self.noSuchUser }
+            await self.adminAudit("custom_data_set", app: app, user: found.user.id, request, context)
+            return Self.adminJSON(try await self.adminDetails(found, app: app))
+        }
+        apps.post(":app/users/:id/reset") { request, context in
+            let (app, found) = try await self.adminTarget(context)
+            guard let email = try await self.userpassEmail(of: found.user, app: app) else {
+                throw ServiceError(.userNotFound, "the user has no email/password identity")
+            }
+            guard try self.userpassConfig(app).runResetFunction == false else {
+                throw ServiceError(.badRequest, "a reset function is configured: resets go through it")
+            }
+            try await self.sendLink(.reset, app: app, email: email, origin: nil)
+            await self.adminAudit("reset_requested", app: app, user: found.user.id, request, context)
+            return Self.adminJSON(["sent": true])
+        }
+        apps.post(":app/confirm") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            guard case .document(let body) = try await Self.adminBody(request, context),
+                  case .string(let email)? = body["email"], !email.isEmpty else {
+                throw ServiceError(.missingParameter, "expected {\"email\": ...}")
+            }
+            guard let account = try await self.store.userpassAccount(app: app.id, email: email) else {
+                throw ServiceError(.userNotFound, "no email/password account with that email")
+            }
+            if !account.confirmed { try await self.store.confirmUserpassAccount(app: app.id, email: account.email) }
+            await self.adminAudit("confirm", app: app, user: nil, request, context, detail: account.confirmed ? "already confirmed" : nil)
+            return Self.adminJSON(["email": .string(account.email), "confirmed": true])
+        }
+    }
+
+    static let noSuchUser = ServiceError(.userNotFound, "no user with that id in this app")
+
+    /// The app and user the path names, or 404.
+    private func adminTarget(_ context: AuthRequestContext) async throws -> (AppRuntime, AdminUserRecord) {
+        let app = try app(context.parameters.get("app") ?? "")
+        guard let found = try await store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else { throw Self.noSuchUser }
+        return (app, found)
+    }
+
+    /// The email of the user's email/password account, if it has one.
+    func userpassEmail(of user: UserRecord, app: AppRuntime) async throws -> String? {
+        guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }) else { return nil }
+        return identity.email ?? identity.data["email"]?.stringValue ?? user.data["email"]?.stringValue
+    }
+
+    /// Records an admin action: the key's name as the actor, with the request's address and agent.
+    private func adminAudit(_ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
+                            detail: String? = nil) async {
+        guard let auditWriter else { return }
+        let agent = request.headers[.userAgent].map { String($0.prefix(256)) }
+        let entry = AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user,
+                               address: context.clientAddress, userAgent: agent, detail: detail,
+                               actor: "admin:\(context.adminKeyName ?? "?")")
+        do {
+            try await auditWriter.write([entry])
+        } catch {
+            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(event)"])
+        }
+    }
+
+    private static func adminBody(_ request: Request, _ context: AuthRequestContext) async throws -> EJSON {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        do {
+            return try EJSON(parsing: Array(buffer: buffer))
+        } catch {
+            throw ServiceError(.badRequest, "the body is not JSON: \(error)")
+        }
+    }
+
+    static func adminJSON(_ body: EJSON, status: HTTPResponse.Status = .ok) -> Response {
+        JSONResponse.make(body, status: status, mode: .relaxed)
+    }
+}
