@@ -92,6 +92,7 @@ enum Audit {
         if let v = e.address { parts.append("address=\(v)") }
         if let v = e.detail { parts.append("detail=\(quoted(v))") }
         if let v = e.userAgent { parts.append("agent=\(quoted(v))") }
+        if let v = e.actor { parts.append("actor=\(v)") }
         return parts.joined(separator: " ")
     }
 
@@ -99,7 +100,7 @@ enum Audit {
         var d: EJSONDocument = ["id": .int64(e.id), "time": .string(ISODate.format(milliseconds: e.time * 1000)), "app": .string(e.appId),
                                 "event": .string(e.event), "outcome": .string(e.outcome)]
         for (key, value) in [("user", e.userId), ("provider", e.provider), ("address", e.address), ("userAgent", e.userAgent),
-                             ("detail", e.detail)] {
+                             ("detail", e.detail), ("actor", e.actor)] {
             if let value { d[key] = .string(value) }
         }
         return EJSON.document(d).encodedString(.relaxed)

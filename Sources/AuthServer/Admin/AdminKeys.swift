@@ -20,6 +20,9 @@ public struct AdminKeys: Sendable, Equatable {
 
     public var isEmpty: Bool { keys.isEmpty }
 
+    /// A new random key: 64 hex digits (256 bits).
+    public static func randomKey() -> String { Secrets.randomHex(bytes: 32) }
+
     public init() {}
 
     /// Keys given in code (tests): name and key.

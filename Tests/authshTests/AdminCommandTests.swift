@@ -1,0 +1,78 @@
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// `authsh admin`, the real binary: against a running server's admin API with the key from
+/// the environment, and directly on a data directory.
+@Suite struct AdminCommandTests {
+    static let key = "cli-admin-key-0123456789abcdef0123456789"
+
+    static func lines(_ text: String) -> [[String: Any]] {
+        text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+    }
+
+    @Test func againstAServerAndDirectlyOnItsData() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let config = directory + "/config.json"
+        try Data(#"""
+            {"adminKeys": [{"name": "ops", "key": {"env": "TEST_ADMIN_KEY"}}],
+             "apps": [{"id": "local", "rateLimits": {"enabled": false},
+                       "providers": {"local-userpass": {"autoConfirm": true}}}]}
+            """#.utf8).write(to: URL(fileURLWithPath: config))
+        setenv("TEST_ADMIN_KEY", Self.key, 1)
+        let data = directory + "/data"
+        let (server, origin) = try await MailRestartTests.serve(["--config", config, "--data", data], log: directory + "/serve.log")
+        defer { server.stop() }
+        let http = JSONHTTP(origin: origin)
+        let login = "/api/client/v2.0/app/local/auth/providers/local-userpass/login"
+        #expect(try await http.send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
+                                    json: #"{"email":"cli@example.com","password":"Pass-word-1"}"#).status == 201)
+        let first = try await http.send(.POST, login, json: #"{"username":"cli@example.com","password":"Pass-word-1"}"#)
+        let id = try #require(first["user_id"])
+        _ = try await http.send(.POST, "/api/client/v2.0/app/local/auth/providers/anon-user/login", json: "{}")
+
+        // Through the server's admin API.
+        let env = ["AUTHSH_ADMIN_KEY": Self.key]
+        let list = try Binary.run(["admin", "--server", origin, "--json", "users", "list", "--email", "cli@"], environment: env)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(Self.lines(list.stdout).map { $0["id"] as? String } == [id])
+        let all = try Binary.run(["admin", "--server", origin, "users", "list", "--all", "--limit", "1"], environment: env)
+        #expect(all.stdout.split(separator: "\n").count == 2, "two users, a page each: \(all.stdout)")
+        let disable = try Binary.run(["admin", "--server", origin, "users", "disable", id], environment: env)
+        #expect(disable.status == 0 && disable.stdout == "disabled \(id)\n", "\(disable.stderr)")
+        let refused = try await http.send(.POST, login, json: #"{"username":"cli@example.com","password":"Pass-word-1"}"#)
+        #expect(refused.status == 401 && refused.text.contains("UserDisabled"))
+
+        let wrong = try Binary.run(["admin", "--server", origin, "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key + "x"])
+        #expect(wrong.status == 1 && wrong.stderr.contains("InvalidAdminKey"), "\(wrong.stderr)")
+        let none = try Binary.run(["admin", "--server", origin, "users", "list"], environment: ["AUTHSH_ADMIN_KEY": ""])
+        #expect(none.status == 64 && none.stderr.contains("AUTHSH_ADMIN_KEY"))
+        server.stop()
+
+        // Directly on the data directory, the server stopped.
+        let shown = try Binary.run(["admin", "--data", data, "--json", "users", "show", id])
+        #expect(shown.status == 0, "\(shown.stderr)")
+        let user = try #require(Self.lines(shown.stdout).first)
+        #expect(user["disabled"] as? Bool == true)
+        let audit = user["audit"] as? [[String: Any]] ?? []
+        #expect(audit.contains { $0["event"] as? String == "user_disabled" && $0["actor"] as? String == "admin:ops" })
+        #expect(try Binary.run(["admin", "--data", data, "users", "enable", id]).status == 0)
+        let enabled = try Binary.run(["admin", "--data", data, "users", "list", "--state", "enabled"])
+        #expect(enabled.stdout.split(separator: "\n").count == 2, "\(enabled.stdout)")
+        let log = try Binary.run(["audit", "--data", data, "--event", "user_enabled"])
+        #expect(log.stdout.contains("actor=admin:authsh-admin") && log.stdout.contains(id), "\(log.stdout)")
+
+        #expect(try Binary.run(["admin", "--data", data, "users", "delete", id]).status == 0)
+        let gone = try Binary.run(["admin", "--data", data, "users", "show", id])
+        #expect(gone.status == 1 && gone.stderr.contains("UserNotFound"))
+    }
+
+    @Test func badUsage() throws {
+        #expect(try Binary.run(["admin"]).status == 64)
+        #expect(try Binary.run(["admin", "users", "frobnicate", "x"]).status == 64)
+        #expect(try Binary.run(["admin", "--server", "example.com", "users", "list"]).status == 64)
+        #expect(try Binary.run(["admin", "users", "list", "--created-after", "last tuesday"]).status == 64)
+        let missing = try Binary.run(["admin", "--data", try Binary.temporaryDirectory() + "/none", "users", "list"])
+        #expect(missing.status == 1 && missing.stderr.contains("no database"))
+    }
+}
