@@ -43,6 +43,7 @@ enum AuthModule {
         t["signIn"] = .function(SignInBinding.function(app, name: "auth.signIn"))
         t["signInMethods"] = .function(LuaFunction("auth.signInMethods") { call in try AppObject.signInMethods(app, call, emailAt: 1) })
         t["http"] = .function(HTTPBinding.function(server: app.server))
+        t["admin"] = .function(AdminObject.function(configuration: configuration))
         return t
     }
 

@@ -10,6 +10,8 @@ public final class ScriptServer: Sendable {
 
     /// The configured URL (`embeddedURL` for the embedded server).
     public let baseURL: String
+    /// The embedded server's admin key (made for this process; `auth.admin()` uses it), or nil.
+    public let adminKey: String?
     private let starter: (@Sendable () async throws -> String)?
     private let started = Mutex<Task<String, any Error>?>(nil)
 
@@ -17,13 +19,15 @@ public final class ScriptServer: Sendable {
     public init(url: String) {
         baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         starter = nil
+        adminKey = nil
     }
 
     /// The embedded server: `start` runs it and returns its origin (`http://127.0.0.1:PORT`).
-    /// It is called once, on the first request.
-    public init(embedded start: @escaping @Sendable () async throws -> String) {
+    /// It is called once, on the first request. `adminKey` is the key it was given, if any.
+    public init(embedded start: @escaping @Sendable () async throws -> String, adminKey: String? = nil) {
         baseURL = ScriptServer.embeddedURL
         starter = start
+        self.adminKey = adminKey
     }
 
     public var isEmbedded: Bool { starter != nil }

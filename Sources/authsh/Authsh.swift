@@ -90,7 +90,9 @@ extension Authsh {
             if let problem = ScriptServer.problem(with: url) { throw UsageError("AUTHSH_SERVER: \(problem)") }
             server = ScriptServer(url: url)
         } else {
-            server = ScriptServer(embedded: EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins))
+            let key = EmbeddedServer.newAdminKey()
+            server = ScriptServer(embedded: EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins, adminKey: key),
+                                  adminKey: key)
         }
         return AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
     }

@@ -7,10 +7,15 @@ import Logging
 /// (default `./plugins` when it exists). It starts on the first request a script makes and
 /// stops with the process.
 enum EmbeddedServer {
-    /// A function that starts the server and returns its origin.
-    static func starter(dataDirectory: String, plugins: String?) -> @Sendable () async throws -> String {
+    /// A key for the embedded server's admin API, known only to this process.
+    static func newAdminKey() -> String { AdminKeys.randomKey() }
+
+    /// A function that starts the server and returns its origin. `adminKey` opens its admin
+    /// API to this process's scripts (`auth.admin()`), under the name `embedded`.
+    static func starter(dataDirectory: String, plugins: String?, adminKey: String) -> @Sendable () async throws -> String {
         {
             var config = ServerConfiguration()
+            config.adminKeys = try AdminKeys([(name: "embedded", key: adminKey)])
             config.dev = true
             config.host = "127.0.0.1"
             config.port = 0

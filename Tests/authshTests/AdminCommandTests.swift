@@ -76,3 +76,47 @@ import Testing
         #expect(missing.status == 1 && missing.stderr.contains("no database"))
     }
 }
+
+/// `auth.admin{}` in a batch script: the embedded server's admin API with no key to give.
+@Suite struct AdminLuaTests {
+    @Test func seedAndInspectUsersFromAScript() throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try Binary.script(#"""
+            local a = auth.app()
+            for i = 1, 3 do
+              a.emailPasswordAuth:registerUser("seed" .. i .. "@example.com", "Pass-word-" .. i)
+            end
+            local admin = auth.admin()
+            admin:confirm("seed1@example.com")
+            local ok, err = pcall(function() return admin:confirm("nobody@example.com") end)
+            print("confirm nobody", ok, err.code)
+            local user = login(credentials.emailPassword("seed1@example.com", "Pass-word-1"))
+            local listed = admin:users{email = "seed1@"}
+            print("listed", #listed, listed[1].id == user.id)
+            admin:setCustomData(user.id, {plan = "pro"})
+            print("custom", admin:user(user.id).customData.plan)
+            admin:disable(user.id)
+            print("disabled", #admin:users{state = "disabled"})
+            local ok2, err2 = pcall(login, credentials.emailPassword("seed1@example.com", "Pass-word-1"))
+            print("login", ok2, err2.code)
+            admin:enable(user.id)
+            print("revoked", admin:revoke(user.id))
+            admin:delete(user.id)
+            print("after delete", #admin:users{})
+            local ok3, err3 = pcall(auth.admin, {server = "http://127.0.0.1:1"})
+            print("no key", ok3, tostring(err3):find("admin key") ~= nil)
+            """#, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == """
+            confirm nobody\tfalse\tUserNotFound
+            listed\t1\ttrue
+            custom\tpro
+            disabled\t1
+            login\tfalse\tUserDisabled
+            revoked\t1
+            after delete\t0
+            no key\tfalse\ttrue
+
+            """, "\(r.stdout)")
+    }
+}

@@ -1,0 +1,112 @@
+import AuthClient
+import AuthProtocol
+import Foundation
+import Lua
+import LuaEJSON
+
+/// `auth.admin{server=, key=, app=}`: a server's admin API, for scripts that seed and inspect
+/// users. With no `server`, the script's own (the embedded server opens its admin API to this
+/// process with a key of its own); the key is `key`, else `AUTHSH_ADMIN_KEY`.
+///
+/// Methods: `users{filters}` (every user they select, page after page), `user(id)`,
+/// `disable(id)`, `enable(id)`, `delete(id)`, `revoke(id)` (how many sessions ended),
+/// `setCustomData(id, table or nil)`, `sendReset(id)`, `confirm(email)`. Users are tables as
+/// the admin API shows them.
+final class AdminObject: LuaObject {
+    let client: AdminClient
+
+    init(client: AdminClient) {
+        self.client = client
+    }
+
+    static func function(configuration: AuthScript.Configuration) -> LuaFunction {
+        LuaFunction("auth.admin") { call in
+            let options = call.isNil(1) ? LuaTable() : try call.table(1)
+            let app = options["app"] == .nil ? configuration.appId : try options.string("app", argument: 1)
+            var server = configuration.server
+            if options["server"] != .nil {
+                let url = try options.string("server", argument: 1)
+                if let problem = ScriptServer.problem(with: url) { throw LuaArgumentError(index: 1, message: "field 'server': \(problem)") }
+                server = ScriptServer(url: url)
+            }
+            let key: String
+            if options["key"] != .nil {
+                key = try options.string("key", argument: 1)
+            } else if let k = server.adminKey ?? ProcessInfo.processInfo.environment["AUTHSH_ADMIN_KEY"], !k.isEmpty {
+                key = k
+            } else {
+                throw LuaArgumentError(index: 1, message: "an admin key is needed: key = ..., or AUTHSH_ADMIN_KEY")
+            }
+            let origin = server.isEmbedded ? ScriptServer.embeddedURL : server.baseURL
+            return .one(.object(AdminObject(client: AdminClient(server: origin, key: key, app: app, transport: ScriptTransport(server: server)))))
+        }
+    }
+
+    /// The string filters of `users{...}`: numbers become their decimal text.
+    private static func filters(_ t: LuaTable) throws -> [String: String] {
+        var out: [String: String] = [:]
+        for name in ["email", "provider", "state", "createdAfter", "createdBefore", "lastLoginAfter", "lastLoginBefore"] {
+            switch t[name] {
+            case .nil: continue
+            case .string(let s): out[name] = s.text
+            case .integer(let n): out[name] = String(n)
+            case .number(let d) where d == d.rounded(): out[name] = String(Int64(d))
+            default: throw LuaArgumentError(index: 2, message: "field '\(name)' must be a string or an integer")
+            }
+        }
+        return out
+    }
+
+    static let luaClass = LuaClass<AdminObject>(
+        "Admin",
+        methods: [
+            "users": { a, call in
+                let filters = try AdminObject.filters(call.isNil(2) ? LuaTable() : try call.table(2))
+                return perform(call) { [.table(LuaTable(array: try await a.client.allUsers(filters).map(LuaEJSON.lua)))] }
+            },
+            "user": { a, call in
+                let id = try call.string(2)
+                return perform(call) { [LuaEJSON.lua(try await a.client.user(id))] }
+            },
+            "disable": { a, call in
+                let id = try call.string(2)
+                return perform(call) { try await a.client.disable(id); return [] }
+            },
+            "enable": { a, call in
+                let id = try call.string(2)
+                return perform(call) { try await a.client.enable(id); return [] }
+            },
+            "delete": { a, call in
+                let id = try call.string(2)
+                return perform(call) { try await a.client.delete(id); return [] }
+            },
+            "revoke": { a, call in
+                let id = try call.string(2)
+                return perform(call) { [.integer(Int64(try await a.client.revokeSessions(id)))] }
+            },
+            "setCustomData": { a, call in
+                let id = try call.string(2)
+                var data: EJSONDocument?
+                if !call.isNil(3) {
+                    guard case .document(let d) = try LuaEJSON.ejson(.table(try call.table(3))) else {
+                        throw LuaArgumentError(index: 3, message: "custom data must be a table with string keys, or nil")
+                    }
+                    data = d
+                }
+                let value = data
+                return perform(call) { [LuaEJSON.lua(try await a.client.setCustomData(id, value))] }
+            },
+            "sendReset": { a, call in
+                let id = try call.string(2)
+                return perform(call) { try await a.client.sendReset(id); return [] }
+            },
+            "confirm": { a, call in
+                let email = try call.string(2)
+                return perform(call) { try await a.client.confirm(email: email); return [] }
+            },
+        ],
+        properties: [
+            "app": { .string(LuaString($0.client.app)) },
+        ],
+        description: { a in "Admin(\(a.client.app))" })
+}
