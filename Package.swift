@@ -31,6 +31,8 @@ let package = Package(
         .systemLibrary(name: "CLua", pkgConfig: "lua5.4", providers: [.apt(["liblua5.4-dev"])]),
         .systemLibrary(name: "CReadline", providers: [.apt(["libreadline-dev"])]),
         .systemLibrary(name: "CArgon2", pkgConfig: "libargon2", providers: [.apt(["libargon2-dev"])]),
+        // C: libxcrypt, for bcrypt hashes brought in by `authsh admin import`.
+        .systemLibrary(name: "CCrypt", providers: [.apt(["libcrypt-dev"])]),
         // C: the trampoline, allocator, kill switch and coroutine forwarding (all that raises or yields).
         .target(name: "LuaShims", dependencies: ["CLua"]),
         // Swift: the safe Lua host.
@@ -41,7 +43,7 @@ let package = Package(
         .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),
         // The App Services-compatible server.
         .target(name: "AuthServer", dependencies: [
-            "AuthProtocol", "Lua", "LuaEJSON", "CArgon2",
+            "AuthProtocol", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "GRDBSQLite", package: "GRDB.swift"),

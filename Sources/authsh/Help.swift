@@ -21,6 +21,8 @@ enum Help {
           authsh -                  run standard input as a script
           authsh -i FILE.lua        enter the REPL after the script
           authsh serve [...]        run the auth server alone (authsh serve --help)
+          authsh admin [...] CMD    administer users (authsh admin --help)
+          authsh audit [...]        read the audit log (authsh audit --help)
 
         Options:
           -e CHUNK        execute the string CHUNK

@@ -1,7 +1,10 @@
 import CArgon2
+import CCrypt
 import NIOPosix
 
 /// Argon2id password hashing (Debian's libargon2), as PHC strings, off the event loop.
+/// Verifies bcrypt hashes too (`$2a$`, `$2b$`, `$2y$`, through libxcrypt), which imports bring
+/// from other systems; a login with one rehashes it to Argon2id (``needsRehash(_:)``).
 ///
 /// Hashing runs on NIO's shared thread pool (one thread per core), so a login that hashes
 /// for tens of milliseconds never stalls the event loop that serves other requests.
@@ -72,8 +75,32 @@ public struct PasswordHasher: Sendable {
 
     /// Verifies on the calling thread.
     public static func verifyNow(_ password: String, _ phc: String) -> Bool {
+        if isBcrypt(phc) { return verifyBcrypt(password, phc) }
         let pwd = Array(password.utf8)
         return phc.withCString { argon2id_verify($0, pwd, pwd.count) } == ARGON2_OK.rawValue
+    }
+
+    /// Whether `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`, cost, 53 characters of salt and hash).
+    public static func isBcrypt(_ hash: String) -> Bool {
+        let b = Array(hash.utf8)
+        guard b.count == 60, b[0] == 36, b[1] == 50, [97, 98, 121].contains(b[2]), b[3] == 36, b[6] == 36,
+              let cost = Int(String(decoding: b[4..<6], as: UTF8.self)), (4...31).contains(cost) else { return false }
+        return b[7...].allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 47 }
+    }
+
+    /// bcrypt through libxcrypt's `crypt_r`, compared in constant time. bcrypt reads 72 bytes
+    /// of a password, as the system that made the hash did; the rehash at login keeps all of it.
+    /// A password with a NUL byte is refused (C would cut it there).
+    private static func verifyBcrypt(_ password: String, _ hash: String) -> Bool {
+        guard !password.utf8.contains(0) else { return false }
+        var data = crypt_data()
+        let computed: [UInt8]? = password.withCString { p in
+            hash.withCString { h in
+                crypt_r(p, h, &data).map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
+            }
+        }
+        guard let computed, computed.first != 42 else { return false }  // "*": libxcrypt's failure token
+        return Secrets.constantTimeEqual(computed, Array(hash.utf8))
     }
 
     /// libargon2 refused to hash (out of memory, bad parameters).
