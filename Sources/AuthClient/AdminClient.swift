@@ -9,17 +9,25 @@ public struct AdminClient: Sendable {
     public let server: String
     /// The app whose users this client administers.
     public let app: String
-    private let key: String
+    let key: String
     private let transport: any AuthTransport
+    private let resolve: @Sendable () async throws -> String
 
-    public init(server: String, key: String, app: String = "local", transport: any AuthTransport = AsyncHTTPTransport()) {
+    /// - Parameter resolve: where requests really go, when `server` is a name (scripts' embedded
+    ///   server); the streamed transfers use it, the others go through `transport`.
+    public init(server: String, key: String, app: String = "local", transport: any AuthTransport = AsyncHTTPTransport(),
+                resolve: (@Sendable () async throws -> String)? = nil) {
         var origin = server
         while origin.hasSuffix("/") { origin.removeLast() }
         self.server = origin
         self.key = key
         self.app = app
         self.transport = transport
+        let fixed = origin
+        self.resolve = resolve ?? { fixed }
     }
+
+    func resolvedServer() async throws -> String { try await resolve() }
 
     /// One page of users.
     public struct Page: Sendable {

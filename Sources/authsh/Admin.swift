@@ -13,6 +13,8 @@ enum Admin {
           users disable ID | users enable ID | users delete ID | users revoke ID
           users reset ID          send the user's reset mail
           users confirm EMAIL     confirm a pending email/password account
+          export FILE             every user, as NDJSON (FILE - for standard output)
+          import FILE [--continue-on-error]
         """
 
     static let help = """
@@ -24,6 +26,13 @@ enum Admin {
         config lists it under adminKeys). Otherwise the database itself: --data DIR (default as
         for `authsh serve`), --database URL, or the database of --config FILE (whose apps are
         then the ones known); the audit log names the actor admin:authsh-admin.
+
+        `export` writes one JSON object per user (identities, profile and custom data, state,
+        password hashes as they are), made 0600 and renamed into place only once complete.
+        `import` checks every line before writing any: a rejected line (named with its number
+        and reason) imports nothing unless --continue-on-error. Users whose id, and accounts
+        whose email, the app has already are skipped, so importing twice changes nothing.
+        Argon2id and bcrypt hashes are kept; bcrypt ones become Argon2id at the next login.
 
         T is unix seconds, an ISO-8601 time, or 30m, 2h, 7d (that long ago). `users list` prints
         one page (--limit, default 50; --all for every page); --json prints one JSON object per
@@ -38,6 +47,7 @@ enum Admin {
         var words: [String] = []
         var filters: [String: String] = [:]
         var all = false
+        var continueOnError = false
     }
 
     static func main(_ args: [String]) -> Int32 {
@@ -80,6 +90,7 @@ enum Admin {
                 o.app = v
             case "--json": o.json = true
             case "--all": o.all = true
+            case "--continue-on-error": o.continueOnError = true
             case "--email", "--provider", "--state", "--limit":
                 guard let v = value() else { return bad("\(arg) needs a value") }
                 o.filters[String(arg.dropFirst(2))] = v
@@ -108,7 +119,8 @@ enum Admin {
                 return bad("--server needs the admin key in AUTHSH_ADMIN_KEY")
             }
             key = k
-        } else if case .directory(let dir) = o.configuration.database, !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite") {
+        } else if case .directory(let dir) = o.configuration.database, !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite"),
+                  !command.createsDatabase {
             Output.error("authsh admin: no database at \(dir)/authsh.sqlite")
             return ExitStatus.failure
         }
@@ -145,8 +157,18 @@ enum Admin {
         case show(String)
         case disable(String), enable(String), delete(String), revoke(String), reset(String)
         case confirm(String)
+        case export(String)
+        case `import`(String)
 
         init?(_ words: [String]) {
+            if words.count == 2 && words[0] == "export" {
+                self = .export(words[1])
+                return
+            }
+            if words.count == 2 && words[0] == "import" {
+                self = .import(words[1])
+                return
+            }
             guard words.count >= 2, words[0] == "users" else { return nil }
             if words.count == 2 {
                 guard words[1] == "list" else { return nil }
@@ -165,6 +187,12 @@ enum Admin {
             case "confirm": self = .confirm(argument)
             default: return nil
             }
+        }
+
+        /// An import may fill a new database; every other command needs one that exists.
+        var createsDatabase: Bool {
+            if case .import = self { return true }
+            return false
         }
 
         func run(_ client: AdminClient, _ o: Options) async throws {
@@ -194,6 +222,30 @@ enum Admin {
             case .reset(let id):
                 try await client.sendReset(id)
                 print(o.json ? AdminOutput.json(["id": .string(id), "sent": true]) : "sent the reset mail of \(id)")
+            case .export(let path):
+                let progress = TransferProgress()
+                let result = try await client.export(to: path) { progress.show($0) }
+                progress.finish()
+                let message = "exported \(result.users) users and \(result.accounts) accounts without a user to \(path)"
+                if path == "-" { Output.error(message) } else { print(o.json ? AdminOutput.json(["users": .int64(Int64(result.users)), "accounts": .int64(Int64(result.accounts))]) : message) }
+            case .import(let path):
+                let progress = TransferProgress()
+                do {
+                    let report = try await client.importFile(path, continueOnError: o.continueOnError) { progress.show($0) }
+                    progress.finish()
+                    if o.json {
+                        print(report.encodedString(.relaxed))
+                    } else {
+                        print("imported \(report["imported"]?.integerValue ?? 0), skipped \(report["skipped"]?.integerValue ?? 0) (there already), rejected \(report["rejectedCount"]?.integerValue ?? 0)")
+                        for r in report["rejected"]?.arrayValue ?? [] { print("  line \(r["line"]?.integerValue ?? 0): \(r["reason"]?.stringValue ?? "")") }
+                    }
+                } catch let error as AuthClientError where !error.details.isEmpty {
+                    progress.finish()
+                    for r in EJSON.document(error.details)["rejected"]?.arrayValue ?? [] {
+                        Output.error("  line \(r["line"]?.integerValue ?? 0): \(r["reason"]?.stringValue ?? "")")
+                    }
+                    throw error
+                }
             case .confirm(let email):
                 try await client.confirm(email: email)
                 print(o.json ? AdminOutput.json(["email": .string(email), "confirmed": true]) : "confirmed \(email)")

@@ -14,6 +14,7 @@ import Hummingbird
 /// | PUT `users/{id}/custom_data` | a JSON object, or null to remove it |
 /// | POST `users/{id}/reset` | sends the reset mail of the user's email/password account |
 /// | POST `confirm` `{"email"}` | confirms a pending email/password account |
+/// | GET `export`, POST `import` | NDJSON (``addAdminTransferRoutes(to:)``) |
 ///
 /// Every change lands in the audit log with `actor` `admin:NAME` (the key's name).
 extension AuthService {
@@ -76,6 +77,7 @@ extension AuthService {
             await self.adminAudit("reset_requested", app: app, user: found.user.id, request, context)
             return Self.adminJSON(["sent": true])
         }
+        addAdminTransferRoutes(to: apps)
         apps.post(":app/confirm") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")
             guard case .document(let body) = try await Self.adminBody(request, context),
@@ -107,7 +109,7 @@ extension AuthService {
     }
 
     /// Records an admin action: the key's name as the actor, with the request's address and agent.
-    private func adminAudit(_ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
+    func adminAudit(_ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
                             detail: String? = nil) async {
         guard let auditWriter else { return }
         let agent = request.headers[.userAgent].map { String($0.prefix(256)) }

@@ -252,3 +252,31 @@ public struct UserQuery: Sendable, Equatable {
 
     public init() {}
 }
+
+/// A user as export and import carry it: the record with its identities, its last login, and
+/// the email/password accounts of its `local-userpass` identities (password hashes as PHC
+/// strings, or bcrypt's).
+public struct PortableUser: Sendable, Equatable {
+    public var user: UserRecord
+    public var lastLoginAt: Int64?
+    public var accounts: [UserpassAccount] = []
+
+    public init(user: UserRecord, lastLoginAt: Int64?, accounts: [UserpassAccount] = []) {
+        self.user = user
+        self.lastLoginAt = lastLoginAt
+        self.accounts = accounts
+    }
+}
+
+/// What one batch of an import did.
+public struct ImportCounts: Sendable, Equatable {
+    /// Users and accounts written.
+    public var imported = 0
+    /// Users whose id, and accounts whose email, the app had already (an import run twice).
+    public var skipped = 0
+
+    public init(imported: Int = 0, skipped: Int = 0) {
+        self.imported = imported
+        self.skipped = skipped
+    }
+}

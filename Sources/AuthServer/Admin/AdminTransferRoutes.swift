@@ -1,0 +1,184 @@
+import AuthProtocol
+import HTTPTypes
+import Hummingbird
+import NIOCore
+
+/// Export and import of an app's users, as NDJSON (``TransferLine``):
+///
+/// - GET `export`: every user, then every account without a user, then an end line; streamed
+///   a page of 1,000 at a time, so memory stays flat whatever the number of users.
+/// - POST `import[?continueOnError=true]`: the body is spooled to a private temporary file,
+///   every line is checked (shape, repeats, the database) before any is written, then the
+///   lines are written 1,000 to a transaction. With a rejected line nothing is written (400,
+///   naming the lines), unless `continueOnError`: then the others are, and the answer lists
+///   the rejected ones. Users whose id the app has, and accounts whose email it has, are
+///   skipped: importing twice changes nothing.
+extension AuthService {
+    /// The largest import accepted.
+    static let importLimit = 8 << 30
+    /// The longest line of an import.
+    static let importLineLimit = 1 << 20
+    static let transferBatch = 1000
+    /// How many rejected lines an answer lists (it counts them all).
+    static let rejectedListed = 1000
+
+    func addAdminTransferRoutes(to apps: RouterGroup<AuthRequestContext>) {
+        apps.get(":app/export") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            await self.adminAudit("users_exported", app: app, user: nil, request, context)
+            let store = self.store, batch = Self.transferBatch
+            // For a progress bar: the users there are as the export starts.
+            let total = try await store.countUsers(app: app.id)
+            let body = ResponseBody { writer in
+                var cursor: String?
+                var users = 0, accounts = 0
+                repeat {
+                    let page = try await store.exportUsers(app: app.id, after: cursor, limit: batch)
+                    var buffer = ByteBuffer()
+                    for user in page { buffer.writeBytes(TransferLine.line(user)) }
+                    users += page.count
+                    if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                    cursor = page.count == batch ? page.last?.user.id : nil
+                } while cursor != nil
+                repeat {
+                    let page = try await store.exportLooseAccounts(app: app.id, after: cursor, limit: batch)
+                    var buffer = ByteBuffer()
+                    for account in page { buffer.writeBytes(TransferLine.line(account: account)) }
+                    accounts += page.count
+                    if buffer.readableBytes > 0 { try await writer.write(buffer) }
+                    cursor = page.count == batch ? page.last?.email : nil
+                } while cursor != nil
+                try await writer.write(ByteBuffer(bytes: TransferLine.end(users: users, accounts: accounts)))
+                try await writer.finish(nil)
+            }
+            var headers: HTTPFields = [.contentType: "application/x-ndjson"]
+            headers[.exportUsers] = String(total)
+            return Response(status: .ok, headers: headers, body: body)
+        }
+        apps.post(":app/import") { request, context in
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let continueOnError = request.uri.queryParameters.get("continueOnError") == "true"
+            let streamed = request.uri.queryParameters.get("progress") == "true"
+            let spool = try await SpooledFile(request.body, limit: Self.importLimit)
+            guard streamed else {
+                defer { spool.remove() }
+                let report = try await self.importSpooled(spool, app: app, continueOnError: continueOnError)
+                await self.adminAudit("users_imported", app: app, user: nil, request, context, detail: report.summary)
+                guard report.rejectedCount == 0 || continueOnError else { return Self.adminJSON(report.json(failed: true), status: .badRequest) }
+                return Self.adminJSON(report.json(failed: false))
+            }
+            // `progress=true`: NDJSON, `{"phase": "check" or "write", "bytes": N, "of": SIZE}` at
+            // most every half second, then `{"report": {...}}` (with `error` when it failed).
+            let body = ResponseBody { writer in
+                defer { spool.remove() }
+                let (lines, continuation) = AsyncStream<[UInt8]>.makeStream()
+                let size = spool.size
+                let work = Task {
+                    defer { continuation.finish() }
+                    var last = ContinuousClock.now
+                    do {
+                        let report = try await self.importSpooled(spool, app: app, continueOnError: continueOnError) { phase, bytes in
+                            let now = ContinuousClock.now
+                            guard now - last >= .milliseconds(500) else { return }
+                            last = now
+                            continuation.yield(EJSON.document(["phase": .string(phase), "bytes": .int64(Int64(bytes)),
+                                                               "of": .int64(Int64(size))]).encoded(.relaxed) + [10])
+                        }
+                        await self.adminAudit("users_imported", app: app, user: nil, request, context, detail: report.summary)
+                        let failed = report.rejectedCount > 0 && !continueOnError
+                        continuation.yield(EJSON.document(["report": report.json(failed: failed)]).encoded(.relaxed) + [10])
+                    } catch {
+                        let e = error as? ServiceError ?? ServiceError(.internalServerError, "the import failed")
+                        continuation.yield(EJSON.document(["report": ["error": .string(e.message), "error_code": .string(e.code.rawValue)]])
+                            .encoded(.relaxed) + [10])
+                    }
+                }
+                for await line in lines { try await writer.write(ByteBuffer(bytes: line)) }
+                _ = await work.result
+                try await writer.finish(nil)
+            }
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: body)
+        }
+    }
+
+    struct ImportReport {
+        var counts = ImportCounts()
+        var rejected: [(Int, String)] = []
+        var rejectedCount = 0
+
+        var summary: String { "\(counts.imported) imported, \(counts.skipped) skipped, \(rejectedCount) rejected" }
+
+        /// The answer: counts and the rejected lines; a failed import's is an error body too.
+        func json(failed: Bool) -> EJSON {
+            var body: EJSONDocument = [
+                "imported": .int64(Int64(failed ? 0 : counts.imported)), "skipped": .int64(Int64(counts.skipped)),
+                "rejectedCount": .int64(Int64(rejectedCount)),
+                "rejected": .array(rejected.map { line, reason in ["line": .int64(Int64(line)), "reason": .string(reason)] }),
+            ]
+            if failed {
+                body["error"] = .string("\(rejectedCount) line\(rejectedCount == 1 ? "" : "s") rejected; nothing was imported (continueOnError=true imports the others)")
+                body["error_code"] = .string(ServiceErrorCode.invalidParameter.rawValue)
+            }
+            return .document(body)
+        }
+    }
+
+    /// Checks every line of `spool`, then (with none rejected, or `continueOnError`) writes the
+    /// others; `progress` hears the phase and the bytes of the file done.
+    func importSpooled(_ spool: SpooledFile, app: AppRuntime, continueOnError: Bool,
+                       progress: (String, Int) -> Void = { _, _ in }) async throws -> ImportReport {
+        var report = ImportReport()
+        var check = ImportCheck(store: store, app: app.id)
+        var write = Set<Int>()
+        let providerId = { (type: String) in app.providerId(type) }
+        try await spool.eachLine(maxLine: Self.importLineLimit, read: { progress("check", $0) }) { number, bytes in
+            func reject(_ reason: String) {
+                report.rejectedCount += 1
+                if report.rejected.count < Self.rejectedListed { report.rejected.append((number, reason)) }
+            }
+            guard let bytes else { return reject("longer than \(Self.importLineLimit >> 20) MiB") }
+            if bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return }
+            do {
+                let parsed = try TransferLine.parse(bytes, app: app.id, providerId: providerId)
+                switch try await check.check(parsed) {
+                case .write: write.insert(number)
+                case .skip: report.counts.skipped += 1
+                case .ignore: break
+                }
+            } catch let invalid as TransferLine.Invalid {
+                reject(invalid.reason)
+            }
+        }
+        guard report.rejectedCount == 0 || continueOnError else { return report }
+        var users: [PortableUser] = [], accounts: [UserpassAccount] = []
+        func flush() async throws {
+            guard !users.isEmpty || !accounts.isEmpty else { return }
+            do {
+                let counts = try await store.importUsers(users, looseAccounts: accounts)
+                report.counts.imported += counts.imported
+                report.counts.skipped += counts.skipped
+            } catch let e as StoreError where e.isConflict {
+                throw ServiceError(.accountNameInUse, "the database changed during the import (an identity or email was taken since it was checked); \(report.counts.imported) were imported before that")
+            }
+            users.removeAll(keepingCapacity: true)
+            accounts.removeAll(keepingCapacity: true)
+        }
+        try await spool.eachLine(maxLine: Self.importLineLimit, read: { progress("write", $0) }) { number, bytes in
+            guard write.contains(number), let bytes, case let parsed? = try? TransferLine.parse(bytes, app: app.id, providerId: providerId)
+            else { return }
+            switch parsed {
+            case .user(let u): users.append(u)
+            case .account(let a): accounts.append(a)
+            case .end: break
+            }
+            if users.count + accounts.count >= Self.transferBatch { try await flush() }
+        }
+        try await flush()
+        return report
+    }
+}
+
+extension HTTPField.Name {
+    /// How many users an export holds (as it started): `X-Export-Users`.
+    static let exportUsers = HTTPField.Name("X-Export-Users")!
+}

@@ -1,0 +1,66 @@
+import AuthProtocol
+
+/// The checks of an import across lines and against the database, before anything is written:
+/// no id, identity or email twice in the file; none another user already holds. A user whose
+/// id the app has, and an account whose email it has, are skipped (so an import run twice
+/// changes nothing), and not checked further.
+struct ImportCheck {
+    enum Verdict: Sendable, Equatable {
+        case write
+        /// The app has it already.
+        case skip
+        /// Not data (the end line).
+        case ignore
+    }
+
+    let store: any AuthStore
+    let app: String
+    private var ids: Set<String> = []
+    private var identities: Set<String> = []
+    private var emails: Set<String> = []
+    private var accountLines = 0
+    private var ended = false
+
+    init(store: any AuthStore, app: String) {
+        self.store = store
+        self.app = app
+    }
+
+    mutating func check(_ parsed: TransferLine.Parsed) async throws -> Verdict {
+        guard !ended else { throw TransferLine.Invalid("a line after the end line") }
+        switch parsed {
+        case .end(let users, let accounts):
+            ended = true
+            guard users == ids.count, accounts == accountLines else {
+                throw TransferLine.Invalid("the end line counts \(users) users and \(accounts) accounts, the file has \(ids.count) and \(accountLines): it was cut or edited")
+            }
+            return .ignore
+        case .user(let p):
+            guard ids.insert(p.user.id).inserted else { throw TransferLine.Invalid("user id \(p.user.id) is in the file twice") }
+            for i in p.user.identities {
+                guard identities.insert(i.providerType + "\u{0}" + i.externalId).inserted else {
+                    throw TransferLine.Invalid("identity \(i.providerType) \(i.externalId) is in the file twice")
+                }
+            }
+            for a in p.accounts { try claim(a.email) }
+            if try await store.user(id: p.user.id, app: app) != nil { return .skip }
+            for i in p.user.identities {
+                if let owner = try await store.userId(app: app, providerType: i.providerType, externalId: i.externalId) {
+                    throw TransferLine.Invalid("identity \(i.providerType) \(i.externalId) belongs to user \(owner) already")
+                }
+            }
+            for a in p.accounts where try await store.userpassAccount(app: app, email: a.email) != nil {
+                throw TransferLine.Invalid("email \(a.email) has an account already")
+            }
+            return .write
+        case .account(let a):
+            accountLines += 1
+            try claim(a.email)
+            return try await store.userpassAccount(app: app, email: a.email) == nil ? .write : .skip
+        }
+    }
+
+    private mutating func claim(_ email: String) throws(TransferLine.Invalid) {
+        guard emails.insert(email.lowercased()).inserted else { throw TransferLine.Invalid("email \(email) is in the file twice") }
+    }
+}

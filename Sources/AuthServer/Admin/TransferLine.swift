@@ -1,0 +1,176 @@
+import AuthProtocol
+
+/// One line of an export or import (NDJSON, one JSON object per line):
+///
+/// - a user: `{"id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData",
+///   "identities": [{"providerType", "externalId", "email", "data"}], "accounts": [{"email",
+///   "passwordHash", "confirmed", "createdAt", "identityId"}]}`, each account belonging to one
+///   of the line's `local-userpass` identities;
+/// - an email/password account no user holds yet (registered, never logged in):
+///   `{"account": {...}}`.
+///
+/// Password hashes stay as they are: Argon2id PHC strings (`$argon2id$...`) or bcrypt
+/// (`$2a$`, `$2b$`, `$2y$`). Times are unix seconds. Each app's `providerId` is derived from
+/// the app, so it is not carried.
+enum TransferLine {
+    enum Parsed: Sendable {
+        case user(PortableUser)
+        case account(UserpassAccount)
+        /// An export's last line, `{"end": {"users": N, "accounts": M}}`: how many lines came
+        /// before it, so that a cut file is told from a whole one.
+        case end(users: Int, accounts: Int)
+    }
+
+    /// What is wrong with a line, in words that name the field.
+    struct Invalid: Error, Sendable {
+        var reason: String
+        init(_ reason: String) { self.reason = reason }
+    }
+
+    // MARK: Writing
+
+    static func line(_ p: PortableUser) -> [UInt8] {
+        let u = p.user
+        let doc: EJSONDocument = [
+            "id": .string(u.id), "type": .string(u.type), "disabled": .bool(u.disabled), "createdAt": .int64(u.createdAt),
+            "lastLoginAt": p.lastLoginAt.map(EJSON.int64) ?? .null, "data": .document(u.data),
+            "customData": u.customData.map(EJSON.document) ?? .null,
+            "identities": .array(u.identities.map { i in
+                ["providerType": .string(i.providerType), "externalId": .string(i.externalId),
+                 "email": i.email.map(EJSON.string) ?? .null, "data": .document(i.data)]
+            }),
+            "accounts": .array(p.accounts.map(account)),
+        ]
+        return EJSON.document(doc).encoded(.relaxed) + [10]
+    }
+
+    static func end(users: Int, accounts: Int) -> [UInt8] {
+        EJSON.document(["end": ["users": .int64(Int64(users)), "accounts": .int64(Int64(accounts))]]).encoded(.relaxed) + [10]
+    }
+
+    static func line(account a: UserpassAccount) -> [UInt8] {
+        EJSON.document(["account": account(a)]).encoded(.relaxed) + [10]
+    }
+
+    private static func account(_ a: UserpassAccount) -> EJSON {
+        ["email": .string(a.email), "passwordHash": .string(a.passwordHash), "confirmed": .bool(a.confirmed),
+         "createdAt": .int64(a.createdAt), "identityId": .string(a.identityId)]
+    }
+
+    // MARK: Reading
+
+    /// Parses and checks one line for app `app`; `providerId` gives the app's id of a provider.
+    static func parse(_ bytes: ArraySlice<UInt8>, app: String, providerId: (String) -> String) throws(Invalid) -> Parsed {
+        let value: EJSON
+        do { value = try EJSON(parsing: Array(bytes)) } catch { throw Invalid("not JSON: \(error)") }
+        guard case .document(let d) = value else { throw Invalid("not a JSON object") }
+        if let end = d["end"] {
+            guard d.count == 1, case .document(let e) = end, let users = e["users"]?.integerValue, let accounts = e["accounts"]?.integerValue,
+                  e.count == 2, users >= 0, accounts >= 0 else {
+                throw Invalid("an end line is {\"end\": {\"users\": N, \"accounts\": M}}")
+            }
+            return .end(users: Int(users), accounts: Int(accounts))
+        }
+        if let account = d["account"] {
+            guard d.count == 1 else { throw Invalid("an account line has only the key 'account'") }
+            return .account(try parseAccount(account, app: app, path: "account"))
+        }
+        try known(d, ["id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData", "identities", "accounts"], path: "")
+        let id = try string(d, "id", path: "", max: 24)
+        guard id.utf8.count == 24, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
+            throw Invalid("'id' must be 24 lowercase hex digits")
+        }
+        let type = try optionalString(d, "type", path: "") ?? "normal"
+        guard type == "normal" || type == "server" else { throw Invalid("'type' must be normal or server") }
+        var user = UserRecord(id: id, appId: app, type: type, data: try document(d, "data", path: "") ?? [:],
+                              customData: try document(d, "customData", path: ""), disabled: try bool(d, "disabled", path: "") ?? false,
+                              createdAt: try time(d, "createdAt", path: "") ?? 0)
+        guard case .array(let identities)? = d["identities"], !identities.isEmpty else {
+            throw Invalid("'identities' must be a non-empty array")
+        }
+        for (n, item) in identities.enumerated() {
+            let path = "identities[\(n)]."
+            guard case .document(let i) = item else { throw Invalid("'\(path.dropLast())' must be an object") }
+            try known(i, ["providerType", "externalId", "email", "data", "providerId"], path: path)
+            let providerType = try string(i, "providerType", path: path, max: 64)
+            let externalId = try string(i, "externalId", path: path, max: 512)
+            guard !user.identities.contains(where: { $0.providerType == providerType && $0.externalId == externalId }) else {
+                throw Invalid("'\(path)externalId' repeats an identity of this user")
+            }
+            let email = try optionalString(i, "email", path: path).map { $0.lowercased() }
+            user.identities.append(IdentityRecord(externalId: externalId, providerType: providerType, providerId: providerId(providerType),
+                                                  data: try document(i, "data", path: path) ?? [:], email: email))
+        }
+        var accounts: [UserpassAccount] = []
+        if let list = d["accounts"], list != .null {
+            guard case .array(let items) = list else { throw Invalid("'accounts' must be an array") }
+            for (n, item) in items.enumerated() {
+                let account = try parseAccount(item, app: app, path: "accounts[\(n)]")
+                guard user.identities.contains(where: { $0.providerType == ProviderType.userpass && $0.externalId == account.identityId }) else {
+                    throw Invalid("'accounts[\(n)].identityId' is not one of this user's local-userpass identities")
+                }
+                accounts.append(account)
+            }
+        }
+        return .user(PortableUser(user: user, lastLoginAt: try time(d, "lastLoginAt", path: ""), accounts: accounts))
+    }
+
+    private static func parseAccount(_ value: EJSON, app: String, path: String) throws(Invalid) -> UserpassAccount {
+        guard case .document(let a) = value else { throw Invalid("'\(path)' must be an object") }
+        let p = path + "."
+        try known(a, ["email", "passwordHash", "confirmed", "createdAt", "identityId"], path: p)
+        let email = try string(a, "email", path: p, max: 254)
+        guard email.contains("@"), !email.contains(where: { $0.isWhitespace }) else { throw Invalid("'\(p)email' is not an email address") }
+        let hash = try string(a, "passwordHash", path: p, max: 512)
+        guard hash.hasPrefix("$argon2id$v=19$m=") || PasswordHasher.isBcrypt(hash) else {
+            throw Invalid("'\(p)passwordHash' must be an Argon2id PHC string ($argon2id$v=19$...) or a bcrypt hash ($2a$, $2b$, $2y$)")
+        }
+        let identityId = try string(a, "identityId", path: p, max: 512)
+        return UserpassAccount(appId: app, email: email, passwordHash: hash, identityId: identityId,
+                               confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? 0)
+    }
+
+    private static func known(_ d: EJSONDocument, _ keys: Set<String>, path: String) throws(Invalid) {
+        for key in d.keys where !keys.contains(key) { throw Invalid("unknown key '\(path)\(key)'") }
+    }
+
+    private static func string(_ d: EJSONDocument, _ key: String, path: String, max: Int) throws(Invalid) -> String {
+        guard case .string(let s)? = d[key], !s.isEmpty, s.utf8.count <= max else {
+            throw Invalid("'\(path)\(key)' must be a string of 1 to \(max) bytes")
+        }
+        return s
+    }
+
+    private static func optionalString(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> String? {
+        switch d[key] {
+        case nil, .null?: return nil
+        case .string(let s)? where !s.isEmpty && s.utf8.count <= 1024: return s
+        default: throw Invalid("'\(path)\(key)' must be a string or null")
+        }
+    }
+
+    private static func bool(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> Bool? {
+        switch d[key] {
+        case nil, .null?: return nil
+        case .bool(let b)?: return b
+        default: throw Invalid("'\(path)\(key)' must be true or false")
+        }
+    }
+
+    private static func time(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> Int64? {
+        switch d[key] {
+        case nil, .null?: return nil
+        case let v?:
+            guard let n = v.integerValue, n >= 0 else { throw Invalid("'\(path)\(key)' must be unix seconds") }
+            return n
+        }
+    }
+
+    private static func document(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> EJSONDocument? {
+        switch d[key] {
+        case nil, .null?: return nil
+        case .document(let doc)?: return doc
+        default: throw Invalid("'\(path)\(key)' must be an object or null")
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import AuthProtocol
+
+/// Export and import of users.
+extension SQLStore {
+    public func exportUsers(app: String, after cursor: String?, limit: Int) async throws -> [PortableUser] {
+        try await engine.snapshot("export users") { r in
+            let end = try await r.first(TransferStatements.pageEnd, [.text(app), .text(cursor), .text(cursor), .integer(limit - 1)]) {
+                try $0.text("id")
+            }
+            var users: [PortableUser] = []
+            try await r.each(TransferStatements.page, [.text(app), .text(cursor), .text(cursor), .text(end), .text(end)]) { row in
+                let id = try row.text("id")
+                if users.last?.user.id != id {
+                    let user = try UsersTable.user(row, id: id, app: try row.text("app_id"), createdAt: "created_at")
+                    users.append(PortableUser(user: user, lastLoginAt: try row.optionalInt64("last_login_at")))
+                }
+                guard try row.optionalText("external_id") != nil else { return }
+                let identity = try IdentitiesTable.identity(row)
+                users[users.count - 1].user.identities.append(identity)
+                if let email = try row.optionalText("account_email") {
+                    users[users.count - 1].accounts.append(UserpassAccount(
+                        appId: app, email: email, passwordHash: try row.text("password_hash"), identityId: identity.externalId,
+                        confirmed: try row.bool("confirmed"), createdAt: try row.int64("account_created_at")))
+                }
+            }
+            return users
+        }
+    }
+
+    public func countUsers(app: String) async throws -> Int {
+        try await engine.read("count users") { r in Int(try await r.first(TransferStatements.countUsers, [.text(app)]) { try $0.int64("n") } ?? 0) }
+    }
+
+    public func exportLooseAccounts(app: String, after cursor: String?, limit: Int) async throws -> [UserpassAccount] {
+        try await engine.read("export accounts") { r in
+            try await r.all(TransferStatements.looseAccounts, [.text(app), .text(cursor), .text(cursor), .integer(limit)],
+                            UserpassAccountsTable.account)
+        }
+    }
+
+    public func importUsers(_ users: [PortableUser], looseAccounts: [UserpassAccount]) async throws -> ImportCounts {
+        try await engine.write("import users") { r in
+            var counts = ImportCounts()
+            for p in users {
+                let u = p.user
+                if try await r.first(TransferStatements.userExists, [.text(u.id)], { try $0.int64("found") }) != nil {
+                    counts.skipped += 1
+                    continue
+                }
+                try await r.run(TransferStatements.insertUser, [.text(u.id), .text(u.appId), .text(u.type), u.data.sqlValue,
+                                                                u.customData.sqlValue, .bool(u.disabled), .integer(u.createdAt),
+                                                                .integer(p.lastLoginAt)])
+                for (position, identity) in u.identities.enumerated() {
+                    try await r.run(IdentitiesTable.insert, IdentitiesTable.insertArguments(identity, userId: u.id, app: u.appId,
+                                                                                            position: position))
+                }
+                for account in p.accounts { try await r.run(UserpassAccountsTable.insert, UserpassAccountsTable.insertArguments(account)) }
+                counts.imported += 1
+            }
+            for account in looseAccounts {
+                if try await r.first(TransferStatements.accountExists, [.text(account.appId), .text(account.email)], { try $0.int64("found") }) != nil {
+                    counts.skipped += 1
+                    continue
+                }
+                try await r.run(UserpassAccountsTable.insert, UserpassAccountsTable.insertArguments(account))
+                counts.imported += 1
+            }
+            return counts
+        }
+    }
+}

@@ -1,0 +1,145 @@
+import AuthProtocol
+@testable import AuthServer
+import Foundation
+import HTTPTypes
+import NIOCore
+import Synchronization
+import Testing
+
+/// Export and import through the admin API: a server's users moved to an empty one log in with
+/// the same passwords and keep their ids, identities and data; a bad file changes nothing.
+@Suite struct AdminTransferTests {
+    static let auth = ("Authorization", "Bearer " + AdminAPITests.key)
+
+    /// The export's text.
+    static func export(_ c: Client) async throws -> String {
+        try await c.client.execute(uri: AdminAPITests.base + "/export", method: .get, headers: [.authorization: auth.1], body: nil) { r in
+            #expect(r.status == .ok && r.headers[.contentType] == "application/x-ndjson")
+            return String(buffer: r.body)
+        }
+    }
+
+    static func importing(_ c: Client, _ text: String, continueOnError: Bool = false) async throws -> Reply {
+        try await c.call(.post, AdminAPITests.base + "/import" + (continueOnError ? "?continueOnError=true" : ""),
+                         raw: Array(text.utf8), headers: [auth, ("Content-Type", "application/x-ndjson")])
+    }
+
+    /// Two servers (A and B), each on its own database, with admin keys.
+    static func withTwoServers(_ body: @escaping @Sendable (Client, Client) async throws -> Void) async throws {
+        let a = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-transfer-\(UUID())").path
+        let b = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-transfer-\(UUID())").path
+        defer {
+            try? FileManager.default.removeItem(atPath: a)
+            try? FileManager.default.removeItem(atPath: b)
+        }
+        try await TestServer.run(try AdminAPITests.configuration(directory: a)) { ca in
+            try await TestServer.run(try AdminAPITests.configuration(directory: b)) { cb in try await body(ca, cb) }
+        }
+    }
+
+    /// A user made elsewhere: a bcrypt hash of "correct horse" (BcryptTests).
+    static let bcryptLine = #"""
+        {"id":"5f0000000000000000000001","createdAt":1600000000,"data":{"email":"old@example.com"},"customData":{"from":"legacy"},"identities":[{"providerType":"local-userpass","externalId":"legacy-1","email":null,"data":{"email":"old@example.com"}}],"accounts":[{"email":"old@example.com","passwordHash":"$2b$04$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6","confirmed":true,"createdAt":1600000000,"identityId":"legacy-1"}]}
+        """#
+
+    @Test func exportThenImportIntoAnEmptyServer() async throws {
+        try await Self.withTwoServers { a, b in
+            try await a.registerConfirmed("ann@example.com", "Pass-word-1")
+            let ann = try AdminAPITests.userId(try await a.emailLogin("ann@example.com", "Pass-word-1"))
+            try await AdminAPITests.admin(a, .put, "/users/\(ann)/custom_data", json: ["plan": "pro", "seats": 3])
+            try await a.registerConfirmed("bo@example.com", "Pass-word-2")
+            let bo = try AdminAPITests.userId(try await a.emailLogin("bo@example.com", "Pass-word-2"))
+            try await AdminAPITests.admin(a, .post, "/users/\(bo)/disable")
+            let anon = try AdminAPITests.userId(try await a.anonymous())
+            // Registered and confirmed, never logged in: an account without a user.
+            try await a.registerConfirmed("cy@example.com", "Pass-word-3")
+            // Registered, not confirmed.
+            #expect(try await a.userpass("register", ["email": "dee@example.com", "password": "Pass-word-4"]).status == 201)
+
+            let exported = try await Self.export(a)
+            let lines = exported.split(separator: "\n")
+            #expect(lines.count == 3 + 2 + 1, "3 users, 2 accounts without a user, the end line: \(exported)")
+            #expect(lines.last == #"{"end":{"users":3,"accounts":2}}"#)
+            #expect(!exported.contains("Pass-word"), "hashes, never passwords")
+
+            let first = try await Self.importing(b, exported)
+            #expect(first.status == 200 && first.body["imported"]?.integerValue == 5 && first.body["skipped"]?.integerValue == 0, "\(first.body)")
+            #expect(try await Self.export(b) == exported, "B holds what A held, to the byte")
+            let again = try await Self.importing(b, exported)
+            #expect(again.body["imported"]?.integerValue == 0 && again.body["skipped"]?.integerValue == 5)
+            #expect(try await Self.export(b) == exported, "importing twice changes nothing")
+
+            // Same passwords, same ids, same data, same state.
+            #expect(try AdminAPITests.userId(try await b.emailLogin("ann@example.com", "Pass-word-1")) == ann)
+            #expect(try await AdminAPITests.admin(b, .get, "/users/\(ann)").body["customData"]?["seats"]?.integerValue == 3)
+            #expect(try await b.emailLogin("bo@example.com", "Pass-word-2").code == "UserDisabled")
+            #expect(try await b.emailLogin("cy@example.com", "Pass-word-3").status == 200)
+            #expect(try await b.emailLogin("dee@example.com", "Pass-word-4").status == 401, "still unconfirmed")
+            #expect(try await AdminAPITests.admin(b, .get, "/users/\(anon)").body["identities"]?.arrayValue?.first?["providerType"] == "anon-user")
+        }
+    }
+
+    @Test func aBcryptHashLogsInAndBecomesArgon2id() async throws {
+        try await Self.withTwoServers { _, b in
+            #expect(try await Self.importing(b, Self.bcryptLine + "\n").body["imported"]?.integerValue == 1)
+            #expect(try await b.emailLogin("old@example.com", "wrong").status == 401)
+            let login = try await b.emailLogin("old@example.com", "correct horse")
+            #expect(try AdminAPITests.userId(login) == "5f0000000000000000000001")
+            let after = try await Self.export(b)
+            #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains("$2b$"), "rehashed at the login")
+            #expect(try await b.emailLogin("old@example.com", "correct horse").status == 200)
+        }
+    }
+
+    @Test func oneBadLineChangesNothingUnlessAskedTo() async throws {
+        try await Self.withTwoServers { a, b in
+            for i in 1...3 { try await a.registerConfirmed("u\(i)@example.com", "Pass-word-\(i)") }
+            for i in 1...3 { _ = try await a.emailLogin("u\(i)@example.com", "Pass-word-\(i)") }
+            var lines = try await Self.export(a).split(separator: "\n").map(String.init)
+            lines.removeLast()  // the end line: this file is edited
+            lines.insert(#"{"id":"not-an-id","identities":[]}"#, at: 1)
+            let file = lines.joined(separator: "\n") + "\n"
+
+            let refused = try await Self.importing(b, file)
+            #expect(refused.status == 400 && refused.code == "InvalidParameter")
+            #expect(refused.body["rejectedCount"]?.integerValue == 1)
+            #expect(refused.body["rejected"]?.arrayValue?.first?["line"]?.integerValue == 2)
+            #expect(refused.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("'id'") == true)
+            #expect(try await AdminAPITests.admin(b, .get, "/users").body["users"]?.arrayValue?.isEmpty == true, "nothing imported")
+
+            let partly = try await Self.importing(b, file, continueOnError: true)
+            #expect(partly.status == 200 && partly.body["imported"]?.integerValue == 3 && partly.body["rejectedCount"]?.integerValue == 1)
+            #expect(try await b.emailLogin("u2@example.com", "Pass-word-2").status == 200)
+        }
+    }
+
+    @Test func linesThatClashAreNamed() async throws {
+        try await Self.withTwoServers { a, b in
+            try await a.registerConfirmed("same@example.com", "Pass-word-1")
+            _ = try await a.emailLogin("same@example.com", "Pass-word-1")
+            try await b.registerConfirmed("same@example.com", "Other-pass-1")
+            _ = try await b.emailLogin("same@example.com", "Other-pass-1")
+            let exported = try await Self.export(a)
+            let clash = try await Self.importing(b, exported)
+            #expect(clash.status == 400)
+            #expect(clash.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("same@example.com") == true, "\(clash.body)")
+            #expect(try await b.emailLogin("same@example.com", "Other-pass-1").status == 200, "B's own user untouched")
+
+            let twice = Self.bcryptLine + "\n" + Self.bcryptLine + "\n"
+            let repeated = try await Self.importing(b, twice)
+            #expect(repeated.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("twice") == true)
+            let cut = String(exported.dropLast(20))
+            let truncated = try await Self.importing(b, cut, continueOnError: true)
+            #expect(truncated.body["rejectedCount"]?.integerValue == 2, "the clash and the cut end line: \(truncated.body)")
+        }
+    }
+
+    @Test func withoutAKeyThereIsNoExport() async throws {
+        try await Self.withTwoServers { a, _ in
+            let r = try await a.call(.get, AdminAPITests.base + "/export")
+            #expect(r.status == 401)
+            let i = try await a.call(.post, AdminAPITests.base + "/import", raw: Array(Self.bcryptLine.utf8))
+            #expect(i.status == 401)
+        }
+    }
+}
