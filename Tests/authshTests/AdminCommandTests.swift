@@ -67,6 +67,41 @@ import Testing
         #expect(gone.status == 1 && gone.stderr.contains("UserNotFound"))
     }
 
+    /// `export` and `import` directly on data directories: a private file, whole or not at all,
+    /// read back into an empty directory, twice.
+    @Test func exportAndImportBetweenDataDirectories() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let source = directory + "/a", target = directory + "/b", file = directory + "/users.ndjson"
+        let seeded = try Binary.script(#"""
+            for i = 1, 5 do login(credentials.anonymous{ reuse = false }) end
+            app.emailPasswordAuth:registerUser("move@example.com", "Pass-word-1")
+            print("seeded")
+            """#, data: source)
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let data = source + "/server"
+        let export = try Binary.run(["admin", "--data", data, "export", file])
+        #expect(export.status == 0 && export.stdout.contains("exported"), "\(export.stderr)")
+        let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
+        #expect(mode == 0o600, "an export holds password hashes")
+        let toStdout = try Binary.run(["admin", "--data", data, "export", "-"])
+        #expect(toStdout.stdout == (try String(contentsOfFile: file, encoding: .utf8)))
+
+        let first = try Binary.run(["admin", "--data", target, "--json", "import", file])
+        #expect(first.status == 0, "\(first.stderr)")
+        let report = try #require(Self.lines(first.stdout).first)
+        #expect((report["imported"] as? Int ?? 0) >= 2 && report["rejectedCount"] as? Int == 0, "\(first.stdout)")
+        let second = try Binary.run(["admin", "--data", target, "import", file])
+        #expect(second.stdout.hasPrefix("imported 0,"), "\(second.stdout)")
+        #expect(try Binary.run(["admin", "--data", target, "export", "-"]).stdout == toStdout.stdout)
+
+        try Binary.write("{\"id\":\"bad\"}\n" + toStdout.stdout.split(separator: "\n").dropLast().joined(separator: "\n") + "\n",
+                         to: directory + "/bad.ndjson")
+        let refused = try Binary.run(["admin", "--data", directory + "/c", "import", directory + "/bad.ndjson"])
+        #expect(refused.status == 1 && refused.stderr.contains("line 1:") && refused.stderr.contains("nothing was imported"), "\(refused.stderr)")
+        let partly = try Binary.run(["admin", "--data", directory + "/c", "import", "--continue-on-error", directory + "/bad.ndjson"])
+        #expect(partly.status == 0 && partly.stdout.contains("rejected 1") && partly.stdout.contains("line 1:"), "\(partly.stdout)")
+    }
+
     @Test func badUsage() throws {
         #expect(try Binary.run(["admin"]).status == 64)
         #expect(try Binary.run(["admin", "users", "frobnicate", "x"]).status == 64)
