@@ -10,8 +10,9 @@ import LuaEJSON
 ///
 /// Methods: `users{filters}` (every user they select, page after page), `user(id)`,
 /// `disable(id)`, `enable(id)`, `delete(id)`, `revoke(id)` (how many sessions ended),
-/// `setCustomData(id, table or nil)`, `sendReset(id)`, `confirm(email)`. Users are tables as
-/// the admin API shows them.
+/// `setCustomData(id, table or nil)`, `sendReset(id)`, `confirm(email)`, `export(path)`
+/// (`{users =, accounts =}`) and `import(path[, {continueOnError = true}])` (the report).
+/// Users are tables as the admin API shows them.
 final class AdminObject: LuaObject {
     let client: AdminClient
 
@@ -38,7 +39,9 @@ final class AdminObject: LuaObject {
                 throw LuaArgumentError(index: 1, message: "an admin key is needed: key = ..., or AUTHSH_ADMIN_KEY")
             }
             let origin = server.isEmbedded ? ScriptServer.embeddedURL : server.baseURL
-            return .one(.object(AdminObject(client: AdminClient(server: origin, key: key, app: app, transport: ScriptTransport(server: server)))))
+            let client = AdminClient(server: origin, key: key, app: app, transport: ScriptTransport(server: server),
+                                     resolve: { [server] in try await server.origin() })
+            return .one(.object(AdminObject(client: client)))
         }
     }
 
@@ -99,6 +102,19 @@ final class AdminObject: LuaObject {
             "sendReset": { a, call in
                 let id = try call.string(2)
                 return perform(call) { try await a.client.sendReset(id); return [] }
+            },
+            "export": { a, call in
+                let path = try call.string(2)
+                return perform(call) {
+                    let result = try await a.client.export(to: path)
+                    return [.table(LuaTable(["users": .integer(Int64(result.users)), "accounts": .integer(Int64(result.accounts))]))]
+                }
+            },
+            "import": { a, call in
+                let path = try call.string(2)
+                let options = call.isNil(3) ? LuaTable() : try call.table(3)
+                let continueOnError = options["continueOnError"].isTruthy
+                return perform(call) { [LuaEJSON.lua(try await a.client.importFile(path, continueOnError: continueOnError))] }
             },
             "confirm": { a, call in
                 let email = try call.string(2)

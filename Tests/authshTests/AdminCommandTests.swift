@@ -140,6 +140,12 @@ import Testing
             print("after delete", #admin:users{})
             local ok3, err3 = pcall(auth.admin, {server = "http://127.0.0.1:1"})
             print("no key", ok3, tostring(err3):find("admin key") ~= nil)
+            local file = os.tmpname()
+            local written = admin:export(file)
+            print("exported", written.users, written.accounts)
+            local report = admin:import(file)
+            print("imported", report.imported, report.skipped)
+            os.remove(file)
             """#, data: data)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == """
@@ -151,6 +157,8 @@ import Testing
             revoked\t1
             after delete\t0
             no key\tfalse\ttrue
+            exported\t0\t2
+            imported\t0\t2
 
             """, "\(r.stdout)")
     }
