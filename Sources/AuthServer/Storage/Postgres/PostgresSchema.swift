@@ -108,6 +108,7 @@ enum PostgresSchema {
             "ALTER TABLE users ADD COLUMN last_login_at BIGINT",
             "CREATE INDEX users_app_id ON users(app_id, id)",
             "ALTER TABLE audit_events ADD COLUMN actor TEXT",
+            "CREATE INDEX userpass_accounts_identity ON userpass_accounts(app_id, identity_id)",
         ]),
     ]
 
