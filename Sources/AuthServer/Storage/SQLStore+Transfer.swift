@@ -4,11 +4,12 @@ import AuthProtocol
 extension SQLStore {
     public func exportUsers(app: String, after cursor: String?, limit: Int) async throws -> [PortableUser] {
         try await engine.snapshot("export users") { r in
-            let end = try await r.first(TransferStatements.pageEnd, [.text(app), .text(cursor), .text(cursor), .integer(limit - 1)]) {
+            let from = cursor ?? ""
+            let end = try await r.first(TransferStatements.pageEnd, [.text(app), .text(from), .integer(limit - 1)]) {
                 try $0.text("id")
-            }
+            } ?? TransferStatements.idsEnd
             var users: [PortableUser] = []
-            try await r.each(TransferStatements.page, [.text(app), .text(cursor), .text(cursor), .text(end), .text(end)]) { row in
+            try await r.each(TransferStatements.page, [.text(app), .text(from), .text(end)]) { row in
                 let id = try row.text("id")
                 if users.last?.user.id != id {
                     let user = try UsersTable.user(row, id: id, app: try row.text("app_id"), createdAt: "created_at")
@@ -33,7 +34,7 @@ extension SQLStore {
 
     public func exportLooseAccounts(app: String, after cursor: String?, limit: Int) async throws -> [UserpassAccount] {
         try await engine.read("export accounts") { r in
-            try await r.all(TransferStatements.looseAccounts, [.text(app), .text(cursor), .text(cursor), .integer(limit)],
+            try await r.all(TransferStatements.looseAccounts, [.text(app), .text(cursor ?? ""), .integer(limit)],
                             UserpassAccountsTable.account)
         }
     }
