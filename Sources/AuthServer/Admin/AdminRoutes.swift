@@ -36,21 +36,18 @@ extension AuthService {
         for (action, disabled) in [("disable", true), ("enable", false)] {
             apps.post(":app/users/:id/\(action)") { request, context in
                 let (app, found) = try await self.adminTarget(context)
-                guard try await self.store.setUserDisabled(disabled, id: found.user.id, app: app.id) else { throw Self.noSuchUser }
-                await self.adminAudit(disabled ? "user_disabled" : "user_enabled", app: app, user: found.user.id, request, context)
+                try await self.adminSetDisabled(disabled, app: app, id: found.user.id, by: AdminActor(request, context))
                 return Self.adminJSON(["id": .string(found.user.id), "disabled": .bool(disabled)])
             }
         }
         apps.delete(":app/users/:id") { request, context in
             let (app, found) = try await self.adminTarget(context)
-            try await self.store.deleteUser(id: found.user.id, app: app.id)
-            await self.adminAudit("user_deleted", app: app, user: found.user.id, request, context)
+            try await self.adminDelete(app: app, id: found.user.id, by: AdminActor(request, context))
             return Self.adminJSON(["id": .string(found.user.id), "deleted": true])
         }
         apps.delete(":app/users/:id/sessions") { request, context in
             let (app, found) = try await self.adminTarget(context)
-            let revoked = try await self.store.deleteSessions(userId: found.user.id, app: app.id, except: "")
-            await self.adminAudit("session_revoked", app: app, user: found.user.id, request, context, detail: "all: \(revoked)")
+            let revoked = try await self.adminRevokeSessions(app: app, id: found.user.id, by: AdminActor(request, context))
             return Self.adminJSON(["revoked": .int64(Int64(revoked))])
         }
         apps.put(":app/users/:id/custom_data") { request, context in
@@ -108,19 +105,10 @@ extension AuthService {
         return identity.email ?? identity.data["email"]?.stringValue ?? user.data["email"]?.stringValue
     }
 
-    /// Records an admin action: the key's name as the actor, with the request's address and agent.
+    /// Records an admin action of an API request.
     func adminAudit(_ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
-                            detail: String? = nil) async {
-        guard let auditWriter else { return }
-        let agent = request.headers[.userAgent].map { String($0.prefix(256)) }
-        let entry = AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user,
-                               address: context.clientAddress, userAgent: agent, detail: detail,
-                               actor: "admin:\(context.adminKeyName ?? "?")")
-        do {
-            try await auditWriter.write([entry])
-        } catch {
-            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(event)"])
-        }
+                    detail: String? = nil) async {
+        await adminRecord(event, app: app, user: user, by: AdminActor(request, context), detail: detail)
     }
 
     private static func adminBody(_ request: Request, _ context: AuthRequestContext) async throws -> EJSON {

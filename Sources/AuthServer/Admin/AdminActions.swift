@@ -1,0 +1,60 @@
+import AuthProtocol
+import Hummingbird
+
+/// Who made an admin change, for the audit log: the key's name (`admin:NAME`), from where.
+struct AdminActor: Sendable {
+    var keyName: String
+    var address: String
+    var userAgent: String?
+
+    init(keyName: String, address: String, userAgent: String?) {
+        self.keyName = keyName
+        self.address = address
+        self.userAgent = userAgent.map { String($0.prefix(256)) }
+    }
+
+    /// The actor of an API request (its key checked by ``AdminAuthMiddleware``).
+    init(_ request: Request, _ context: AuthRequestContext) {
+        self.init(keyName: context.adminKeyName ?? "?", address: context.clientAddress, userAgent: request.headers[.userAgent])
+    }
+}
+
+/// The admin changes, each with its audit entry: the API and the admin page both make them here.
+extension AuthService {
+    func adminSetDisabled(_ disabled: Bool, app: AppRuntime, id: String, by actor: AdminActor) async throws {
+        guard try await store.setUserDisabled(disabled, id: id, app: app.id) else { throw Self.noSuchUser }
+        await adminRecord(disabled ? "user_disabled" : "user_enabled", app: app, user: id, by: actor)
+    }
+
+    func adminDelete(app: AppRuntime, id: String, by actor: AdminActor) async throws {
+        guard try await store.user(id: id, app: app.id) != nil else { throw Self.noSuchUser }
+        try await store.deleteUser(id: id, app: app.id)
+        await adminRecord("user_deleted", app: app, user: id, by: actor)
+    }
+
+    /// Ends every session of the user; returns how many.
+    func adminRevokeSessions(app: AppRuntime, id: String, by actor: AdminActor) async throws -> Int {
+        let revoked = try await store.deleteSessions(userId: id, app: app.id, except: "")
+        await adminRecord("session_revoked", app: app, user: id, by: actor, detail: "all: \(revoked)")
+        return revoked
+    }
+
+    func adminRevokeSession(app: AppRuntime, id: String, session: String, by actor: AdminActor) async throws {
+        guard try await store.deleteSession(id: session, userId: id, app: app.id) else {
+            throw ServiceError(.sessionNotFound, "the user has no such session")
+        }
+        await adminRecord("session_revoked", app: app, user: id, by: actor)
+    }
+
+    /// Records an admin action: the key's name as the actor, with its address and agent.
+    func adminRecord(_ event: String, app: AppRuntime, user: String?, by actor: AdminActor, detail: String? = nil) async {
+        guard let auditWriter else { return }
+        let entry = AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user,
+                               address: actor.address, userAgent: actor.userAgent, detail: detail, actor: "admin:\(actor.keyName)")
+        do {
+            try await auditWriter.write([entry])
+        } catch {
+            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(event)"])
+        }
+    }
+}
