@@ -38,6 +38,7 @@ public func buildApplication(
     service.addHealthRoutes(to: router)
     if !configuration.adminKeys.isEmpty {
         service.addAdminRoutes(to: router, keys: configuration.adminKeys)
+        service.addAdminPage(to: router, keys: configuration.adminKeys, sessions: AdminPageSessions())
     }
     service.addOAuthRoutes(to: router)
     if let outbox = service.outbox {

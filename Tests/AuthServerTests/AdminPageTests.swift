@@ -1,0 +1,118 @@
+import AuthProtocol
+@testable import AuthServer
+import Foundation
+import HTTPTypes
+import NIOCore
+import PostgresTestSupport
+import Testing
+
+/// The admin page: in a real browser (headless Chromium) an operator signs in, finds a user
+/// and disables them, and their next login fails; the page has no console error; posts
+/// without the CSRF token, or without a session, are refused.
+@Suite struct AdminPageTests {
+    @Test func anOperatorDisablesAUserInABrowser() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
+            try await c.registerConfirmed("grace@example.com", "Pass-word-1")
+            try await c.registerConfirmed("alan@example.com", "Pass-word-2")
+            let id = try AdminAPITests.userId(try await c.emailLogin("grace@example.com", "Pass-word-1"))
+            _ = try await c.emailLogin("alan@example.com", "Pass-word-2")
+            let origin = "http://127.0.0.1:\(try #require(c.client.port))"
+            let shots = ProcessInfo.processInfo.environment["AUTHSH_SCREENSHOT_OUT"] ?? ""
+            let output = directory + "/browser.json"
+            let browser = try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/admin-browser.py",
+                                            origin, AdminAPITests.key, "grace@"] + (shots.isEmpty ? [] : [shots]), output: output)
+            for _ in 0..<1200 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            browser.stop()
+            let text = try String(contentsOfFile: output, encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "no report: \(text)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(report["error"] == nil, "\(report)")
+            let rows = report["searchRows"] as? [String] ?? []
+            #expect(rows.count == 1 && rows.first?.contains("grace@example.com") == true, "the search found Grace only: \(rows)")
+            #expect(report["stateBefore"] as? String == "enabled" && report["stateAfter"] as? String == "disabled", "\(report)")
+            #expect((report["question"] as? String)?.hasPrefix("Disable user") == true)
+            #expect(report["styled"] as? Bool == true, "the style sheet applied")
+            let console = report["console"] as? [[String: Any]] ?? []
+            #expect(console.isEmpty, "console messages: \(console)")
+
+            // Her next login fails; the audit log names the key.
+            #expect(try await c.emailLogin("grace@example.com", "Pass-word-1").code == "UserDisabled")
+            let store = try SQLiteStore(path: directory + "/authsh.sqlite")
+            let events = try await store.auditEvents(AuditFilter(userId: id, event: "user_disabled", limit: 10))
+            #expect(events.count == 1 && events.first?.actor == "admin:ops")
+        }
+    }
+
+    /// Raw HTTP: a session cookie and a CSRF token, and what happens without either.
+    @Test func formsNeedTheSessionAndItsToken() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(try AdminAPITests.configuration(directory: directory)) { c in
+            let id = try AdminAPITests.userId(try await c.anonymous())
+            func send(_ method: HTTPRequest.Method, _ path: String, form: String? = nil, cookie: String? = nil) async throws
+                -> (status: Int, headers: HTTPFields, body: String) {
+                var headers: HTTPFields = [:]
+                if let cookie { headers[.cookie] = cookie }
+                if form != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+                return try await c.client.execute(uri: path, method: method, headers: headers, body: form.map { ByteBuffer(string: $0) }) {
+                    (Int($0.status.code), $0.headers, String(buffer: $0.body))
+                }
+            }
+            func token(_ html: String) throws -> String {
+                let range = try #require(html.range(of: #"name="csrf" value=""#))
+                return String(html[range.upperBound...].prefix { $0 != "\"" })
+            }
+            // Not signed in: to the sign-in page.
+            #expect(try await send(.get, "/admin/apps/local/users").headers[.location] == "/admin/login")
+            let login = try await send(.get, "/admin/login")
+            #expect(login.headers[.contentSecurityPolicy]?.contains("default-src 'none'") == true)
+            #expect(login.headers[.xFrameOptions] == "DENY" && !login.body.contains("<script"))
+            let loginCookie = try #require(login.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin_login=") })
+            #expect(loginCookie.contains("HttpOnly") && loginCookie.contains("SameSite=Strict"))
+            let loginToken = try token(login.body)
+            let pair = String(loginCookie.prefix { $0 != ";" })
+
+            // The sign-in form: the key, its token and cookie.
+            #expect(try await send(.post, "/admin/login", form: "key=\(AdminAPITests.key)", cookie: pair).status == 403, "no token")
+            #expect(try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=\(AdminAPITests.key)").status == 403, "no cookie")
+            let wrong = try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=not-the-key", cookie: pair)
+            #expect(wrong.status == 401 && wrong.body.contains("not an admin key"))
+            let signedIn = try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=\(AdminAPITests.key)", cookie: pair)
+            #expect(signedIn.status == 303)
+            let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin=") })
+            #expect(session.contains("HttpOnly") && session.contains("SameSite=Strict") && session.contains("Path=/admin"))
+            let cookie = String(session.prefix { $0 != ";" })
+
+            let page = try await send(.get, "/admin/apps/local/users/\(id)", cookie: cookie)
+            #expect(page.status == 200 && page.body.contains(id))
+            let csrf = try token(page.body)
+            // A post without the token, or with another, is refused and changes nothing.
+            #expect(try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes", cookie: cookie).status == 403)
+            #expect(try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(loginToken)", cookie: cookie).status == 403)
+            #expect(try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(csrf)").headers[.location] == "/admin/login")
+            #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").body["disabled"] == false)
+            // Delete asks first; with the answer it deletes.
+            let question = try await send(.post, "/admin/apps/local/users/\(id)/delete", form: "csrf=\(csrf)", cookie: cookie)
+            #expect(question.status == 200 && question.body.contains("Delete user \(id)?"))
+            #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").status == 200, "not deleted yet")
+            let deleted = try await send(.post, "/admin/apps/local/users/\(id)/delete", form: "csrf=\(csrf)&confirm=yes", cookie: cookie)
+            #expect(deleted.status == 303 && deleted.headers[.location] == "/admin/apps/local/users")
+            #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").status == 404)
+            // A user's page and the audit log, escaped.
+            let audit = try await send(.get, "/admin/apps/local/audit?event=user_deleted", cookie: cookie)
+            #expect(audit.status == 200 && audit.body.contains("admin:ops"))
+            // Signed out: the cookie opens nothing.
+            #expect(try await send(.post, "/admin/logout", form: "csrf=\(csrf)", cookie: cookie).status == 303)
+            #expect(try await send(.get, "/admin/apps/local/users", cookie: cookie).headers[.location] == "/admin/login")
+        }
+    }
+
+    @Test func noPageWithoutAdminKeys() async throws {
+        try await TestServer.run(TestServer.configuration()) { c in
+            let status = try await c.client.execute(uri: "/admin/login", method: .get, headers: [:], body: nil) { Int($0.status.code) }
+            #expect(status == 404)
+        }
+    }
+}
