@@ -158,6 +158,8 @@ import Testing
             }
             #expect(try await ids("") == [ann, bob, anon].sorted())
             #expect(try await ids("?email=ann") == [ann])
+            #expect(try await ids("?id=\(bob)") == [bob])
+            #expect(try await ids("?id=\(bob)&provider=anon-user") == [])
             #expect(try await ids("?email=ANN%40EXAMPLE.COM") == [ann])
             #expect(try await ids("?email=%25") == [], "LIKE's wildcard matches itself only")
             #expect(try await ids("?provider=anon-user") == [anon])

@@ -2,7 +2,7 @@ import AuthProtocol
 import Hummingbird
 
 extension UserQuery {
-    /// The parameters a listing takes: `email` (a prefix), `provider`, `state` (`enabled`,
+    /// The parameters a listing takes: `id`, `email` (a prefix), `provider`, `state` (`enabled`,
     /// `disabled`), `createdAfter`, `createdBefore`, `lastLoginAfter`, `lastLoginBefore`
     /// (unix seconds), `limit` (1 to 1000, default 50) and `cursor` (the `next` of the page
     /// before). Any other parameter, or a value out of shape, is a 400 naming it.
@@ -23,6 +23,9 @@ extension UserQuery {
                     throw ServiceError(.invalidParameter, "parameter 'email' must be 1 to 254 bytes")
                 }
                 emailPrefix = value.lowercased()
+            case "id":
+                guard value.utf8.count <= 64 else { throw ServiceError(.invalidParameter, "parameter 'id' must be a user id") }
+                id = value
             case "provider":
                 guard !value.isEmpty, value.utf8.count <= 64 else {
                     throw ServiceError(.invalidParameter, "parameter 'provider' must be 1 to 64 bytes")
@@ -48,7 +51,7 @@ extension UserQuery {
                 }
                 after = value
             default:
-                throw ServiceError(.invalidParameter, "unknown parameter '\(key)' (email, provider, state, createdAfter, createdBefore, lastLoginAfter, lastLoginBefore, limit, cursor)")
+                throw ServiceError(.invalidParameter, "unknown parameter '\(key)' (id, email, provider, state, createdAfter, createdBefore, lastLoginAfter, lastLoginBefore, limit, cursor)")
             }
         }
     }

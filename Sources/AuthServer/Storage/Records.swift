@@ -235,6 +235,8 @@ public struct AdminUserRecord: Sendable, Equatable {
 
 /// Which users a listing returns (``AuthStore/listUsers(app:query:)``), oldest id first.
 public struct UserQuery: Sendable, Equatable {
+    /// This id only.
+    public var id: String?
     /// A prefix of one of the user's emails (identities' verified emails, an email/password
     /// account's), lowercased.
     public var emailPrefix: String?

@@ -55,7 +55,7 @@ enum UsersTable {
     /// optional filters only thin the rows it walks.
     static let list: SQL = """
         SELECT u.id, u.last_login_at FROM users u
-        WHERE u.app_id = ? AND u.id > ?
+        WHERE u.app_id = ? AND u.id > ? AND (CAST(? AS TEXT) IS NULL OR u.id = ?)
             AND (CAST(? AS BOOLEAN) IS NULL OR u.disabled = ?)
             AND (CAST(? AS BIGINT) IS NULL OR u.created_at >= ?) AND (CAST(? AS BIGINT) IS NULL OR u.created_at < ?)
             AND (CAST(? AS BIGINT) IS NULL OR u.last_login_at >= ?) AND (CAST(? AS BIGINT) IS NULL OR u.last_login_at < ?)
@@ -75,7 +75,7 @@ enum UsersTable {
             prefix.lowercased().replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%")
                 .replacingOccurrences(of: "_", with: "!_") + "%"
         }
-        return [.text(app), .text(q.after ?? ""), q.disabled.map(SQLValue.bool) ?? .null, q.disabled.map(SQLValue.bool) ?? .null,
+        return [.text(app), .text(q.after ?? ""), .text(q.id), .text(q.id), q.disabled.map(SQLValue.bool) ?? .null, q.disabled.map(SQLValue.bool) ?? .null,
                 .integer(q.createdAfter), .integer(q.createdAfter), .integer(q.createdBefore), .integer(q.createdBefore),
                 .integer(q.lastLoginAfter), .integer(q.lastLoginAfter), .integer(q.lastLoginBefore), .integer(q.lastLoginBefore),
                 .text(q.provider), .text(q.provider), .text(pattern), .text(pattern), .text(pattern), .integer(q.limit)]
