@@ -29,7 +29,9 @@ import Testing
         return Int(UInt16(bigEndian: address.sin_port))
     }
 
-    @Test func aMailQueuedWhenTheServerIsKilledIsDeliveredAfterItStartsAgain() async throws {
+    /// A directory with a mailbox, a free port for the SMTP server, and `authsh serve`
+    /// arguments for a server (on a SQLite file there) that mails to that port with these timeouts.
+    static func mailSetup(connectTimeout: Int, commandTimeout: Int) throws -> (directory: String, mailbox: String, port: Int, arguments: [String]) {
         let directory = try Binary.temporaryDirectory()
         let mailbox = directory + "/mail"
         try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
@@ -38,9 +40,13 @@ import Testing
         try Data(#"""
             {"apps": [{"id": "local", "rateLimits": {"enabled": false}}],
              "mail": {"host": "127.0.0.1", "port": \#(port), "security": "none", "from": "no-reply@example.com",
-                      "retryDelaysSeconds": [1], "connectTimeoutSeconds": 2, "commandTimeoutSeconds": 5}}
+                      "retryDelaysSeconds": [1], "connectTimeoutSeconds": \#(connectTimeout), "commandTimeoutSeconds": \#(commandTimeout)}}
             """#.utf8).write(to: URL(fileURLWithPath: config))
-        let arguments = ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"]
+        return (directory, mailbox, port, ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"])
+    }
+
+    @Test func aMailQueuedWhenTheServerIsKilledIsDeliveredAfterItStartsAgain() async throws {
+        let (directory, mailbox, port, arguments) = try Self.mailSetup(connectTimeout: 2, commandTimeout: 5)
 
         // The SMTP server is down: the mail waits in the queue when the server is killed.
         let first = try await Self.serve(arguments, log: directory + "/first.log")
@@ -73,18 +79,8 @@ import Testing
     /// interrupted copy has two, with one `Message-ID` (the bound the queue promises: at most
     /// one duplicate per crash, and a receiver can tell).
     @Test func aMailWhoseDeliveryTheKillInterruptedIsSentAgainAfterTheRestart() async throws {
-        let directory = try Binary.temporaryDirectory()
-        let mailbox = directory + "/mail"
-        try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
-        let port = try Self.freePort()
-        let config = directory + "/config.json"
         // A lease of 1 + 8 x 2 + 10 = 27 s.
-        try Data(#"""
-            {"apps": [{"id": "local", "rateLimits": {"enabled": false}}],
-             "mail": {"host": "127.0.0.1", "port": \#(port), "security": "none", "from": "no-reply@example.com",
-                      "retryDelaysSeconds": [1], "connectTimeoutSeconds": 1, "commandTimeoutSeconds": 2}}
-            """#.utf8).write(to: URL(fileURLWithPath: config))
-        let arguments = ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"]
+        let (directory, mailbox, port, arguments) = try Self.mailSetup(connectTimeout: 1, commandTimeout: 2)
         let sink = try Self.startSink(port: port, directory: mailbox, stall: 30)
         defer { sink.stop() }
 

@@ -1,0 +1,79 @@
+"""Headless Chromium driven through the Chrome DevTools Protocol, for the browser tests: start it,
+call protocol methods, evaluate JavaScript in the page, wait for a condition, take screenshots.
+Events that arrive while waiting for an answer go to `on_event` (console messages, errors)."""
+import base64, json, shutil, socket, subprocess, tempfile, time, urllib.request
+
+import websocket  # websocket-client
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Browser:
+    """`with Browser(window) as b:` a headless Chromium with one page; closed on exit."""
+
+    def __init__(self, window="800,900", on_event=lambda message: None):
+        self.window = window
+        self.on_event = on_event
+        self.counter = 0
+
+    def __enter__(self):
+        chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+        if not chromium:
+            raise RuntimeError("no chromium on the PATH")
+        port = free_port()
+        self.profile = tempfile.mkdtemp(prefix="authsh-chromium-")
+        self.process = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
+                                         "--disable-dev-shm-usage", f"--remote-debugging-port={port}",
+                                         f"--user-data-dir={self.profile}", f"--window-size={self.window}", "about:blank"],
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        target = None
+        for _ in range(200):
+            try:
+                targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json"))
+                target = next(t for t in targets if t["type"] == "page")
+                break
+            except Exception:
+                time.sleep(0.05)
+        if target is None:
+            self.__exit__(None, None, None)
+            raise RuntimeError("chromium did not start")
+        self.ws = websocket.create_connection(target["webSocketDebuggerUrl"], timeout=30)
+        return self
+
+    def __exit__(self, *_):
+        self.process.terminate()
+        try:
+            self.process.wait(5)
+        except Exception:
+            self.process.kill()
+        shutil.rmtree(self.profile, ignore_errors=True)
+
+    def call(self, method, **params):
+        self.counter += 1
+        self.ws.send(json.dumps({"id": self.counter, "method": method, "params": params}))
+        while True:
+            message = json.loads(self.ws.recv())
+            if message.get("id") == self.counter:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message.get("result", {})
+            self.on_event(message)
+
+    def evaluate(self, expression):
+        return self.call("Runtime.evaluate", expression=expression, returnByValue=True).get("result", {}).get("value")
+
+    def wait_for(self, expression, what, seconds=20):
+        deadline = time.time() + seconds
+        while time.time() < deadline:
+            if self.evaluate(f"document.readyState === 'complete' && ({expression})"):
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"timed out waiting for {what}; page: {self.evaluate('location.href')}")
+
+    def screenshot(self, path):
+        with open(path, "wb") as f:
+            f.write(base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"]))
