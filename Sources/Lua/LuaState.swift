@@ -40,8 +40,9 @@ public final class LuaState {
         return created
     }
 
-    /// Creates a state with the libraries of `profile`.
-    public init(profile: Profile = .trusted) throws {
+    /// Creates a state with the libraries of `profile`. `ignoringEnvironment` (lua's `-E`):
+    /// `package.path` and `package.cpath` are the defaults, whatever LUA_PATH and LUA_CPATH say.
+    public init(profile: Profile = .trusted, ignoringEnvironment: Bool = false) throws {
         LuaState.installDispatch()
         var limit = 0
         if case .sandboxed(let limits) = profile { limit = limits.memoryBytes }
@@ -49,6 +50,7 @@ public final class LuaState {
         self.L = L
         self.profile = profile
         clua_extraspace(L).pointee = Unmanaged.passUnretained(self).toOpaque()
+        if ignoringEnvironment { authsh_ignore_environment(L) }
         if case .sandboxed = profile { authsh_openlibs(L, 1) } else { authsh_openlibs(L, 0) }
     }
 

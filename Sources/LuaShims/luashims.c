@@ -664,21 +664,19 @@ static void open_sandboxed(lua_State *L) {
     lua_setglobal(L, "rawset");
 }
 
+// The trusted profile (the REPL and batch scripts) is the standard libraries as lua5.4 opens
+// them, C modules included: `package.cpath` and `package.path` come from LUA_CPATH_5_4 /
+// LUA_CPATH and LUA_PATH_5_4 / LUA_PATH (or the library's defaults), as in lua.c. The user runs
+// their own code there, with `io` and `os.execute`; refusing C modules protected nothing and
+// cost every library of the Lua ecosystem (lpeg, cjson, luasocket, ...).
 static void open_trusted(lua_State *L) {
     luaL_openlibs(L);
-    // No C modules: drop package.loadlib, package.cpath and the C searchers.
-    lua_getglobal(L, "package");                           // stack: package
-    lua_pushnil(L);
-    lua_setfield(L, -2, "loadlib");
-    lua_pushliteral(L, "");
-    lua_setfield(L, -2, "cpath");
-    lua_getfield(L, -1, "searchers");                      // stack: package, searchers
-    lua_pushnil(L);
-    lua_rawseti(L, -2, 4);
-    lua_pushnil(L);
-    lua_rawseti(L, -2, 3);
-    lua_pop(L, 2);
     open_coroutine_overrides(L);
+}
+
+void authsh_ignore_environment(lua_State *L) {
+    lua_pushboolean(L, 1);
+    lua_setfield(L, LUA_REGISTRYINDEX, "LUA_NOENV");
 }
 
 void authsh_openlibs(lua_State *L, int sandboxed) {

@@ -33,13 +33,14 @@ enum Authsh {
         let bindings = AuthScript(configuration)
         let session: Session
         do {
-            session = try Session(dataDirectory: dataDirectory, libraries: [bindings])
+            session = try Session(dataDirectory: dataDirectory, libraries: [bindings], ignoringEnvironment: invocation.ignoreEnvironment)
             try session.setArguments(invocation.argTable, scriptIndex: invocation.scriptIndex)
             if invocation.json { try session.printTablesAsJSON() }
         } catch {
             Output.error("authsh: \(error)")
             return ExitStatus.failure
         }
+        if !invocation.ignoreEnvironment && !runInit(session) { return ExitStatus.failure }
 
         for action in invocation.actions {
             let ok: Bool
@@ -95,6 +96,26 @@ extension Authsh {
                                   adminKey: key)
         }
         return AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
+    }
+
+    /// LUA_INIT_5_4, else LUA_INIT, as lua.c runs it before any option: `@FILE` runs that
+    /// file, anything else is a chunk. False (after reporting it) when it fails.
+    static func runInit(_ session: Session) -> Bool {
+        let (name, value): (String, String)
+        if let v = getenv("LUA_INIT_5_4") {
+            (name, value) = ("=LUA_INIT_5_4", String(cString: v))
+        } else if let v = getenv("LUA_INIT") {
+            (name, value) = ("=LUA_INIT", String(cString: v))
+        } else {
+            return true
+        }
+        guard value.hasPrefix("@") else { return session.execute(Array(value.utf8), name: name) }
+        let path = String(value.dropFirst())
+        guard let source = Files.read(path) else {
+            Output.error("authsh: cannot open \(path) (\(String(cString: strerror(errno))))")
+            return false
+        }
+        return session.execute(Files.skippingShebang(source), name: "@" + path)
     }
 
     /// The REPL's one-line banner: which server and app, where data lives.

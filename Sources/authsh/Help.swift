@@ -28,6 +28,7 @@ enum Help {
           -e CHUNK        execute the string CHUNK
           -l NAME         require library NAME into global NAME
           -i              enter interactive mode after running the script
+          -E              ignore LUA_INIT, LUA_PATH and LUA_CPATH
           -v, --version   print the version
           -h, --help      print this help
           --server URL    talk to the server at URL instead of the embedded one

@@ -27,6 +27,8 @@ struct Invocation {
     var plugins: String?
     /// `--json`: `print` writes tables as JSON.
     var json = false
+    /// `-E`: ignore LUA_INIT, LUA_PATH and LUA_CPATH (and their `_5_4` forms), as lua does.
+    var ignoreEnvironment = false
     /// Every argument, for the global `arg` (the script at index 0, options before it negative).
     var argTable: [String] = []
     var scriptIndex = 0
@@ -69,6 +71,7 @@ struct Invocation {
             case "-v" where inline == nil, "--version" where inline == nil: result.showVersion = true
             case "-h" where inline == nil, "--help" where inline == nil: result.showHelp = true
             case "--json" where inline == nil: result.json = true
+            case "-E" where inline == nil: result.ignoreEnvironment = true
             default: throw UsageError("unrecognized option '\(argv[i])'")
             }
             i += 1

@@ -6,8 +6,8 @@ final class Session {
     let lua: LuaState
     let dataDirectory: String
 
-    init(dataDirectory: String, libraries: [any LuaLibrary]) throws {
-        lua = try LuaState(profile: .trusted)
+    init(dataDirectory: String, libraries: [any LuaLibrary], ignoringEnvironment: Bool = false) throws {
+        lua = try LuaState(profile: .trusted, ignoringEnvironment: ignoringEnvironment)
         self.dataDirectory = dataDirectory
         for library in libraries { try library.install(into: lua) }
         _ = authsh_install_sigint_once

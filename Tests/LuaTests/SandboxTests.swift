@@ -75,8 +75,15 @@ func sandbox(memory: Int = 16 << 20, deadline: Duration = .milliseconds(300)) th
         #expect(error.code == .timeout)
     }
 
-    @Test func trustedProfileCannotLoadCModules() throws {
+    /// The trusted profile loads C modules as lua5.4 does (Debian's lua-cjson and lua-lpeg,
+    /// installed by scripts/setup); the sandbox has no `package` at all.
+    @Test func trustedProfileLoadsCModulesAndTheSandboxDoesNot() throws {
         let lua = try LuaState()
-        #expect(try lua.evaluate("return package.loadlib, package.cpath, #package.searchers, type(io.write)") == [nil, "", 2, "function"])
+        #expect(try lua.evaluate("return type(package.loadlib), #package.searchers, package.cpath:find('lua/5.4/?.so', 1, true) ~= nil")
+                == ["function", 4, true])
+        #expect(try lua.evaluate(#"return require("cjson").encode({a = 1}), require("lpeg").match(require("lpeg").R("09")^1, "123x")"#)
+                == [#"{"a":1}"#, 4])
+        let sandbox = try LuaState(profile: .sandboxed(.init()))
+        #expect(try sandbox.evaluate("return type(package), type(require)") == ["nil", "nil"])
     }
 }

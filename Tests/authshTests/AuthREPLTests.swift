@@ -86,12 +86,7 @@ struct AuthREPLTests {
         let data = try Binary.temporaryDirectory()
         let python = Binary.repository + "/.build/venv/bin/python3"
         try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup (.build/venv)")
-        let browser = data + "/browser"
-        try """
-            #!/bin/sh
-            exec '\(python)' '\(Binary.repository)/Tests/browser/sign-in-browser.py' "$@"
-            """.write(toFile: browser, atomically: true, encoding: .utf8)
-        chmod(browser, 0o755)
+        let browser = Binary.repository + "/Tests/browser/sign-in-browser.sh"
         let log = data + "/browser.log"
         let term = try Terminal(arguments: [], dataDirectory: data, environment: [
             "BROWSER": browser, "SIGNIN_EMAIL": "grace@example.com", "SIGNIN_NAME": "Grace Hopper",

@@ -86,8 +86,10 @@ int authsh_tostring(lua_State *L, int idx);
 /// raise "attempt to modify read-only table 'name'", and the sandbox's `rawset` refuses it.
 /// [-0, +1, m]
 void authsh_pushreadonly(lua_State *L, int idx, const char *name);
-/// Opens the libraries of the profile: trusted (all but C module loading) or sandboxed.
+/// Opens the libraries of the profile: trusted (all, C modules included, as lua5.4) or sandboxed.
 void authsh_openlibs(lua_State *L, int sandboxed);
+// Before authsh_openlibs: the package library ignores LUA_PATH and LUA_CPATH (lua's -E).
+void authsh_ignore_environment(lua_State *L);
 
 /// Starts a run generation: clears any earlier kill. Returns the generation.
 unsigned long authsh_begin_run(lua_State *L);
