@@ -2,9 +2,11 @@ import CLua
 
 extension LuaState {
     /// Completions for the word before the cursor: globals, fields after `.`, methods after
-    /// `:`. Walks tables, `__index` tables and the member lists of Swift classes with raw
+    /// `:`. Walks tables, the `__index` table chains of any value's metatable (tables, file
+    /// handles and other userdata, strings) and the member lists of Swift classes, with raw
     /// access only; nothing is called.
-    /// - Parameter word: for example `app.emailPasswordAuth:reg` or `string.fo`.
+    /// - Parameter word: for example `app.emailPasswordAuth:reg`, `io.stdout:wri`, `string.fo`
+    ///   or `"text"):up` (a string literal in parentheses: the string library's methods).
     /// - Returns: whole words (`string.format`), sorted.
     public func completions(for word: String) -> [String] {
         let separatorIndex = word.lastIndex(where: { $0 == "." || $0 == ":" })
@@ -14,6 +16,12 @@ extension LuaState {
         let top = lua_gettop(L)
         defer { lua_settop(L, top) }
 
+        if methodsOnly && Self.isStringLiteralInParentheses(head) {
+            lua_pushstring(L, "")                                // a string: the string library's methods
+            var names = Set<String>()
+            collectNames(at: lua_gettop(L), isClass: false, methodsOnly: true, into: &names)
+            return names.filter { $0.hasPrefix(partial) && $0.isLuaIdentifier }.sorted().map { head + ":" + $0 }
+        }
         clua_pushglobaltable(L)                                  // stack: G
         var found = Found.value
         if separatorIndex != nil {
@@ -66,10 +74,37 @@ extension LuaState {
             return nil
         case LUA_TUSERDATA:
             guard lua_getmetatable(L, value) != 0 else { return nil }
-            return propertyClass(name, metatableAt: lua_gettop(L), replacing: value)
+            if let found = propertyClass(name, metatableAt: lua_gettop(L), replacing: value) { return found }
+            // A userdata that is no Swift class (a file handle, a C module's object): its
+            // metatable's `__index` table, walked as a table's.
+            lua_settop(L, value)
+            guard lua_getmetatable(L, value) != 0 else { return nil }
+            lua_pushstring(L, "__index")
+            guard lua_rawget(L, -2) == LUA_TTABLE else {
+                lua_settop(L, value)
+                return nil
+            }
+            clua_replace(L, value)
+            lua_settop(L, value)
+            return field(name, inClass: false)
         default:
             return nil
         }
+    }
+
+    /// Whether `text` is a string literal closed by a parenthesis, `"x")` or `'x')`: what is
+    /// left of `("x"):up` once the line is broken into words at `(`.
+    static func isStringLiteralInParentheses(_ text: String) -> Bool {
+        let chars = Array(text)
+        guard chars.count >= 3, chars.last == ")", let quote = chars.first, quote == "\"" || quote == "'",
+              chars[chars.count - 2] == quote else { return false }
+        var i = 1
+        while i < chars.count - 2 {
+            if chars[i] == "\\" { i += 2; continue }
+            if chars[i] == quote { return false }
+            i += 1
+        }
+        return i == chars.count - 2
     }
 
     /// A property whose class is known (`__fields`): replaces the value at `replacing` with
@@ -93,7 +128,15 @@ extension LuaState {
         if lua_type(L, index) == LUA_TUSERDATA || isClass {
             if isClass { lua_pushvalue(L, index) } else if lua_getmetatable(L, index) == 0 { return }
             lua_pushstring(L, "__members")
-            if lua_rawget(L, -2) == LUA_TTABLE {
+            if lua_rawget(L, -2) != LUA_TTABLE && !isClass {
+                // No Swift class: the metatable's `__index` table chain (file handles, C modules' objects).
+                clua_pop(L, 1)
+                lua_pushstring(L, "__index")
+                if lua_rawget(L, -2) == LUA_TTABLE { collectNames(at: lua_gettop(L), isClass: false, methodsOnly: methodsOnly, into: &names) }
+                clua_pop(L, 2)
+                return
+            }
+            if lua_type(L, -1) == LUA_TTABLE {
                 lua_pushnil(L)
                 while lua_next(L, -2) != 0 {                     // stack: mt, members, key, kind
                     let kind = LuaStack.text(at: -1, on: L)
@@ -105,9 +148,9 @@ extension LuaState {
             return
         }
         guard lua_type(L, index) == LUA_TTABLE else {
-            if lua_type(L, index) == LUA_TSTRING, methodsOnly {  // ("x"):fo -> the string library
-                clua_pushglobaltable(L)
-                lua_pushstring(L, "string")
+            // Any other value (a string: s:up): its metatable's `__index` table chain, raw.
+            if methodsOnly, lua_getmetatable(L, index) != 0 {
+                lua_pushstring(L, "__index")
                 if lua_rawget(L, -2) == LUA_TTABLE { collectNames(at: lua_gettop(L), isClass: false, methodsOnly: false, into: &names) }
                 clua_pop(L, 2)
             }

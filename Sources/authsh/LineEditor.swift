@@ -22,6 +22,8 @@ final class LineEditor {
         rl_attempted_completion_function = { text, _, _ in
             rl_attempted_completion_over = 1
             rl_completion_append_character = 0
+            // No closing quote after a completion that follows a string literal (`('x'):upper`).
+            rl_completion_suppress_quote = 1
             let word = text.map { String(cString: $0) } ?? ""
             LineEditorState.matches = LineEditorState.completer?(word) ?? []
             guard !LineEditorState.matches.isEmpty else { return nil }
@@ -84,5 +86,6 @@ enum LineEditorState {
     nonisolated(unsafe) static var next = 0
     /// Allocated once and never freed: readline keeps pointers to them.
     nonisolated(unsafe) static let readlineName = strdup("authsh")!
-    nonisolated(unsafe) static let wordBreaks = strdup(" \t\n\"'`@$><=;|&{(,+-*/%^~#[]")!
+    /// Not the quotes: `("x"):up` is then one word after `(`, which completion reads as a string.
+    nonisolated(unsafe) static let wordBreaks = strdup(" \t\n`@$><=;|&{(,+-*/%^~#[]")!
 }

@@ -31,6 +31,17 @@ struct REPLTests {
         try term.waitFor("obj:greet")
         try term.type("('bob')")
         try term.waitFor("\"hi bob\"")
+        // Through a file handle's metatable, and a string literal's.
+        try term.type("io.stdout:wri", enter: false)
+        try term.press("Tab")
+        try term.waitFor("io.stdout:write")
+        try term.type("('ok\\n')")
+        try term.waitFor("\nok\n")
+        try term.type("('abc'):up", enter: false)
+        try term.press("Tab")
+        try term.waitFor("('abc'):upper")
+        try term.type("()")
+        try term.waitFor("\"ABC\"")
     }
 
     @Test func ctrlCStopsAnEndlessLoopAndTheREPLGoesOn() throws {
