@@ -134,8 +134,8 @@ public final class App: Sendable {
         }
     }
 
-    /// Sends a login (with `deviceId` when it is a real one) and fetches the profile; changes
-    /// nothing here.
+    /// Sends a login (with `deviceId` when it is a real one) and reads the profile from its
+    /// answer, or fetches it when the server gave none; changes nothing here.
     func loginRequest(_ credentials: Credentials, deviceId device: String?) async throws(AuthClientError) -> LoginReply {
         var body = credentials.body
         if let device, device != ObjectId.zero.hex {
@@ -146,7 +146,13 @@ public final class App: Sendable {
             let userId = reply["user_id"]?.stringValue
         else { throw malformed("the login answer has no tokens") }
         guard userId.utf8.allSatisfy({ Hex.value($0) != nil }), !userId.isEmpty else { throw malformed("the user id is not hexadecimal") }
-        let profile = try await fetchProfile(auth: .token(access))
+        // authsh's login answer carries the profile; another server's is fetched.
+        let profile: (profile: UserProfile, identities: [UserIdentity])
+        if let given = reply["profile"], given["user_id"]?.stringValue == userId {
+            profile = try self.profile(from: given)
+        } else {
+            profile = try await fetchProfile(auth: .token(access))
+        }
         let providerAccess = reply["provider_access_token"]?.stringValue, providerId = reply["provider_id_token"]?.stringValue
         return LoginReply(userId: userId, access: access, refresh: refresh,
                           deviceId: reply["device_id"]?.stringValue ?? ObjectId.zero.hex,

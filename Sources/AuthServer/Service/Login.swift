@@ -71,7 +71,11 @@ extension AuthService {
         let tokens = try await startSession(app: app, user: user, providerType: proof.identity.providerType,
                                             identityId: proof.identity.externalId, deviceId: deviceId)
         var answer: EJSONDocument = ["access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
-                                     "user_id": .string(user.id), "device_id": .string(tokens.deviceId)]
+                                     "user_id": .string(user.id), "device_id": .string(tokens.deviceId),
+                                     // authsh adds the profile (GET auth/profile's body), saving a
+                                     // client the second request of a login; App Services clients
+                                     // ignore it.
+                                     "profile": Self.profile(user, app: app)]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)
     }
