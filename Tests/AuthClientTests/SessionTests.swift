@@ -89,14 +89,23 @@ import Testing
 
 @Suite struct ClientFaultTests {
     /// The real transport, with GET profile answered by a failure (a fault the real server
-    /// cannot be made to produce on demand).
+    /// cannot be made to produce on demand), and login answers without their profile (as from
+    /// a server that does not send it) or, with `broken`, with a profile that is not one.
     final class FailingProfile: AuthTransport {
         let inner = AsyncHTTPTransport()
+        let broken: Bool
+        init(broken: Bool = false) { self.broken = broken }
+
         func send(_ request: TransportRequest) async throws(AuthClientError) -> TransportResponse {
             if request.method == "GET", request.url.hasSuffix(Routes.profile) {
                 return TransportResponse(status: 503, body: Array(#"{"error":"down for maintenance","error_code":"MaintenanceInProgress"}"#.utf8))
             }
-            return try await inner.send(request)
+            var response = try await inner.send(request)
+            if request.url.hasSuffix("/login"), case .document(var body)? = try? EJSON(parsing: response.body) {
+                if broken, let userId = body["user_id"] { body["profile"] = ["user_id": userId, "data": "not a document"] } else { body["profile"] = nil }
+                response.body = EJSON.document(body).encoded()
+            }
+            return response
         }
     }
 
@@ -105,6 +114,16 @@ import Testing
             let app = try App(id: "local", configuration: .init(baseURL: server.origin), transport: FailingProfile())
             let error = await #expect(throws: AuthClientError.self) { try await app.login(credentials: .anonymous()) }
             #expect(error?.code == "MaintenanceInProgress" && error?.status == 503)
+            #expect(app.currentUser == nil && app.allUsers.isEmpty)
+        }
+    }
+
+    /// A login answer whose profile is malformed fails the login, and leaves nothing behind.
+    @Test func aMalformedProfileInTheAnswerFailsTheLogin() async throws {
+        try await LiveServer.run { server in
+            let app = try App(id: "local", configuration: .init(baseURL: server.origin), transport: FailingProfile(broken: true))
+            let error = await #expect(throws: AuthClientError.self) { try await app.login(credentials: .anonymous()) }
+            #expect(error?.code == AuthClientError.malformedResponse)
             #expect(app.currentUser == nil && app.allUsers.isEmpty)
         }
     }
