@@ -176,6 +176,7 @@ final class LuaScheduler {
     /// Creates a task from the function and `count - 1` arguments at the top of L (popped).
     func spawn(from L: OpaquePointer, count: Int32) -> Int {
         let thread = lua_newthread(L)!                           // stack: f, args..., thread
+        authsh_mark_root(L)                                      // to Lua, a task is the main thread
         let threadRef = luaL_ref(L, clua_registryindex)          // stack: f, args...
         lua_xmove(L, thread, count)
         nextID += 1

@@ -447,9 +447,25 @@ static int finish_resume(lua_State *L, lua_State *co, int r, lua_KContext iswrap
     return r;
 }
 
+static int costatus(lua_State *L, lua_State *co);
+static int is_main_thread(lua_State *L, lua_State *co);
+
+static int co_status(lua_State *L) {
+    static const char *const names[] = {"running", "dead", "suspended", "normal"};
+    lua_State *co = lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    lua_pushstring(L, names[costatus(L, co)]);
+    return 1;
+}
+
 static int co_resume(lua_State *L) {
     lua_State *co = lua_tothread(L, 1);
     luaL_argexpected(L, co, 1, "coroutine");
+    if (is_main_thread(L, co)) {  // what lua5.4 answers for the running main thread
+        lua_pushboolean(L, 0);
+        lua_pushliteral(L, "cannot resume non-suspended coroutine");
+        return 2;
+    }
     int r = auxresume(L, co, lua_gettop(L) - 1);
     return finish_resume(L, co, r, 0);
 }
@@ -469,11 +485,81 @@ static int co_wrap(lua_State *L) {
     return 1;
 }
 
+// MARK: Task roots look like the main thread (a diff against Lua 5.4.4's lcorolib: these
+// functions are new; lcorolib's running, isyieldable, yield and status do not know tasks).
+
+static const char *const ROOTS_KEY = "authsh.taskroots";
+
+void authsh_mark_root(lua_State *L) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, ROOTS_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        lua_newtable(L);                                   // weak keys: a finished task goes
+        lua_newtable(L);
+        lua_pushliteral(L, "k");
+        lua_setfield(L, -2, "__mode");
+        lua_setmetatable(L, -2);
+        lua_pushvalue(L, -1);
+        lua_setfield(L, LUA_REGISTRYINDEX, ROOTS_KEY);
+    }                                                      // stack: thread, roots
+    lua_pushvalue(L, -2);
+    lua_pushboolean(L, 1);
+    lua_rawset(L, -3);
+    lua_pop(L, 1);
+}
+
+/// Whether `co` is a task's root (L is any thread of the state).
+static int is_root(lua_State *L, lua_State *co) {
+    if (lua_getfield(L, LUA_REGISTRYINDEX, ROOTS_KEY) != LUA_TTABLE) {
+        lua_pop(L, 1);
+        return 0;
+    }
+    lua_pushthread(co);
+    lua_xmove(co, L, 1);
+    int root = lua_rawget(L, -2) == LUA_TBOOLEAN;
+    lua_pop(L, 2);
+    return root;
+}
+
+static int is_main_thread(lua_State *L, lua_State *co) {
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+    int main = lua_tothread(L, -1) == co;
+    lua_pop(L, 1);
+    return main;
+}
+
+static int co_running(lua_State *L) {
+    if (is_root(L, L)) {
+        lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_MAINTHREAD);
+        lua_pushboolean(L, 1);
+        return 2;
+    }
+    int ismain = lua_pushthread(L);
+    lua_pushboolean(L, ismain);
+    return 2;
+}
+
+static int co_isyieldable(lua_State *L) {
+    lua_State *co = lua_isnone(L, 1) ? L : lua_tothread(L, 1);
+    luaL_argexpected(L, co, 1, "coroutine");
+    lua_pushboolean(L, lua_isyieldable(co) && !is_root(L, co) && !is_main_thread(L, co));
+    return 1;
+}
+
+static int co_yield(lua_State *L) {
+    if (is_root(L, L)) {  // lua5.4's message, without a position (lua_yieldk raises it so)
+        lua_pushliteral(L, "attempt to yield from outside a coroutine");
+        return lua_error(L);
+    }
+    return lua_yield(L, lua_gettop(L));
+}
+
 /// lcorolib's auxstatus.
 enum { COS_RUN, COS_DEAD, COS_YIELD, COS_NORM };
 
 static int costatus(lua_State *L, lua_State *co) {
     if (L == co) return COS_RUN;
+    // The main thread, seen from a task: running if the task is at its root, else normal.
+    if (is_main_thread(L, co)) return is_root(L, L) ? COS_RUN : COS_NORM;
     switch (lua_status(co)) {
     case LUA_YIELD:
         return COS_YIELD;
@@ -515,6 +601,14 @@ static void open_coroutine_overrides(lua_State *L) {
     lua_setfield(L, -2, "wrap");
     lua_pushcfunction(L, co_close);
     lua_setfield(L, -2, "close");
+    lua_pushcfunction(L, co_running);
+    lua_setfield(L, -2, "running");
+    lua_pushcfunction(L, co_isyieldable);
+    lua_setfield(L, -2, "isyieldable");
+    lua_pushcfunction(L, co_yield);
+    lua_setfield(L, -2, "yield");
+    lua_pushcfunction(L, co_status);
+    lua_setfield(L, -2, "status");
     lua_pop(L, 1);
 }
 

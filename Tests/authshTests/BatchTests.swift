@@ -113,4 +113,35 @@ import Testing
         #expect(ours.status == theirs.status)
         #expect(ours.stdout == theirs.stdout)
     }
+
+    /// The main chunk is the main thread, outside any coroutine, as under lua5.4, though the
+    /// host runs it in one: `running`, `isyieldable`, `status`, `resume` of it, and `yield`
+    /// from it (a catchable error, in `pcall` or a `load`ed chunk; uncaught, it ends the script
+    /// as lua5.4 ends it). Coroutines inside behave as ever.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lua5.4")))
+    func theMainChunkIsTheMainThread() throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write("""
+            local main, ismain = coroutine.running()
+            print(type(main), ismain, coroutine.isyieldable(), coroutine.isyieldable(main), coroutine.status(main))
+            print(pcall(coroutine.yield, 1))
+            print(pcall(load("return coroutine.yield(2)")))
+            print(coroutine.resume(main))
+            local co = coroutine.create(function(a)
+              local b = coroutine.yield(a + 1)
+              print("inside", coroutine.isyieldable(), select(2, coroutine.running()), coroutine.status(main))
+              return b * 2
+            end)
+            print(coroutine.resume(co, 1))
+            print(coroutine.resume(co, 5))
+            print(coroutine.status(co), coroutine.wrap(function() return coroutine.status((coroutine.running())) end)())
+            coroutine.yield("uncaught")
+            print("not reached")
+            """, to: dir + "/main.lua")
+        let ours = try Binary.run(["main.lua"], directory: dir)
+        let theirs = try Binary.run(["main.lua"], directory: dir, executable: "/usr/bin/lua5.4")
+        #expect(ours.status == 1 && theirs.status == 1)
+        #expect(ours.stdout == theirs.stdout, "\(ours.stdout)\nagainst\n\(theirs.stdout)")
+        #expect(ours.stderr.contains("attempt to yield from outside a coroutine"))
+    }
 }

@@ -86,6 +86,11 @@ int authsh_tostring(lua_State *L, int idx);
 /// raise "attempt to modify read-only table 'name'", and the sandbox's `rawset` refuses it.
 /// [-0, +1, m]
 void authsh_pushreadonly(lua_State *L, int idx, const char *name);
+/// Marks the thread on top of L as a task's root: to Lua code it is the main thread, outside
+/// any coroutine (`coroutine.running()` gives the main thread and true, `isyieldable()` is
+/// false, `yield()` raises "attempt to yield from outside a coroutine"), as under lua5.4,
+/// though the host yields it to reach the scheduler. [-0, +0, m]
+void authsh_mark_root(lua_State *L);
 /// Opens the libraries of the profile: trusted (all, C modules included, as lua5.4) or sandboxed.
 void authsh_openlibs(lua_State *L, int sandboxed);
 // Before authsh_openlibs: the package library ignores LUA_PATH and LUA_CPATH (lua's -E).
