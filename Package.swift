@@ -71,14 +71,14 @@ let package = Package(
         // The command: REPL, batch runner, `serve`, and the embedded dev server.
         // Release builds link it without PIE (scripts/release-build says why).
         .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "AuthServer"]),
-        // Benchmarks, run by scripts/bench.
-        .executableTarget(name: "lua-bench", dependencies: ["Lua"]),
-        .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"]),
-        .executableTarget(name: "ejson-bench", dependencies: ["AuthProtocol"]),
-        .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"]),
+        // Benchmarks, run by scripts/bench; their sources are in Benchmarks/, apart from the product's.
+        .executableTarget(name: "lua-bench", dependencies: ["Lua"], path: "Benchmarks/lua-bench"),
+        .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"], path: "Benchmarks/argon2-bench"),
+        .executableTarget(name: "ejson-bench", dependencies: ["AuthProtocol"], path: "Benchmarks/ejson-bench"),
+        .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"], path: "Benchmarks/plugin-bench"),
         .executableTarget(name: "client-bench", dependencies: [
             "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        ]),
+        ], path: "Benchmarks/client-bench"),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
         .testTarget(name: "AuthProtocolTests", dependencies: [
             "AuthProtocol", .product(name: "PropertyBased", package: "swift-property-based"),

@@ -1,8 +1,32 @@
-// Lua 5.4 pattern matching for sandboxed states, written for authsh so that a deadline can
-// stop it: string.find, string.match, string.gmatch and string.gsub with the semantics of the
-// Lua 5.4 reference manual (section 6.4.1), counting their steps and raising "execution time
-// limit exceeded" once the state has been killed. The standard library's matcher never
-// returns to the VM while it backtracks, so the count hook cannot reach it.
+// Lua 5.4 pattern matching for sandboxed states, so that a deadline can stop it:
+// string.find, string.match, string.gmatch and string.gsub with the semantics of the Lua 5.4
+// reference manual (section 6.4.1), counting their steps and raising "execution time limit
+// exceeded" once the state has been killed. The standard library's matcher never returns to
+// the VM while it backtracks, so the count hook cannot reach it.
+//
+// It follows the matcher of Lua 5.4.4's lstrlib.c (match, max_expand, min_expand,
+// start_capture, end_capture, match_capture, matchbalance, classEnd, singlematch, the gsub
+// and gmatch drivers), restructured and with a step counter added; a change of upstream's
+// matcher must be carried here by hand. That code is under Lua's licence, which asks that this
+// notice go with it:
+//
+// Copyright (C) 1994-2022 Lua.org, PUC-Rio.
+//
+// Permission is hereby granted, free of charge, to any person obtaining a copy of this
+// software and associated documentation files (the "Software"), to deal in the Software
+// without restriction, including without limitation the rights to use, copy, modify, merge,
+// publish, distribute, sublicense, and/or sell copies of the Software, and to permit persons
+// to whom the Software is furnished to do so, subject to the following conditions:
+//
+// The above copyright notice and this permission notice shall be included in all copies or
+// substantial portions of the Software.
+//
+// THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR IMPLIED,
+// INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A PARTICULAR
+// PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE LIABLE
+// FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR
+// OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER
+// DEALINGS IN THE SOFTWARE.
 #include "luashims.h"
 #include "luapattern.h"
 

@@ -377,6 +377,10 @@ int authsh_tostring(lua_State *L, int idx) {
 
 // MARK: - coroutine.resume and coroutine.wrap with tracking and host-yield forwarding
 
+// The functions named "lcorolib's" below are adapted from Lua 5.4.4's lcorolib.c (Copyright
+// (C) 1994-2022 Lua.org, PUC-Rio; MIT licence, whose notice is in luapattern.c), each marked
+// with what it changes.
+
 /// lcorolib's auxresume, with the running coroutine tracked for the kill switch.
 static int auxresume(lua_State *L, lua_State *co, int narg) {
     authsh_control *c = authsh_control_of(L);
