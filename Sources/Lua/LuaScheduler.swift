@@ -86,6 +86,13 @@ final class LuaScheduler {
         if let deadline {
             let seconds = Double(deadline.components.seconds) + Double(deadline.components.attoseconds) * 1e-18
             ticket = authsh_watchdog_arm(L, generation, seconds)
+            // No watchdog (it could not start, or no memory for the entry): a run whose
+            // deadline nothing would enforce is refused rather than run unbounded.
+            guard ticket != 0 else {
+                authsh_end_run(L)
+                isRunning = false
+                throw LuaError(.memory, "cannot keep the time limit (the watchdog is unavailable)")
+            }
         }
         authsh_set_wakefd(L, inbox.writeFD)
         defer {
@@ -482,18 +489,22 @@ final class Inbox: Sendable {
 
     init() {
         var fds: [Int32] = [-1, -1]
-        _ = pipe(&fds)
-        for fd in fds {
-            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        if pipe(&fds) == 0 {
+            for fd in fds {
+                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            }
+        } else {
+            // No pipe (out of descriptors): `wait` polls the list every millisecond instead.
+            fds = [-1, -1]
         }
         readFD = fds[0]
         writeFD = fds[1]
     }
 
     deinit {
-        close(readFD)
-        close(writeFD)
+        if readFD >= 0 { close(readFD) }
+        if writeFD >= 0 { close(writeFD) }
     }
 
     func post(_ completion: Completion) {
@@ -501,7 +512,7 @@ final class Inbox: Sendable {
             items.append(completion)
             return items.count == 1
         }
-        if wasEmpty { _ = Glibc.write(writeFD, "c", 1) }
+        if wasEmpty && writeFD >= 0 { _ = Glibc.write(writeFD, "c", 1) }
     }
 
     func take() -> [Completion] {
@@ -516,6 +527,10 @@ final class Inbox: Sendable {
     func wait() {
         if items.withLock({ !$0.isEmpty }) {
             authsh_drain(readFD)
+            return
+        }
+        guard readFD >= 0 else {
+            usleep(1000)
             return
         }
         var pfd = pollfd(fd: readFD, events: Int16(POLLIN), revents: 0)

@@ -21,7 +21,7 @@ struct authsh_control {
     size_t limit;            // cap in bytes; 0 = none
     int enforce;             // cap applies only while Lua code runs
     int aux;                 // operand of the last handler status
-    pthread_mutex_t lock;    // guards current, generation, kill, killgen (the watchdog reads them)
+    pthread_mutex_t lock;    // guards current, generation, kill, killgen, wakefd (the watchdog reads them)
     lua_State *current;      // the coroutine running now, or NULL while the host runs
     unsigned long generation;
     int kill;                // AUTHSH_KILL_* for generation killgen
@@ -160,7 +160,14 @@ int authsh_killed(lua_State *L) {
     return kill;
 }
 
-void authsh_set_wakefd(lua_State *L, int fd) { authsh_control_of(L)->wakefd = fd; }
+void authsh_set_wakefd(lua_State *L, int fd) {
+    // Under the lock authsh_kill writes to it under: a kill never writes to a descriptor that
+    // was just given back (and perhaps reused for something else).
+    authsh_control *c = authsh_control_of(L);
+    pthread_mutex_lock(&c->lock);
+    c->wakefd = fd;
+    pthread_mutex_unlock(&c->lock);
+}
 
 void authsh_kill(lua_State *L, unsigned long gen, int reason) {
     authsh_control *c = authsh_control_of(L);
@@ -853,18 +860,24 @@ static void *watchdog_main(void *arg) {
     return NULL;
 }
 
-static void make_pipe(int fds[2]) {
-    if (pipe(fds) == 0) {
-        for (int i = 0; i < 2; i++) {
-            fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
-            fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-        }
+static int make_pipe(int fds[2]) {
+    if (pipe(fds) != 0) return 0;
+    for (int i = 0; i < 2; i++) {
+        fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
+        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
     }
+    return 1;
 }
 
+/// Set when the watchdog could not start (no pipe, no thread): deadlines cannot be kept, so
+/// arming one fails and the run that needs it is refused (fail closed).
+static int wd_failed;
+
 static void watchdog_start(void) {
-    make_pipe(wd_pipe);
-    make_pipe(sig_pipe);
+    if (!make_pipe(wd_pipe) || !make_pipe(sig_pipe)) {
+        wd_failed = 1;
+        return;
+    }
     pthread_t thread;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
@@ -872,7 +885,7 @@ static void watchdog_start(void) {
     sigset_t all, old;
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, &old);  // the watchdog never takes a signal itself
-    pthread_create(&thread, &attr, watchdog_main, NULL);
+    if (pthread_create(&thread, &attr, watchdog_main, NULL) != 0) wd_failed = 1;
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     pthread_attr_destroy(&attr);
 }
@@ -884,6 +897,7 @@ static void wake_watchdog(void) {
 
 uint64_t authsh_watchdog_arm(lua_State *L, unsigned long gen, double seconds) {
     pthread_once(&wd_once, watchdog_start);
+    if (wd_failed) return 0;
     struct timespec deadline;
     clock_gettime(CLOCK_MONOTONIC, &deadline);
     long long ns = (long long)(seconds * 1e9);

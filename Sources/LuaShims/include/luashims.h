@@ -116,7 +116,8 @@ int authsh_resetthread(lua_State *L, lua_State *co);
 /// Kills the running code of generation `gen` (from any thread).
 void authsh_kill(lua_State *L, unsigned long gen, int reason);
 
-/// Arms the watchdog: kill generation `gen` of L after `seconds`. Returns a ticket for disarm.
+/// Arms the watchdog: kill generation `gen` of L after `seconds`. Returns a ticket for disarm,
+/// or 0 when the deadline cannot be kept (the watchdog could not start, or no memory).
 uint64_t authsh_watchdog_arm(lua_State *L, unsigned long gen, double seconds);
 void authsh_watchdog_disarm(uint64_t ticket);
 /// While set, SIGINT kills the running code of L (REPL); NULL restores the default action.
