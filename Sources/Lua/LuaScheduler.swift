@@ -96,10 +96,12 @@ final class LuaScheduler {
         }
         authsh_set_wakefd(L, inbox.writeFD)
         defer {
+            // Tasks still under way are cancelled first, while the deadline still holds: their
+            // `__close` handlers run, under it.
+            cancelAll()
             if ticket != 0 { authsh_watchdog_disarm(ticket) }
             authsh_end_run(L)
             authsh_set_wakefd(L, -1)
-            cancelAll()
             isRunning = false
         }
 
@@ -458,6 +460,12 @@ final class LuaScheduler {
             record.finished = true
             liveTasks -= 1
             record.failure = LuaError(.runtime, "cancelled")
+            // Its cancellation follows a failure already reported: it does not fail a later run
+            // (the REPL's next line) as a failure nobody waited for; waiting for it still raises.
+            record.observed = true
+            // Its pending `__close` handlers run (as lua5.4 closes a coroutine); an error in
+            // one is dropped, the run being over. After a kill they do not (authsh_resetthread).
+            if authsh_resetthread(L, record.thread) != LUA_OK { lua_settop(record.thread, 0) }
             luaL_unref(L, clua_registryindex, record.threadRef)
         }
         ready.removeAll()

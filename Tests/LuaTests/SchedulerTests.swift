@@ -99,6 +99,29 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
         #expect(try lua.evaluate("return echo(5)") == [5])
     }
 
+    /// Tasks still waiting when the run fails are cancelled, and their to-be-closed variables
+    /// are closed, as closing a coroutine closes them (a failing handler's error is dropped).
+    @Test func cancelledTasksRunTheirCloseHandlers() throws {
+        let lua = try tasksState()
+        #expect(throws: LuaError.self) {
+            try lua.evaluate("""
+                closed = {}
+                spawn(function()
+                  local a <close> = setmetatable({}, {__close = function() closed[#closed + 1] = "a" end})
+                  local b <close> = setmetatable({}, {__close = function() closed[#closed + 1] = "b" end})
+                  sleep(30)
+                end)
+                spawn(function()
+                  local c <close> = setmetatable({}, {__close = function() error("a failing handler") end})
+                  sleep(30)
+                end)
+                echo(1)
+                error("the main task fails")
+                """)
+        }
+        #expect(try lua.evaluate("return table.concat(closed, ',')") == ["b,a"], "and the next run is not failed by the cancellation")
+    }
+
     @Test func yieldAtTopLevelAndSelfWaitAreErrors() throws {
         let lua = try tasksState()
         #expect { try lua.evaluate("coroutine.yield(1)") } throws: {
