@@ -605,21 +605,12 @@ static int co_close(lua_State *L) {
 // MARK: - Libraries
 
 static void open_coroutine_overrides(lua_State *L) {
+    static const luaL_Reg overrides[] = {
+        {"resume", co_resume}, {"wrap", co_wrap}, {"close", co_close}, {"running", co_running},
+        {"isyieldable", co_isyieldable}, {"yield", co_yield}, {"status", co_status}, {NULL, NULL},
+    };
     lua_getglobal(L, "coroutine");                         // stack: co
-    lua_pushcfunction(L, co_resume);
-    lua_setfield(L, -2, "resume");
-    lua_pushcfunction(L, co_wrap);
-    lua_setfield(L, -2, "wrap");
-    lua_pushcfunction(L, co_close);
-    lua_setfield(L, -2, "close");
-    lua_pushcfunction(L, co_running);
-    lua_setfield(L, -2, "running");
-    lua_pushcfunction(L, co_isyieldable);
-    lua_setfield(L, -2, "isyieldable");
-    lua_pushcfunction(L, co_yield);
-    lua_setfield(L, -2, "yield");
-    lua_pushcfunction(L, co_status);
-    lua_setfield(L, -2, "status");
+    luaL_setfuncs(L, overrides, 0);
     lua_pop(L, 1);
 }
 

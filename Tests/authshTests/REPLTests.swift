@@ -21,27 +21,20 @@ struct REPLTests {
         let term = try Terminal.started()
         try term.type("config = {server = {timeoutSeconds = 30}}")
         try term.type("obj = setmetatable({}, {__index = {greet = function(self, n) return 'hi ' .. n end}})")
-        try term.type("config.server.time", enter: false)
-        try term.press("Tab")
-        try term.waitFor("config.server.timeoutSeconds")
-        try term.press("Enter")
-        try term.waitFor("\n30\n")
-        try term.type("obj:gr", enter: false)
-        try term.press("Tab")
-        try term.waitFor("obj:greet")
-        try term.type("('bob')")
-        try term.waitFor("\"hi bob\"")
-        // Through a file handle's metatable, and a string literal's.
-        try term.type("io.stdout:wri", enter: false)
-        try term.press("Tab")
-        try term.waitFor("io.stdout:write")
-        try term.type("('ok\\n')")
-        try term.waitFor("\nok\n")
-        try term.type("('abc'):up", enter: false)
-        try term.press("Tab")
-        try term.waitFor("('abc'):upper")
-        try term.type("()")
-        try term.waitFor("\"ABC\"")
+        // Typed, Tab, the completed word on screen, then the rest of the line and its answer.
+        for (typed, completed, rest, answer) in [
+            ("config.server.time", "config.server.timeoutSeconds", "", "\n30\n"),
+            ("obj:gr", "obj:greet", "('bob')", "\"hi bob\""),
+            // Through a file handle's metatable, and a string literal's.
+            ("io.stdout:wri", "io.stdout:write", "('ok\\n')", "\nok\n"),
+            ("('abc'):up", "('abc'):upper", "()", "\"ABC\""),
+        ] {
+            try term.type(typed, enter: false)
+            try term.press("Tab")
+            try term.waitFor(completed)
+            try term.type(rest)
+            try term.waitFor(answer)
+        }
     }
 
     @Test func ctrlCStopsAnEndlessLoopAndTheREPLGoesOn() throws {
