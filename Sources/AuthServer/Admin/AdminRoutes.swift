@@ -35,15 +35,17 @@ extension AuthService {
         }
         for (action, disabled) in [("disable", true), ("enable", false)] {
             apps.post(":app/users/:id/\(action)") { request, context in
-                let (app, found) = try await self.adminTarget(context)
-                try await self.adminSetDisabled(disabled, app: app, id: found.user.id, by: AdminActor(request, context))
-                return Self.adminJSON(["id": .string(found.user.id), "disabled": .bool(disabled)])
+                let app = try self.app(context.parameters.get("app") ?? "")
+                let id = context.parameters.get("id") ?? ""
+                try await self.adminSetDisabled(disabled, app: app, id: id, by: AdminActor(request, context))
+                return Self.adminJSON(["id": .string(id), "disabled": .bool(disabled)])
             }
         }
         apps.delete(":app/users/:id") { request, context in
-            let (app, found) = try await self.adminTarget(context)
-            try await self.adminDelete(app: app, id: found.user.id, by: AdminActor(request, context))
-            return Self.adminJSON(["id": .string(found.user.id), "deleted": true])
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let id = context.parameters.get("id") ?? ""
+            try await self.adminDelete(app: app, id: id, by: AdminActor(request, context))
+            return Self.adminJSON(["id": .string(id), "deleted": true])
         }
         apps.delete(":app/users/:id/sessions") { request, context in
             let (app, found) = try await self.adminTarget(context)
@@ -58,13 +60,14 @@ extension AuthService {
             case .null: data = nil
             default: throw ServiceError(.invalidParameter, "custom data must be a JSON object, or null to remove it")
             }
-            guard try await self.store.setCustomData(data, userId: found.user.id, app: app.id) else { throw Self.noSuchUser }
+            guard try await self.store.setCustomData(data, userId: found.user.id, app: app.id),
+                  let changed = try await self.store.adminUser(id: found.user.id, app: app.id) else { throw Self.noSuchUser }
             await self.adminAudit("custom_data_set", app: app, user: found.user.id, request, context)
-            return Self.adminJSON(try await self.adminDetails(found, app: app))
+            return Self.adminJSON(try await self.adminDetails(changed, app: app))
         }
         apps.post(":app/users/:id/reset") { request, context in
             let (app, found) = try await self.adminTarget(context)
-            guard let email = try await self.userpassEmail(of: found.user, app: app) else {
+            guard let email = Self.userpassEmail(of: found.user) else {
                 throw ServiceError(.userNotFound, "the user has no email/password identity")
             }
             guard try self.userpassConfig(app).runResetFunction == false else {
@@ -100,7 +103,7 @@ extension AuthService {
     }
 
     /// The email of the user's email/password account, if it has one.
-    func userpassEmail(of user: UserRecord, app: AppRuntime) async throws -> String? {
+    static func userpassEmail(of user: UserRecord) -> String? {
         guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }) else { return nil }
         return identity.email ?? identity.data["email"]?.stringValue ?? user.data["email"]?.stringValue
     }

@@ -18,9 +18,7 @@ extension AuthService {
     }
 
     /// The user as its page shows it: plus sessions, API key names and its latest audit events.
-    func adminDetails(_ found: AdminUserRecord, app: AppRuntime) async throws -> EJSON {
-        // Read again: the caller may just have changed it.
-        let current = try await store.adminUser(id: found.user.id, app: app.id) ?? found
+    func adminDetails(_ current: AdminUserRecord, app: AppRuntime) async throws -> EJSON {
         guard case .document(var doc) = Self.adminUser(current) else { return Self.adminUser(current) }
         let sessions = try await store.sessions(userId: current.user.id, app: app.id)
         doc["sessions"] = .array(sessions.map { s in

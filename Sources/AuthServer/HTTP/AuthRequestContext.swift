@@ -21,21 +21,12 @@ public struct AuthRequestContext: RequestContext {
     }
 
     static func clientKey(_ address: SocketAddress?) -> String {
-        // `ipAddress`, not `host`: the host is the name an address was made from, empty for
-        // one parsed from text (a forwarded client).
-        switch address {
-        case .v4?: return address?.ipAddress ?? "unknown"
-        case .v6(let a)?:
-            var raw = a.address.sin6_addr
-            let bytes = withUnsafeBytes(of: &raw) { Array($0) }
-            // An IPv4-mapped address (::ffff:a.b.c.d) is that IPv4 address.
-            if bytes.prefix(10).allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF {
-                return bytes.suffix(4).map(String.init).joined(separator: ".")
-            }
-            return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ".") + "::/64"
-        case .unixDomainSocket?: return "unix"
-        case nil: return "unknown"
-        }
+        // From the address's bytes, not its `host` (the name an address was made from, empty
+        // for one parsed from text: a forwarded client). An IPv4-mapped address is its IPv4.
+        guard let address else { return "unknown" }
+        guard let bytes = TrustedProxies.bytes(address) else { return "unix" }
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ".") + "::/64"
     }
 
     /// The wire protocol's body limit (1 MiB).

@@ -93,7 +93,7 @@ extension AuthService {
                 guard let found = try await self.store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else {
                     throw Self.noSuchUser
                 }
-                return (title: "User", content: try await self.pageUser(found, app: app, csrf: session.csrf, flash: nil))
+                return (title: "User", content: try await self.pageUser(found, app: app, csrf: session.csrf))
             }
         }
         // Changes: disable and delete ask first (a form without `confirm=yes` answers a question).
@@ -215,7 +215,7 @@ extension AuthService {
 
     // MARK: Rendering
 
-    private func pageUser(_ found: AdminUserRecord, app: AppRuntime, csrf: String, flash: String?) async throws -> String {
+    private func pageUser(_ found: AdminUserRecord, app: AppRuntime, csrf: String) async throws -> String {
         let u = found.user
         let sessions = try await store.sessions(userId: u.id, app: app.id)
         let keys = try await store.apiKeys(userId: u.id)

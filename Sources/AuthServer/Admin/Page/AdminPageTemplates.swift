@@ -31,7 +31,6 @@ enum AdminPageTemplates {
         <form method="post" action="/admin/logout"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Sign out ({{keyName}})</button></form>{{/signedIn}}
         </header>
         <main>
-        {{#flash}}<p class="flash" role="status">{{flash}}</p>{{/flash}}
         {{{content}}}
         </main></body></html>
         """,
@@ -142,7 +141,6 @@ enum AdminPageTemplates {
     h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
     a[aria-current] { font-weight: 600; }
     .note { color: var(--muted); }
-    .flash { padding: .5rem .8rem; border: 1px solid var(--line); border-radius: 6px; }
     .error { color: var(--bad); }
     .stack { display: grid; gap: .5rem; max-width: 24rem; }
     .search { display: flex; flex-wrap: wrap; gap: .4rem .6rem; align-items: center; margin-bottom: 1rem; }

@@ -18,8 +18,8 @@ import Synchronization
 /// - `db_operations_in_flight{kind}`, `db_operations_total{kind}`, `db_pool_connections`
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
-    private let counters = Mutex<[CounterKey: Counter]>([:])
-    private let histograms = Mutex<[HistogramKey: DurationHistogram]>([:])
+    private let counters = Mutex<[Key: Counter]>([:])
+    private let histograms = Mutex<[Key: DurationHistogram]>([:])
     private let mailQueueDepth: Gauge
     private let dbInFlight: [DatabaseMeter.Kind: Gauge]
     private let dbTotal: [DatabaseMeter.Kind: Counter]
@@ -97,18 +97,14 @@ public final class ServerMetrics: Sendable {
 
     // MARK: Families
 
-    private struct CounterKey: Hashable {
-        var family: Family
-        var labels: [String]
-    }
-
-    private struct HistogramKey: Hashable {
+    /// A family and its label values: one metric object.
+    private struct Key: Hashable {
         var family: Family
         var labels: [String]
     }
 
     private func counter(_ family: Family, _ labels: [(String, String)]) -> Counter {
-        let key = CounterKey(family: family, labels: labels.map(\.1))
+        let key = Key(family: family, labels: labels.map(\.1))
         if let found = counters.withLock({ $0[key] }) { return found }
         let made = registry.makeCounter(descriptor: family.descriptor, labels: labels)
         counters.withLock { $0[key] = made }
@@ -116,7 +112,7 @@ public final class ServerMetrics: Sendable {
     }
 
     private func histogram(_ family: Family, _ labels: [(String, String)]) -> DurationHistogram {
-        let key = HistogramKey(family: family, labels: labels.map(\.1))
+        let key = Key(family: family, labels: labels.map(\.1))
         if let found = histograms.withLock({ $0[key] }) { return found }
         let made = registry.makeDurationHistogram(descriptor: family.descriptor, labels: labels, buckets: Self.buckets)
         histograms.withLock { $0[key] = made }
