@@ -34,7 +34,7 @@ public enum LuaReturn {
     /// Runs as a Swift Task; needs a running scheduler and a context that can yield.
     case async(@Sendable () async throws -> [LuaValue])
     /// Suspend until the scheduler resolves `operation` (used by `wait`).
-    case suspend(operation: Int)
+    case suspend(operation: LuaOperationID)
 }
 
 /// The final class the trampoline reaches through an `Unmanaged` pointer.

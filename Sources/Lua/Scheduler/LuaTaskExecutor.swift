@@ -8,6 +8,12 @@ import Synchronization
 /// belonged to Swift's cooperative pool (an async test, a server handler) and the awaited
 /// operations needed the same pool, two blocked runs on a 2-core machine would deadlock.
 /// Running the operations here keeps them independent of whoever is blocked in `run`.
+///
+/// Its one rule: no Lua run ever blocks these threads (they run the async Swift work Lua waits
+/// for, which awaits I/O), so every state of the process (the REPL's, every plugin's) shares
+/// them without one waiting for another. Two threads: a synchronous step of one operation
+/// (decoding a large answer) does not hold up the others, and more would only add switches
+/// on the 2-core machines this is measured on.
 final class LuaTaskExecutor: TaskExecutor {
     static let shared = LuaTaskExecutor(threads: 2)
 

@@ -12,8 +12,8 @@ public enum LuaTasks {
     /// `wait(t)`: the results of task t (its error is raised here).
     /// `wait(t1, t2, ...)`: the first result of each. `wait{t1, t2, ...}`: a table of those.
     public static let wait = LuaFunction("wait") { call in
-        var ids: [Int] = []
-        var style = LuaScheduler.WaitStyle.single
+        var handles: [LuaTaskHandle] = []
+        var style = WaitStyle.single
         if call.count == 1, lua_type(call.L, 1) == LUA_TTABLE {
             style = .table
             let n = lua_rawlen(call.L, 1)
@@ -23,15 +23,15 @@ public enum LuaTasks {
                 guard let handle = try? call.object(-1, as: LuaTaskHandle.self) else {
                     throw LuaArgumentError(index: 1, message: "task expected at index \(i + 1)")
                 }
-                ids.append(handle.id)
+                handles.append(handle)
             }
-            if ids.isEmpty { return .one(.table(LuaTable())) }
+            if handles.isEmpty { return .one(.table(LuaTable())) }
         } else {
             guard call.count >= 1 else { throw call.typeError(1, expected: "task") }
-            for i in 1...call.count { ids.append(try call.object(i, as: LuaTaskHandle.self).id) }
-            if ids.count > 1 { style = .firstOfEach }
+            for i in 1...call.count { handles.append(try call.object(i, as: LuaTaskHandle.self)) }
+            if handles.count > 1 { style = .firstOfEach }
         }
-        return try call.state.scheduler.wait(call.L, ids: ids, style: style, name: call.name)
+        return try call.state.scheduler.wait(call.L, handles: handles, style: style, name: call.name)
     }
 
     /// `sleep(seconds)`: suspends the calling task; others keep running.
