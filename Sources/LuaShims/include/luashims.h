@@ -8,6 +8,9 @@
 // - authsh_resume / authsh_wrap: coroutine.resume and coroutine.wrap that track the running
 //   coroutine (so a kill reaches it) and forward host yields to the scheduler.
 // - a watchdog thread that arms a kill hook when a deadline passes or SIGINT arrives.
+//
+// Implemented in ../state.c, kill.c, trampoline.c, corolib.c, sandbox.c and watchdog.c;
+// what they share beyond this header is in ../shims_internal.h.
 #ifndef AUTHSH_LUASHIMS_H
 #define AUTHSH_LUASHIMS_H
 
