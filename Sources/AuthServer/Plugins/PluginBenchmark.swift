@@ -37,7 +37,7 @@ public enum PluginBenchmark {
         let state = try PluginState(set: PluginSet(files: try PluginSet.scan(directory), exports: ["add": "add.lua"]),
                                     services: services, limits: limits)
         let clock = ContinuousClock()
-        var start = clock.now
+        let start = clock.now
         for _ in 0..<iterations {
             let result = try state.call("add", arguments: arguments, invocation: invocation)
             precondition(result.tableValue?["sum"] == .integer(42))

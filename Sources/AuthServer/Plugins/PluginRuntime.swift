@@ -3,16 +3,13 @@ import Dispatch
 import Glibc
 import Logging
 import Lua
-import NIOCore
-import NIOPosix
 import Synchronization
 
 /// The server's Lua plugins: the files of the plugins directory, the functions they export,
 /// and a pool of sandboxed states per app to run them on.
 ///
-/// Calls run on a thread pool of their own, or on the caller's cooperative thread while fewer
-/// than cores - 1 calls do so, never on the server's event loops: a plugin that spins until its
-/// deadline holds one thread, and at least one cooperative thread always stays free. In dev mode a changed file is reloaded for the next call; in production on
+/// Calls run where ``PluginExecutor`` says (never on a thread the server needs to answer other
+/// requests). In dev mode a changed file is reloaded for the next call; in production on
 /// SIGHUP. A file that no longer loads keeps its last good version, and the reason is logged.
 final class PluginRuntime: Sendable {
     let directory: String?
@@ -27,19 +24,6 @@ final class PluginRuntime: Sendable {
     /// Checks that the names the apps' configs use still resolve; returns what does not.
     private let validator = Mutex<(@Sendable (Set<String>) -> String?)?>(nil)
     private let hangup: HangupSignal?
-    /// Calls that may run on the caller's own thread (one fewer than the cores; see `call`).
-    /// One count for the whole process: several servers in one process (tests, an embedded
-    /// server) share the same cooperative pool.
-    private static let inlineSlots = Atomic<Int>(max(0, System.coreCount - 1))
-
-    /// Threads that run plugin calls: twice the cores, so that a few calls spinning until
-    /// their deadline leave room for the others.
-    static let threadPool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: threadPoolSize)
-        pool.start()
-        return pool
-    }()
-
     /// Loads every plugin file; a file that does not load, or two files exporting one name,
     /// is a ``ConfigError`` naming the file.
     /// - Parameters:
@@ -53,7 +37,7 @@ final class PluginRuntime: Sendable {
         self.limits = limits
         self.logger = logger
         probeServices = PluginServices(appId: "", store: first.store, mailer: first.mailer, clock: first.clock, logger: logger)
-        let capacity = Self.threadPoolSize
+        let capacity = PluginExecutor.shared.threads
         pools = Dictionary(uniqueKeysWithValues: apps.map {
             ($0.appId, PluginPool(services: $0, limits: limits, capacity: capacity))
         })
@@ -99,8 +83,6 @@ final class PluginRuntime: Sendable {
         return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
     }
 
-    static var threadPoolSize: Int { max(4, 2 * System.coreCount) }
-
     private static func path(_ directory: String?, _ file: PluginFile) -> String {
         (directory.map { $0 + "/" } ?? "") + file.fileName
     }
@@ -125,26 +107,14 @@ final class PluginRuntime: Sendable {
     /// - Returns: the function's first result.
     /// - Throws: ``ServiceError`` `FunctionNotFound` for an unknown name; the `LuaError` of the
     ///   run otherwise (runtime, timeout, memory, conversion).
-    /// - Parameter inline: allow the fast path on the caller's thread (benchmarks turn it off).
+    /// - Parameter inline: allow the caller's thread (see ``PluginExecutor``; benchmarks turn it off).
     func call(app: String, function name: String, arguments: [LuaValue], invocation: PluginInvocation,
               inline: Bool = true) async throws -> LuaValue {
         reloadIfChanged()
         let set = current.withLock { $0 }
         guard set.exports[name] != nil else { throw ServiceError(.functionNotFound, "function not found: '\(name)'") }
         guard let pool = pools[app] else { throw ServiceError(.appNotFound, "cannot find app using Client App ID '\(app)'") }
-        // Fast path: run on the calling thread (a cooperative-pool thread) when a slot is free.
-        // At most cores - 1 of those threads can be held by plugins at once, so however long
-        // plugins spin, one cooperative thread is always left for everything else; every
-        // other call hops to the plugin thread pool. The hop (two thread switches) cost more
-        // than a trivial call itself.
-        if inline, Self.inlineSlots.subtract(1, ordering: .acquiring).newValue >= 0 {
-            defer { Self.inlineSlots.add(1, ordering: .releasing) }
-            return try pool.withState(set) { state in
-                try state.call(name, arguments: arguments, invocation: invocation)
-            }
-        }
-        if inline { Self.inlineSlots.add(1, ordering: .relaxed) }
-        return try await Self.threadPool.runIfActive {
+        return try await PluginExecutor.shared.run(inline: inline) {
             try pool.withState(set) { state in
                 try state.call(name, arguments: arguments, invocation: invocation)
             }
