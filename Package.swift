@@ -25,6 +25,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.36.0"),
         .package(url: "https://github.com/hummingbird-project/swift-mustache", from: "2.1.1"),
         .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
     ],
     targets: [
         // C: Lua 5.4 from Debian, GNU readline, and Argon2 (the reference implementation).
@@ -70,7 +71,10 @@ let package = Package(
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
         // The command: REPL, batch runner, `serve`, and the embedded dev server.
         // Release builds link it without PIE (scripts/release-build says why).
-        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "AuthServer"]),
+        .executableTarget(name: "authsh", dependencies: [
+            "Lua", "CReadline", "AuthScript", "AuthServer",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
         // Benchmarks, run by scripts/bench; their sources are in Benchmarks/, apart from the product's.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"], path: "Benchmarks/lua-bench"),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"], path: "Benchmarks/argon2-bench"),

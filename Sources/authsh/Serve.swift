@@ -1,3 +1,4 @@
+import ArgumentParser
 import AuthServer
 import Dispatch
 import Glibc
@@ -5,150 +6,147 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// `authsh serve`: the server alone (server-contract.md).
+/// `authsh serve`: the server alone (server-contract.md). Its options are a
+/// swift-argument-parser command; the top level keeps lua's own command line.
+struct ServeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authsh serve",
+        abstract: "An App Services-compatible auth server.",
+        usage: """
+            authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
+                         [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
+                         [--public-url URL] [--log-level info] [--log-format text|json]
+                         [--metrics-port PORT] [--metrics-host 127.0.0.1]
+                         [--trusted-proxy ADDRESS[/BITS]]...
+            authsh serve [--data DIR | --database URL | --config FILE] migrate
+            """,
+        discussion: """
+            `migrate` creates or migrates the database's schema and exits (the server does it at
+            start-up too, safely when several instances start at once).
+
+            Prints `listening on http://HOST:PORT` once it accepts connections (and `metrics on
+            http://HOST:PORT/metrics` for the metrics listener). SIGINT or SIGTERM stops it
+            gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin exits 78, bad
+            usage 64.
+            """)
+
+    @Option(help: ArgumentHelp("Address to listen on (default 127.0.0.1).", valueName: "host"))
+    var host: String?
+
+    @Option(help: ArgumentHelp("Port; 0 binds an ephemeral one (default 9090).", valueName: "port"))
+    var port: Int?
+
+    @Option(help: ArgumentHelp("JSON config of the apps (default: one app, `local`).", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Where the SQLite database and keys live (default as for authsh).", valueName: "dir"))
+    var data: String?
+
+    @Option(help: ArgumentHelp("""
+        sqlite:PATH, or postgres://USER@HOST:PORT/DB?sslmode=MODE to share one PostgreSQL among \
+        several instances (the password from PGPASSWORD; config key database).
+        """, valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("Lua plugins, every *.lua file (default ./plugins, if it exists).", valueName: "dir"))
+    var plugins: String?
+
+    @Flag(help: """
+        Dev mode: outbox, wipe, config and clock routes under /api/dev/v1; changed plugin files \
+        are reloaded for the next call; on an address other than loopback it also needs \
+        --dev-allow-remote.
+        """)
+    var dev = false
+
+    @Flag(help: "Dev mode on a non-loopback --host (anyone who reaches it can wipe users and read the outbox).")
+    var devAllowRemote = false
+
+    @Option(help: ArgumentHelp("The server's public origin, for links in mails (config publicURL).", valueName: "url"))
+    var publicUrl: String?
+
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default info).", valueName: "level"))
+    var logLevel: String = "info"
+
+    @Option(help: ArgumentHelp("text (default) or json: one JSON object per line on stderr.", valueName: "format"))
+    var logFormat: LogFormat = .text
+
+    @Option(help: ArgumentHelp("""
+        Serve GET /metrics (Prometheus text format) on this port, apart from the API; off by \
+        default (config metricsPort).
+        """, valueName: "port"))
+    var metricsPort: Int?
+
+    @Option(help: ArgumentHelp("The metrics listener's address (default 127.0.0.1; config metricsHost).", valueName: "host"))
+    var metricsHost: String?
+
+    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("""
+        A reverse proxy (address or CIDR range; repeatable): requests from it count against \
+        the client its X-Forwarded-For names (config trustedProxies).
+        """, valueName: "address"))
+    var trustedProxies: [String] = []
+
+    @Argument(help: "`migrate`: create or migrate the schema, then exit.")
+    var action: Action?
+
+    enum LogFormat: String, ExpressibleByArgument { case text, json }
+    enum Action: String, ExpressibleByArgument { case migrate }
+
+    /// Every option checked before anything starts; a failure is bad usage (exit 64).
+    func validate() throws {
+        for (name, value) in [("--port", port), ("--metrics-port", metricsPort)] {
+            if let value, !(0...65535).contains(value) { throw ValidationError("\(name) needs a number from 0 to 65535") }
+        }
+        if let publicUrl, ServerConfiguration.checkPublicURL(publicUrl) == nil {
+            throw ValidationError("--public-url needs an http:// or https:// URL")
+        }
+        if Logger.Level(rawValue: logLevel) == nil {
+            throw ValidationError("--log-level needs one of trace, debug, info, notice, warning, error, critical")
+        }
+        if let database {
+            do { _ = try ServerConfiguration.Database.parse(database, key: "--database", passwordAllowed: false) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        do throws(ConfigError) { _ = try TrustedProxies(trustedProxies) } catch {
+            throw ValidationError("--trusted-proxy: \(error.reason)")
+        }
+        if dev && !devAllowRemote, let host, !ServerConfiguration.isLoopback(host: host) {
+            throw ValidationError("--dev on \(host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
+        }
+    }
+}
+
+/// Running `authsh serve`: the command's options, the config file, then the server.
 enum Serve {
-    static let usage = """
-        usage: authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]
-                            [--database URL] [--plugins DIR] [--dev] [--dev-allow-remote]
-                            [--public-url URL] [--log-level info] [--log-format text|json]
-                            [--metrics-port PORT] [--metrics-host 127.0.0.1]
-                            [--trusted-proxy ADDRESS[/BITS]]...
-               authsh serve [--data DIR | --database URL | --config FILE] migrate
-        """
-
-    static let help = """
-        authsh serve: an App Services-compatible auth server.
-
-        \(usage)
-
-          --host HOST        address to listen on (default 127.0.0.1)
-          --port PORT        port; 0 binds an ephemeral one (default 9090)
-          --config FILE      JSON config of the apps (default: one app, `local`)
-          --data DIR         where the SQLite database and keys live (default as for authsh)
-          --database URL     sqlite:PATH, or postgres://USER@HOST:PORT/DB?sslmode=MODE to
-                             share one PostgreSQL among several instances (the password
-                             from PGPASSWORD; config key database)
-          --plugins DIR      Lua plugins, every *.lua file (default ./plugins, if it exists)
-          --dev              dev mode: outbox, wipe, config and clock routes under /api/dev/v1;
-                             changed plugin files are reloaded for the next call; on an
-                             address other than loopback it also needs --dev-allow-remote
-          --dev-allow-remote dev mode on a non-loopback --host (anyone who reaches it can
-                             wipe users and read the outbox)
-          --public-url URL   the server's public origin, for links in mails (config publicURL)
-          --log-level LEVEL  trace, debug, info, notice, warning, error or critical (default info)
-          --log-format F     text (default) or json: one JSON object per line on stderr
-          --metrics-port P   serve GET /metrics (Prometheus text format) on this port, apart
-                             from the API; off by default (config metricsPort)
-          --metrics-host H   the metrics listener's address (default 127.0.0.1; config
-                             metricsHost)
-          --trusted-proxy A  a reverse proxy (address or CIDR range; repeatable): requests
-                             from it count against the client its X-Forwarded-For names
-                             (config trustedProxies)
-
-        `migrate` creates or migrates the database's schema and exits (the server does it at
-        start-up too, safely when several instances start at once).
-
-        Prints `listening on http://HOST:PORT` once it accepts connections (and `metrics on
-        http://HOST:PORT/metrics` for the metrics listener). SIGINT or SIGTERM
-        stops it gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin
-        exits 78, bad usage 64.
-        """
-
     /// Exit status for a configuration that cannot be served (sysexits EX_CONFIG).
     static let configError: Int32 = 78
 
     static func main(_ args: [String]) -> Int32 {
-        var config = ServerConfiguration()
-        config.database = .directory(Paths.defaultDataDirectory())
-        var configFile: String?
-        var level = Logger.Level.info
-        var allowRemoteDev = false
-        var publicURL: String?
-        var database: ServerConfiguration.Database?
-        var migrateOnly = false
-        var jsonLogs = false
-        var metricsPort: Int?
-        var metricsHost: String?
-        var proxies: [String] = []
-        var i = 0
-        func value(_ option: String) -> String? {
-            i += 1
-            return i < args.count ? args[i] : nil
-        }
-        func bad(_ message: String) -> Int32 {
-            Output.error("authsh serve: \(message)\n\(usage)")
+        let command: ServeCommand
+        do {
+            command = try ServeCommand.parse(args)
+        } catch {
+            if ServeCommand.exitCode(for: error) == .success {
+                print(ServeCommand.helpMessage(columns: 100))
+                return 0
+            }
+            Output.error("authsh serve: \(ServeCommand.message(for: error))\nusage: \(ServeCommand.usageString())")
             return ExitStatus.usage
         }
-        while i < args.count {
-            let arg = args[i]
-            switch arg {
-            case "-h", "--help":
-                print(help)
-                return 0
-            case "--dev": config.dev = true
-            case "--dev-allow-remote": allowRemoteDev = true
-            case "--public-url":
-                guard let v = value(arg), let url = ServerConfiguration.checkPublicURL(v) else {
-                    return bad("--public-url needs an http:// or https:// URL")
-                }
-                publicURL = url
-            case "--host":
-                guard let v = value(arg) else { return bad("--host needs a value") }
-                config.host = v
-            case "--port":
-                guard let v = value(arg), let port = Int(v), (0...65535).contains(port) else {
-                    return bad("--port needs a number from 0 to 65535")
-                }
-                config.port = port
-            case "--config":
-                guard let v = value(arg) else { return bad("--config needs a file") }
-                configFile = v
-            case "--data":
-                guard let v = value(arg) else { return bad("--data needs a directory") }
-                config.database = .directory(v)
-            case "--database":
-                guard let v = value(arg) else { return bad("--database needs sqlite:PATH or a postgres:// URL") }
-                do {
-                    database = try ServerConfiguration.Database.parse(v, key: "--database", passwordAllowed: false)
-                } catch {
-                    return bad("\(error)")
-                }
-            case "--plugins":
-                guard let v = value(arg) else { return bad("--plugins needs a directory") }
-                config.pluginsDirectory = v
-                config.pluginsDirectoryRequired = true
-            case "--log-format":
-                guard let v = value(arg), v == "json" || v == "text" else { return bad("--log-format needs text or json") }
-                jsonLogs = v == "json"
-            case "--metrics-port":
-                guard let v = value(arg), let port = Int(v), (0...65535).contains(port) else {
-                    return bad("--metrics-port needs a number from 0 to 65535")
-                }
-                metricsPort = port
-            case "--metrics-host":
-                guard let v = value(arg) else { return bad("--metrics-host needs a value") }
-                metricsHost = v
-            case "--trusted-proxy":
-                guard let v = value(arg) else { return bad("--trusted-proxy needs an address or CIDR range") }
-                do throws(ConfigError) {
-                    _ = try TrustedProxies([v])
-                } catch {
-                    return bad("--trusted-proxy: \(error.reason)")
-                }
-                proxies.append(v)
-            case "--log-level":
-                guard let v = value(arg), let l = Logger.Level(rawValue: v) else {
-                    return bad("--log-level needs one of trace, debug, info, notice, warning, error, critical")
-                }
-                level = l
-            case "migrate" where i == args.count - 1:
-                migrateOnly = true
-            default:
-                return bad("unknown option '\(arg)'")
-            }
-            i += 1
+        return serve(command)
+    }
+
+    private static func serve(_ command: ServeCommand) -> Int32 {
+        var config = ServerConfiguration()
+        config.database = .directory(command.data ?? Paths.defaultDataDirectory())
+        config.dev = command.dev
+        if let host = command.host { config.host = host }
+        if let port = command.port { config.port = port }
+        if let plugins = command.plugins {
+            config.pluginsDirectory = plugins
+            config.pluginsDirectoryRequired = true
         }
-        if let configFile {
+        if let configFile = command.config {
             guard let bytes = Files.read(configFile) else {
                 Output.error("authsh serve: config \(configFile): cannot read it (\(String(cString: strerror(errno))))")
                 return configError
@@ -160,19 +158,25 @@ enum Serve {
                 return configError
             }
         }
-        if let publicURL { config.publicURL = publicURL }
-        if let database { config.database = database }
-        if let metricsPort { config.metricsPort = metricsPort }
-        if let metricsHost { config.metricsHost = metricsHost }
-        if !proxies.isEmpty {
-            // Valid: each was checked as it was read.
-            config.trustedProxies = (try? TrustedProxies(proxies)) ?? TrustedProxies()
+        // Checked by `validate`: these parse.
+        if let url = command.publicUrl.flatMap(ServerConfiguration.checkPublicURL) { config.publicURL = url }
+        if let url = command.database,
+           let database = try? ServerConfiguration.Database.parse(url, key: "--database", passwordAllowed: false) {
+            config.database = database
         }
-        var logger = jsonLogs ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
-        logger.logLevel = level
+        if let metricsPort = command.metricsPort { config.metricsPort = metricsPort }
+        if let metricsHost = command.metricsHost { config.metricsHost = metricsHost }
+        if !command.trustedProxies.isEmpty, let proxies = try? TrustedProxies(command.trustedProxies) {
+            config.trustedProxies = proxies
+        }
+        var logger = command.logFormat == .json
+            ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
+        logger.logLevel = Logger.Level(rawValue: command.logLevel) ?? .info
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {
-            guard allowRemoteDev else {
-                return bad("--dev on \(config.host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
+            // The config file's host: the command line's was checked by `validate`.
+            guard command.devAllowRemote else {
+                Output.error("authsh serve: --dev on \(config.host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
+                return ExitStatus.usage
             }
             logger.warning("dev mode on a non-loopback address: anyone who reaches \(config.host) can wipe users and read the outbox")
         }
@@ -182,7 +186,7 @@ enum Serve {
             logger.warning("email delivery is not configured: confirmation and reset emails are not sent (config mail; --dev for an outbox)")
         }
         let finalConfig = config
-        if migrateOnly {
+        if command.action == .migrate {
             return runReporting {
                 let name = try await migrateDatabase(finalConfig)
                 print("migrated \(name)")
