@@ -73,7 +73,7 @@ extension AuthService {
                 query.emailPrefix = email?.lowercased()
                 let state = q.get("state").map { String($0) } ?? ""
                 if state == "enabled" || state == "disabled" { query.disabled = state == "disabled" }
-                if let cursor = q.get("cursor").map { String($0) }, cursor.utf8.count == 24 { query.after = cursor }
+                if let cursor = q.get("cursor").map({ String($0) }), cursor.utf8.count == 24 { query.after = cursor }
                 let users = try await self.store.listUsers(app: app.id, query: query)
                 var next: String?
                 if users.count == query.limit, let last = users.last?.user.id {

@@ -54,7 +54,7 @@ enum PostgresStatements {
 }
 
 /// One slot of ``PostgresStatements``.
-protocol PostgresStatementSlot {
+protocol PostgresStatementSlot: Sendable {
     static var index: Int { get }
 }
 
