@@ -130,7 +130,9 @@ enum Serve {
                 print(ServeCommand.helpMessage(columns: 100))
                 return 0
             }
-            Output.error("authsh serve: \(ServeCommand.message(for: error))\nusage: \(ServeCommand.usageString())")
+            let usage = ServeCommand.configuration.usage ?? ""
+            let indented = usage.split(separator: "\n").joined(separator: "\n       ")
+            Output.error("authsh serve: \(ServeCommand.message(for: error))\nusage: \(indented)")
             return ExitStatus.usage
         }
         return serve(command)

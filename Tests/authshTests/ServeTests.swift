@@ -24,6 +24,25 @@ import Testing
         #expect(try Binary.run(["serve", "--metrics-port", "http"]).status == 64)
         let proxy = try Binary.run(["serve", "--trusted-proxy", "proxy.example.com"])
         #expect(proxy.status == 64 && proxy.stderr.contains("proxy.example.com"), "\(proxy.stderr)")
+        // Checked before anything starts: out of range, an unknown level, a remote dev host.
+        let port = try Binary.run(["serve", "--port", "70000"])
+        #expect(port.status == 64 && port.stderr.contains("--port needs a number from 0 to 65535"), "\(port.stderr)")
+        #expect(try Binary.run(["serve", "--log-level", "loud"]).status == 64)
+        let remote = try Binary.run(["serve", "--dev", "--host", "0.0.0.0"])
+        #expect(remote.status == 64 && remote.stderr.contains("--dev-allow-remote"), "\(remote.stderr)")
+        #expect(try Binary.run(["serve", "migrate", "twice"]).status == 64)
+    }
+
+    /// `--help` lists every option with its help, and exits 0 without starting anything.
+    @Test func helpListsTheOptions() throws {
+        let r = try Binary.run(["serve", "--help"])
+        #expect(r.status == 0, "\(r.stderr)")
+        for option in ["--host", "--port", "--config", "--data", "--database", "--plugins", "--dev", "--dev-allow-remote",
+                       "--public-url", "--log-level", "--log-format", "--metrics-port", "--metrics-host", "--trusted-proxy",
+                       "migrate"] {
+            #expect(r.stdout.contains(option), "\(option) missing from:\n\(r.stdout)")
+        }
+        #expect(!r.stdout.split(separator: "\n").contains { $0.hasPrefix("listening on http://") })
     }
 
     /// `--metrics-port 0`: a second listener, announced on stdout, serving `/metrics` only.
