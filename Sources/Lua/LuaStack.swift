@@ -7,14 +7,30 @@ import LuaShims
 enum LuaStack {
     /// Pushes `value`. Throws, leaving the stack as it was, for a table with a NaN key. [-0, +1]
     static func push(_ value: LuaValue, on L: OpaquePointer) throws {
-        let top = lua_gettop(L)
         guard lua_checkstack(L, 1) != 0 else { throw LuaError(.memory, "no room on the Lua stack") }
+        // Scalars cannot fail half-way: nothing to roll back (the common result of a call).
+        if pushScalar(value, on: L) { return }
+        let top = lua_gettop(L)
         do {
             try pushUnchecked(value, on: L)
         } catch {
             lua_settop(L, top)
             throw error
         }
+    }
+
+    /// Pushes `value` if it is nil, a boolean or a number (one slot the caller made sure of);
+    /// false, pushing nothing, for any other value. [-0, +(0|1)]
+    @inline(__always)
+    static func pushScalar(_ value: LuaValue, on L: OpaquePointer) -> Bool {
+        switch value {
+        case .nil: lua_pushnil(L)
+        case .boolean(let b): lua_pushboolean(L, b ? 1 : 0)
+        case .integer(let i): lua_pushinteger(L, i)
+        case .number(let d): lua_pushnumber(L, d)
+        default: return false
+        }
+        return true
     }
 
     private static func pushUnchecked(_ value: LuaValue, on L: OpaquePointer) throws {
