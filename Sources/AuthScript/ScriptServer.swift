@@ -11,7 +11,8 @@ public final class ScriptServer: Sendable {
     /// The configured URL (`embeddedURL` for the embedded server).
     public let baseURL: String
     /// The embedded server's admin key (made for this process; `auth.admin()` uses it), or nil.
-    public let adminKey: String?
+    public var adminKey: String? { adminKeySource?() }
+    private let adminKeySource: (@Sendable () -> String)?
     private let starter: (@Sendable () async throws -> String)?
     private let started = Mutex<Task<String, any Error>?>(nil)
 
@@ -19,15 +20,16 @@ public final class ScriptServer: Sendable {
     public init(url: String) {
         baseURL = url.hasSuffix("/") ? String(url.dropLast()) : url
         starter = nil
-        adminKey = nil
+        adminKeySource = nil
     }
 
     /// The embedded server: `start` runs it and returns its origin (`http://127.0.0.1:PORT`).
-    /// It is called once, on the first request. `adminKey` is the key it was given, if any.
-    public init(embedded start: @escaping @Sendable () async throws -> String, adminKey: String? = nil) {
+    /// It is called once, on the first request. `adminKey` gives the key it was given, if any
+    /// (asked for only when a script needs it).
+    public init(embedded start: @escaping @Sendable () async throws -> String, adminKey: (@Sendable () -> String)? = nil) {
         baseURL = ScriptServer.embeddedURL
         starter = start
-        self.adminKey = adminKey
+        adminKeySource = adminKey
     }
 
     public var isEmbedded: Bool { starter != nil }

@@ -91,9 +91,9 @@ extension Authsh {
             if let problem = ScriptServer.problem(with: url) { throw UsageError("AUTHSH_SERVER: \(problem)") }
             server = ScriptServer(url: url)
         } else {
-            let key = EmbeddedServer.newAdminKey()
+            let key = EmbeddedServer.AdminKey()
             server = ScriptServer(embedded: EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins, adminKey: key),
-                                  adminKey: key)
+                                  adminKey: { key.value })
         }
         return AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
     }
