@@ -55,8 +55,9 @@ def main():
             step("search")
             screenshot("admin-users.png")
             b.evaluate("document.querySelector('#users tbody a').click()")
-            b.wait_for("document.querySelector('#state') !== null", "the user page")
-            report["stateBefore"] = b.evaluate("document.querySelector('#state').innerText")
+            # dd#state: the users page has a select#state too, still there right after the click.
+            b.wait_for("document.querySelector('dd#state') !== null", "the user page")
+            report["stateBefore"] = b.evaluate("document.querySelector('dd#state').innerText")
             step("user")
             screenshot("admin-user.png")
             b.evaluate("document.querySelector('#disable').click()")
@@ -65,7 +66,7 @@ def main():
             step("confirm")
             b.evaluate("document.querySelector('#confirm').click()")
             b.wait_for("document.querySelector('#enable') !== null", "the user page, disabled")
-            report["stateAfter"] = b.evaluate("document.querySelector('#state').innerText")
+            report["stateAfter"] = b.evaluate("document.querySelector('dd#state').innerText")
             step("disabled")
             # The style sheet applied (the CSP let it in): the header has its border.
             report["styled"] = b.evaluate("getComputedStyle(document.querySelector('header')).borderBottomStyle") == "solid"
