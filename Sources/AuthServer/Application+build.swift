@@ -94,6 +94,42 @@ public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilt
     return try await store.auditEvents(filter)
 }
 
+/// Reads the audit log as `tail -f` does (`authsh audit --follow`): the newest events that
+/// `filter` selects, oldest first, then every `interval` the events recorded since, until the
+/// task is cancelled. `body` gets each batch (never empty). Events are found by id: on a
+/// PostgreSQL database that several instances write, an event whose transaction commits after
+/// a later id was read is not shown (SQLite has one writer, and ids in commit order).
+public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter, interval: Duration = .seconds(1),
+                           _ body: @Sendable ([AuditEvent]) -> Void) async throws {
+    let store = try await openStore(configuration)
+    defer { (store as? PostgresStore)?.close() }
+    let first = try await store.auditEvents(filter)
+    if !first.isEmpty { body(first.reversed()) }
+    // Above the newest seen; with none yet, above the newest of any (events before the start
+    // that the filter skipped are not news).
+    var last: Int64 = 0
+    if let newest = first.first {
+        last = newest.id
+    } else if let newest = try await store.auditEvents(AuditFilter(limit: 1)).first {
+        last = newest.id
+    }
+    var next = filter
+    next.limit = 1000
+    while true {
+        try await Task.sleep(for: interval)
+        next.after = last
+        // A full batch may have more behind it: read on at once.
+        while true {
+            let batch = try await store.auditEvents(next)
+            guard let newest = batch.last else { break }
+            body(batch)
+            last = newest.id
+            next.after = last
+            if batch.count < next.limit { break }
+        }
+    }
+}
+
 /// Opens the configured database. For SQLite the data directory is made (or made again) 0700
 /// and the database 0600, whether or not they existed: the database holds the signing keys,
 /// and SQLite gives its `-wal` and `-shm` files the database's mode.

@@ -148,7 +148,7 @@ enum Admin {
     /// Unix seconds from unix seconds, an ISO-8601 time, or a duration ago (`30m`).
     static func time(_ text: String) -> Int64? {
         if let n = Int64(text), n >= 0 { return n }
-        return Audit.since(text)
+        return AuditCommand.since(text)
     }
 
     /// A command of `authsh admin`.

@@ -1,77 +1,63 @@
+import ArgumentParser
 import AuthProtocol
 import AuthServer
 import Foundation
 
 /// `authsh audit`: reads the audit log of a server's database (a data directory, a SQLite
 /// file or PostgreSQL), filtered, oldest first; one line per event, or one JSON object per
-/// line with `--json`.
-enum Audit {
-    static let usage = """
-        usage: authsh audit [--data DIR | --database URL | --config FILE] [--app ID] [--user ID]
-                            [--event NAME] [--since 1h|30m|2d|ISO-8601] [--limit 100] [--json]
-        """
+/// line with `--json`; with `--follow`, then the events as they are recorded.
+struct AuditCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authsh audit",
+        abstract: "The audit log of a server's database, oldest first.",
+        usage: """
+            authsh audit [--data DIR | --database URL | --config FILE] [--app ID] [--user ID]
+                         [--event NAME] [--since 1h|30m|2d|ISO-8601] [--limit 100] [--json] [--follow]
+            """,
+        discussion: """
+            One line per event: time, app, event, outcome, then user=, provider=, address=, detail=,
+            agent= and actor= where known. A missing database exits 1 (nothing is created); bad
+            usage 64. --follow runs until interrupted.
+            """)
 
-    static func main(_ args: [String]) -> Int32 {
-        var config = ServerConfiguration()
-        config.database = .directory(Paths.defaultDataDirectory())
-        var filter = AuditFilter()
-        var json = false
-        var i = 0
-        func value() -> String? {
-            i += 1
-            return i < args.count ? args[i] : nil
+    @Option(help: ArgumentHelp("The server's data directory (default as for authsh serve).", valueName: "dir"))
+    var data: String?
+
+    @Option(help: ArgumentHelp("sqlite:PATH or postgres://USER@HOST:PORT/DB (the password from PGPASSWORD).", valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("A server config file: its database.", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("Only this app's events.", valueName: "id"))
+    var app: String?
+
+    @Option(help: ArgumentHelp("Only this user's events.", valueName: "id"))
+    var user: String?
+
+    @Option(help: ArgumentHelp("Only this event (login, password_failed, register, ...).", valueName: "name"))
+    var event: String?
+
+    @Option(help: ArgumentHelp("Only events since then: 45s, 30m, 1h, 2d ago, or an ISO-8601 time.", valueName: "when"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("The newest N events (1 to 100000; default 100).", valueName: "n"))
+    var limit = 100
+
+    @Flag(help: "One JSON object per line.")
+    var json = false
+
+    @Flag(name: [.short, .long], help: "Then print events as they are recorded (every second), until interrupted.")
+    var follow = false
+
+    func validate() throws {
+        guard (1...100_000).contains(limit) else { throw ValidationError("--limit needs 1 to 100000") }
+        if let since, AuditCommand.since(since) == nil {
+            throw ValidationError("--since needs 45s, 30m, 1h, 2d or an ISO-8601 time")
         }
-        func bad(_ message: String) -> Int32 {
-            Output.error("authsh audit: \(message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        while i < args.count {
-            switch args[i] {
-            case "-h", "--help":
-                print(usage)
-                return 0
-            case "--data":
-                guard let v = value() else { return bad("--data needs a directory") }
-                config.database = .directory(v)
-            case "--database":
-                guard let v = value() else { return bad("--database needs sqlite:PATH or a postgres:// URL") }
-                do { config.database = try ServerConfiguration.Database.parse(v, key: "--database", passwordAllowed: false) } catch {
-                    return bad("\(error)")
-                }
-            case "--config":
-                guard let v = value(), let bytes = Files.read(v) else { return bad("--config needs a readable file") }
-                do { try config.loadConfig(bytes, file: v) } catch {
-                    Output.error("authsh audit: \(error)")
-                    return Serve.configError
-                }
-            case "--app": filter.appId = value()
-            case "--user": filter.userId = value()
-            case "--event": filter.event = value()
-            case "--since":
-                guard let v = value(), let since = since(v) else { return bad("--since needs 1h, 30m, 2d or an ISO-8601 time") }
-                filter.since = since
-            case "--limit":
-                guard let v = value(), let n = Int(v), (1...100_000).contains(n) else { return bad("--limit needs 1 to 100000") }
-                filter.limit = n
-            case "--json": json = true
-            default: return bad("unknown option '\(args[i])'")
-            }
-            i += 1
-        }
-        if case .directory(let dir) = config.database, !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite") {
-            Output.error("authsh audit: no database at \(dir)/authsh.sqlite")
-            return ExitStatus.failure
-        }
-        let configuration = config, query = filter, asJSON = json
-        return Serve.runBlocking {
-            do {
-                for event in try await readAuditLog(configuration, filter: query).reversed() {
-                    print(asJSON ? line(json: event) : line(text: event))
-                }
-                return 0
-            } catch {
-                Output.error("authsh audit: \(error)")
-                return ExitStatus.failure
+        if let database {
+            do { _ = try ServerConfiguration.Database.parse(database, key: "--database", passwordAllowed: false) } catch {
+                throw ValidationError("\(error)")
             }
         }
     }
@@ -83,6 +69,59 @@ enum Audit {
             if let seconds { return Int64(Date().timeIntervalSince1970) - n * seconds }
         }
         return ISODate.parse(text).map { $0 / 1000 }
+    }
+}
+
+/// Running `authsh audit`.
+enum Audit {
+    static func main(_ args: [String]) -> Int32 {
+        let command: AuditCommand
+        do {
+            command = try AuditCommand.parse(args)
+        } catch {
+            return CommandLineUsage.report(error, of: AuditCommand.self)
+        }
+        var config = ServerConfiguration()
+        config.database = .directory(command.data ?? Paths.defaultDataDirectory())
+        if let file = command.config {
+            guard let bytes = Files.read(file) else {
+                Output.error("authsh audit: config \(file): cannot read it (\(String(cString: strerror(errno))))")
+                return Serve.configError
+            }
+            do { try config.loadConfig(bytes, file: file) } catch {
+                Output.error("authsh audit: \(error)")
+                return Serve.configError
+            }
+        }
+        if let url = command.database,
+           let database = try? ServerConfiguration.Database.parse(url, key: "--database", passwordAllowed: false) {
+            config.database = database  // checked by `validate`
+        }
+        if case .directory(let dir) = config.database, !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite") {
+            Output.error("authsh audit: no database at \(dir)/authsh.sqlite")
+            return ExitStatus.failure
+        }
+        let filter = AuditFilter(appId: command.app, userId: command.user, event: command.event,
+                                 since: command.since.flatMap(AuditCommand.since), limit: command.limit)
+        let configuration = config, asJSON = command.json, follow = command.follow
+        return Serve.runBlocking {
+            do {
+                if follow {
+                    try await followAuditLog(configuration, filter: filter) { events in
+                        for event in events { print(asJSON ? line(json: event) : line(text: event)) }
+                        fflush(nil)
+                    }
+                } else {
+                    for event in try await readAuditLog(configuration, filter: filter).reversed() {
+                        print(asJSON ? line(json: event) : line(text: event))
+                    }
+                }
+                return 0
+            } catch {
+                Output.error("authsh audit: \(error)")
+                return ExitStatus.failure
+            }
+        }
     }
 
     static func line(text e: AuditEvent) -> String {

@@ -126,14 +126,7 @@ enum Serve {
         do {
             command = try ServeCommand.parse(args)
         } catch {
-            if ServeCommand.exitCode(for: error) == .success {
-                print(ServeCommand.helpMessage(columns: 100))
-                return 0
-            }
-            let usage = ServeCommand.configuration.usage ?? ""
-            let indented = usage.split(separator: "\n").joined(separator: "\n       ")
-            Output.error("authsh serve: \(ServeCommand.message(for: error))\nusage: \(indented)")
-            return ExitStatus.usage
+            return CommandLineUsage.report(error, of: ServeCommand.self)
         }
         return serve(command)
     }

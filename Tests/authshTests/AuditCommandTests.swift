@@ -1,4 +1,5 @@
 import Foundation
+import PostgresTestSupport
 import Testing
 
 /// `authsh audit` reads the audit log of a data directory: what a script did, oldest first,
@@ -26,5 +27,41 @@ import Testing
 
         #expect(try Binary.run(["audit", "--data", data + "/nowhere"]).status == 1)
         #expect(try Binary.run(["audit", "--bogus"]).status == 64)
+        #expect(try Binary.run(["audit", "--limit", "0"]).status == 64)
+        #expect(try Binary.run(["audit", "--since", "yesterday"]).status == 64)
+    }
+
+    /// `--follow`: the events so far, then those recorded while it runs, each once, in order,
+    /// filtered as asked.
+    @Test func followPrintsEventsAsTheyAreRecorded() async throws {
+        let data = try Binary.temporaryDirectory()
+        let first = try Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
+        #expect(first.status == 0, "\(first.stderr)")
+        let log = data + "/follow.log"
+        let follower = try ChildProcess([Binary.path, "audit", "--data", data + "/server", "--follow", "--event", "login"], output: log)
+        defer { follower.stop() }
+        func lines(_ count: Int) async throws -> [Substring] {
+            for _ in 0..<400 {
+                let found = ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").split(separator: "\n")
+                if found.count >= count { return found }
+                try await Task.sleep(for: .milliseconds(25))
+            }
+            Issue.record("waited for \(count) lines: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+            return []
+        }
+        #expect(try await lines(1).first?.contains(" local login success ") == true)
+        // A registration (filtered out), then a new anonymous user's login.
+        let second = try Binary.run(["--data", data, "-e", """
+            register{email = 'f@example.com', password = 'password1'}
+            print(login(credentials.anonymous{reuse = false}).id)
+            """])
+        #expect(second.status == 0, "\(second.stderr)")
+        let userId = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let after = try await lines(2)
+        #expect(after.count == 2 && after[1].contains(" local login success user=\(userId) "), "\(after)")
+        // Nothing is printed twice.
+        try await Task.sleep(for: .milliseconds(2500))
+        #expect(try await lines(2).count == 2)
+        #expect(follower.isRunning)
     }
 }

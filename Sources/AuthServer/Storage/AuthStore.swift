@@ -155,7 +155,7 @@ public protocol AuthStore: Sendable {
 
     // Audit log
     func insertAuditEvents(_ events: [AuditEvent]) async throws
-    /// Newest first.
+    /// Newest first; oldest first with `after` (``AuditFilter/after``).
     func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent]
     /// Deletes the events before `time`; returns how many.
     func deleteAuditEvents(before time: Int64) async throws -> Int

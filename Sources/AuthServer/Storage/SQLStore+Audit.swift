@@ -9,7 +9,11 @@ extension SQLStore {
 
     public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
         try await engine.read("read audit log") { r in
-            try await r.all(AuditEventsTable.select, AuditEventsTable.selectArguments(filter), AuditEventsTable.event)
+            if let after = filter.after {
+                return try await r.all(AuditEventsTable.selectAfter, AuditEventsTable.selectAfterArguments(filter, after: after),
+                                       AuditEventsTable.event)
+            }
+            return try await r.all(AuditEventsTable.select, AuditEventsTable.selectArguments(filter), AuditEventsTable.event)
         }
     }
 

@@ -25,6 +25,20 @@ enum AuditEventsTable {
          .integer(f.since), .integer(f.since), .integer(f.before), .integer(f.before), .integer(f.limit)]
     }
 
+    /// Oldest first, above an id (arguments: as `select`, with `after` for `before`).
+    static let selectAfter: SQL = """
+        SELECT id, time, app_id, event, outcome, user_id, provider, address, user_agent, detail, actor FROM audit_events
+        WHERE (CAST(? AS TEXT) IS NULL OR app_id = ?) AND (CAST(? AS TEXT) IS NULL OR user_id = ?)
+            AND (CAST(? AS TEXT) IS NULL OR event = ?) AND (CAST(? AS BIGINT) IS NULL OR time >= ?)
+            AND id > ?
+        ORDER BY id LIMIT ?
+        """
+
+    static func selectAfterArguments(_ f: AuditFilter, after: Int64) -> [SQLValue] {
+        [.text(f.appId), .text(f.appId), .text(f.userId), .text(f.userId), .text(f.event), .text(f.event),
+         .integer(f.since), .integer(f.since), .integer(after), .integer(f.limit)]
+    }
+
     static func event<Row: SQLRow>(_ row: Row) throws -> AuditEvent {
         var e = AuditEvent(time: try row.int64("time"), appId: try row.text("app_id"), event: try row.text("event"),
                            outcome: try row.text("outcome"), userId: try row.optionalText("user_id"), provider: try row.optionalText("provider"),

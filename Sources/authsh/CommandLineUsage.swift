@@ -1,0 +1,17 @@
+import ArgumentParser
+
+/// How the subcommands built on swift-argument-parser (`serve`, `audit`) answer their command
+/// line: `--help` on stdout with exit 0; anything wrong as `authsh NAME: message` and the
+/// usage on stderr, exit 64 (sysexits' EX_USAGE, as for the top level).
+enum CommandLineUsage {
+    static func report<Command: ParsableCommand>(_ error: any Error, of command: Command.Type) -> Int32 {
+        if command.exitCode(for: error) == .success {
+            print(command.helpMessage(columns: 100))
+            return 0
+        }
+        let name = command.configuration.commandName ?? "authsh"
+        let usage = (command.configuration.usage ?? "").split(separator: "\n").joined(separator: "\n       ")
+        Output.error("\(name): \(command.message(for: error))\nusage: \(usage)")
+        return ExitStatus.usage
+    }
+}
