@@ -134,6 +134,55 @@ import Testing
         }
     }
 
+    /// A login finds an account's user by the account's identity, so an import never hands out
+    /// an identity that a user or another account holds, nor a verified email another user
+    /// holds; hashes that would cost too much to verify are refused; a user without
+    /// `createdAt` is made now.
+    @Test func importNeverHandsOutAnotherUsersIdentity() async throws {
+        try await Self.withTwoServers { _, b in
+            try await b.registerConfirmed("victim@example.com", "Pass-word-1")
+            let victim = try AdminAPITests.userId(try await b.emailLogin("victim@example.com", "Pass-word-1"))
+            let details = try await AdminAPITests.admin(b, .get, "/users/\(victim)")
+            let identity = try #require(details.body["identities"]?.arrayValue?.first?["externalId"]?.stringValue)
+            // Registered and confirmed, never logged in: an account whose identity no user holds yet.
+            try await b.registerConfirmed("waiting@example.com", "Pass-word-2")
+            let waiting = try #require(try await Self.export(b).split(separator: "\n")
+                .compactMap { try? EJSON(parsing: Array($0.utf8)) }
+                .first { $0["account"]?["email"]?.stringValue == "waiting@example.com" }?["account"]?["identityId"]?.stringValue)
+            let hash = "$2b$04$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"  // "correct horse"
+            func reason(_ line: String) async throws -> String {
+                let r = try await Self.importing(b, line + "\n")
+                #expect(r.status == 400, "\(r.body)")
+                return r.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue ?? ""
+            }
+            // An account line naming the victim's identity: its login would open the victim's user.
+            let takeover = try await reason(#"{"account":{"email":"evil@example.com","passwordHash":"\#(hash)","identityId":"\#(identity)"}}"#)
+            #expect(takeover.contains("belongs to user \(victim)"), "\(takeover)")
+            #expect(try await b.emailLogin("evil@example.com", "correct horse").status == 401)
+            // A user line taking the waiting account's identity: its first login would land there.
+            let userLine = #"{"id":"5f00000000000000000000aa","identities":[{"providerType":"local-userpass","externalId":"\#(waiting)"}]}"#
+            #expect(try await reason(userLine).contains("is an account's already"))
+            // Two account lines with one identity.
+            let twice = try await Self.importing(b, #"{"account":{"email":"x1@example.com","passwordHash":"\#(hash)","identityId":"same"}}"# + "\n"
+                                                  + #"{"account":{"email":"x2@example.com","passwordHash":"\#(hash)","identityId":"same"}}"# + "\n")
+            #expect(twice.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("in the file twice") == true, "\(twice.body)")
+            // A verified email another user holds.
+            let google = #"{"id":"5f00000000000000000000ab","identities":[{"providerType":"oauth2-google","externalId":"g-1","email":"victim@example.com"}]}"#
+            #expect(try await reason(google).contains("another user's already"))
+            // Hashes that would make every login for the email take gigabytes or hours.
+            for expensive in ["$argon2id$v=19$m=8388608,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "$2b$31$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"] {
+                #expect(try await reason(#"{"account":{"email":"slow@example.com","passwordHash":"\#(expensive)","identityId":"slow-1"}}"#).contains("costs too much"))
+            }
+            #expect(try await b.emailLogin("victim@example.com", "Pass-word-1").status == 200, "the victim is untouched")
+
+            // Without createdAt: made now, not in 1970.
+            let fresh = try await Self.importing(b, #"{"id":"5f00000000000000000000ac","identities":[{"providerType":"anon-user","externalId":"anon-1"}]}"# + "\n")
+            #expect(fresh.status == 200, "\(fresh.body)")
+            let created = try await AdminAPITests.admin(b, .get, "/users/5f00000000000000000000ac")
+            #expect((created.body["createdAt"]?.integerValue ?? 0) > 1_700_000_000, "\(created.body)")
+        }
+    }
+
     @Test func withoutAKeyThereIsNoExport() async throws {
         try await Self.withTwoServers { a, _ in
             let r = try await a.call(.get, AdminAPITests.base + "/export")

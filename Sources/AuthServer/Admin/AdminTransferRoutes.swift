@@ -132,6 +132,7 @@ extension AuthService {
         // The lines to write, a bit each.
         var write = LineSet()
         let providerId = { (type: String) in app.providerId(type) }
+        let now = clock.now
         try await spool.eachLine(maxLine: Self.importLineLimit, read: { progress("check", $0) }) { number, bytes in
             func reject(_ reason: String) {
                 report.rejectedCount += 1
@@ -140,7 +141,7 @@ extension AuthService {
             guard let bytes else { return reject("longer than \(Self.importLineLimit >> 20) MiB") }
             if bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return }
             do {
-                let parsed = try TransferLine.parse(bytes, app: app.id, providerId: providerId)
+                let parsed = try TransferLine.parse(bytes, app: app.id, now: now, providerId: providerId)
                 switch try await check.check(parsed) {
                 case .write: write.insert(number)
                 case .skip: report.counts.skipped += 1
@@ -165,7 +166,7 @@ extension AuthService {
             accounts.removeAll(keepingCapacity: true)
         }
         try await spool.eachLine(maxLine: Self.importLineLimit, read: { progress("write", $0) }) { number, bytes in
-            guard write.contains(number), let bytes, case let parsed? = try? TransferLine.parse(bytes, app: app.id, providerId: providerId)
+            guard write.contains(number), let bytes, case let parsed? = try? TransferLine.parse(bytes, app: app.id, now: now, providerId: providerId)
             else { return }
             switch parsed {
             case .user(let u): users.append(u)

@@ -4,6 +4,11 @@ import AuthProtocol
 /// no id, identity or email twice in the file; none another user already holds. A user whose
 /// id the app has, and an account whose email it has, are skipped (so an import run twice
 /// changes nothing), and not checked further.
+///
+/// What a login finds an account's user by is the account's `identityId`, so an identity is
+/// never given twice: not to a user line when an account (registered, not logged in yet)
+/// already has it, not to an account line when a user or another account holds it. Nor is a
+/// verified email another user holds: one account per email would send its sign-ins there.
 struct ImportCheck {
     enum Verdict: Sendable, Equatable {
         case write
@@ -49,6 +54,17 @@ struct ImportCheck {
                     throw TransferLine.Invalid("identity \(i.providerType) \(i.externalId) belongs to user \(owner) already")
                 }
             }
+            for i in p.user.identities where i.providerType == ProviderType.userpass {
+                if try await store.userpassAccount(app: app, identityId: i.externalId) != nil {
+                    throw TransferLine.Invalid("identity \(i.providerType) \(i.externalId) is an account's already")
+                }
+            }
+            for i in p.user.identities {
+                if let email = i.email, let holder = try await store.emailHolder(app: app, email: email, accounts: false),
+                   holder.userId != p.user.id {
+                    throw TransferLine.Invalid("email \(email) of identity \(i.providerType) \(i.externalId) is another user's already")
+                }
+            }
             for a in p.accounts where try await store.userpassAccount(app: app, email: a.email) != nil {
                 throw TransferLine.Invalid("email \(a.email) has an account already")
             }
@@ -56,7 +72,17 @@ struct ImportCheck {
         case .account(let a):
             accountLines += 1
             try claim(a.email)
-            return try await store.userpassAccount(app: app, email: a.email) == nil ? .write : .skip
+            guard identities.insert(ProviderType.userpass + "\u{0}" + a.identityId).inserted else {
+                throw TransferLine.Invalid("identity \(ProviderType.userpass) \(a.identityId) is in the file twice")
+            }
+            if try await store.userpassAccount(app: app, email: a.email) != nil { return .skip }
+            if let owner = try await store.userId(app: app, providerType: ProviderType.userpass, externalId: a.identityId) {
+                throw TransferLine.Invalid("identity \(ProviderType.userpass) \(a.identityId) belongs to user \(owner) already")
+            }
+            if try await store.userpassAccount(app: app, identityId: a.identityId) != nil {
+                throw TransferLine.Invalid("identity \(ProviderType.userpass) \(a.identityId) is an account's already")
+            }
+            return .write
         }
     }
 

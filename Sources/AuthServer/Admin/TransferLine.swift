@@ -60,7 +60,9 @@ enum TransferLine {
     // MARK: Reading
 
     /// Parses and checks one line for app `app`; `providerId` gives the app's id of a provider.
-    static func parse(_ bytes: ArraySlice<UInt8>, app: String, providerId: (String) -> String) throws(Invalid) -> Parsed {
+    /// A user or account without `createdAt` is made `now` (not at 0: the oldest holder of an
+    /// email is the one a sign-in with that email joins, and a sweep counts anonymous users' age).
+    static func parse(_ bytes: ArraySlice<UInt8>, app: String, now: Int64, providerId: (String) -> String) throws(Invalid) -> Parsed {
         let value: EJSON
         do { value = try EJSON(parsing: Array(bytes)) } catch { throw Invalid("not JSON: \(error)") }
         guard case .document(let d) = value else { throw Invalid("not a JSON object") }
@@ -73,7 +75,7 @@ enum TransferLine {
         }
         if let account = d["account"] {
             guard d.count == 1 else { throw Invalid("an account line has only the key 'account'") }
-            return .account(try parseAccount(account, app: app, path: "account"))
+            return .account(try parseAccount(account, app: app, now: now, path: "account"))
         }
         try known(d, ["id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData", "identities", "accounts"], path: "")
         let id = try string(d, "id", path: "", max: 24)
@@ -84,7 +86,7 @@ enum TransferLine {
         guard type == "normal" || type == "server" else { throw Invalid("'type' must be normal or server") }
         var user = UserRecord(id: id, appId: app, type: type, data: try document(d, "data", path: "") ?? [:],
                               customData: try document(d, "customData", path: ""), disabled: try bool(d, "disabled", path: "") ?? false,
-                              createdAt: try time(d, "createdAt", path: "") ?? 0)
+                              createdAt: try time(d, "createdAt", path: "") ?? now)
         guard case .array(let identities)? = d["identities"], !identities.isEmpty else {
             throw Invalid("'identities' must be a non-empty array")
         }
@@ -105,7 +107,7 @@ enum TransferLine {
         if let list = d["accounts"], list != .null {
             guard case .array(let items) = list else { throw Invalid("'accounts' must be an array") }
             for (n, item) in items.enumerated() {
-                let account = try parseAccount(item, app: app, path: "accounts[\(n)]")
+                let account = try parseAccount(item, app: app, now: now, path: "accounts[\(n)]")
                 guard user.identities.contains(where: { $0.providerType == ProviderType.userpass && $0.externalId == account.identityId }) else {
                     throw Invalid("'accounts[\(n)].identityId' is not one of this user's local-userpass identities")
                 }
@@ -115,7 +117,7 @@ enum TransferLine {
         return .user(PortableUser(user: user, lastLoginAt: try time(d, "lastLoginAt", path: ""), accounts: accounts))
     }
 
-    private static func parseAccount(_ value: EJSON, app: String, path: String) throws(Invalid) -> UserpassAccount {
+    private static func parseAccount(_ value: EJSON, app: String, now: Int64, path: String) throws(Invalid) -> UserpassAccount {
         guard case .document(let a) = value else { throw Invalid("'\(path)' must be an object") }
         let p = path + "."
         try known(a, ["email", "passwordHash", "confirmed", "createdAt", "identityId"], path: p)
@@ -125,9 +127,13 @@ enum TransferLine {
         guard hash.hasPrefix("$argon2id$v=19$m=") || PasswordHasher.isBcrypt(hash) else {
             throw Invalid("'\(p)passwordHash' must be an Argon2id PHC string ($argon2id$v=19$...) or a bcrypt hash ($2a$, $2b$, $2y$)")
         }
+        guard PasswordHasher.isWithinCostLimits(hash) else {
+            let l = PasswordHasher.CostLimits.self
+            throw Invalid("'\(p)passwordHash' costs too much to verify (the most: Argon2id m=\(l.argon2MemoryKiB),t=\(l.argon2Iterations),p=\(l.argon2Parallelism); bcrypt cost \(l.bcryptCost))")
+        }
         let identityId = try string(a, "identityId", path: p, max: 512)
         return UserpassAccount(appId: app, email: email, passwordHash: hash, identityId: identityId,
-                               confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? 0)
+                               confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? now)
     }
 
     private static func known(_ d: EJSONDocument, _ keys: Set<String>, path: String) throws(Invalid) {

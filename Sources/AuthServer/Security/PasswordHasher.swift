@@ -50,8 +50,43 @@ public struct PasswordHasher: Sendable {
     }
 
     /// True when `password` matches `phc` (constant-time comparison, inside libargon2).
+    ///
+    /// A hash whose cost is over ``costLimits`` (one brought by an import) is refused without
+    /// being computed, unless it uses this server's own parameters: otherwise anyone who knows
+    /// its email could make each login take gigabytes or hours.
     public func verify(_ password: String, against phc: String) async throws -> Bool {
-        try await pool.runIfActive { Self.verifyNow(password, phc) }
+        guard !needsRehash(phc) || Self.isWithinCostLimits(phc) else { return false }
+        return try await pool.runIfActive { Self.verifyNow(password, phc) }
+    }
+
+    /// The most a hash from elsewhere may cost to verify: Argon2id up to 256 MiB, 16 passes and
+    /// 16 lanes; bcrypt up to cost 14 (about a second here). Real systems stay well below.
+    public enum CostLimits {
+        public static let argon2MemoryKiB: UInt64 = 256 * 1024
+        public static let argon2Iterations: UInt64 = 16
+        public static let argon2Parallelism: UInt64 = 16
+        public static let bcryptCost = 14
+    }
+
+    /// Whether verifying `hash` stays within ``CostLimits`` (false for anything unreadable).
+    public static func isWithinCostLimits(_ hash: String) -> Bool {
+        if isBcrypt(hash) {
+            let b = Array(hash.utf8)
+            return Int(String(decoding: b[4..<6], as: UTF8.self)).map { $0 <= CostLimits.bcryptCost } ?? false
+        }
+        let prefix = "$argon2id$v=19$"
+        guard hash.hasPrefix(prefix) else { return false }
+        let fields = hash.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
+        guard fields.count == 3 else { return false }
+        var values: [Substring: UInt64] = [:]
+        for pair in fields[0].split(separator: ",", omittingEmptySubsequences: false) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2, parts[1].utf8.count <= 10, let value = UInt64(parts[1]), values[parts[0]] == nil else { return false }
+            values[parts[0]] = value
+        }
+        guard values.count == 3, let m = values["m"], let t = values["t"], let p = values["p"] else { return false }
+        return (1...CostLimits.argon2MemoryKiB).contains(m) && (1...CostLimits.argon2Iterations).contains(t)
+            && (1...CostLimits.argon2Parallelism).contains(p)
     }
 
     /// True when `phc` was made with other parameters than ``parameters`` (rehash on login).

@@ -60,6 +60,8 @@ public protocol AuthStore: Sendable {
 
     // Email/password
     func userpassAccount(app: String, email: String) async throws -> UserpassAccount?
+    /// The account whose `local-userpass` identity is `identityId`, or nil.
+    func userpassAccount(app: String, identityId: String) async throws -> UserpassAccount?
     /// Inserts a new account; conflict if the email is taken.
     func insertUserpassAccount(_ account: UserpassAccount) async throws
     func deleteUserpassAccount(app: String, email: String) async throws
@@ -143,10 +145,14 @@ public protocol AuthStore: Sendable {
     func leaseDueMail(now: Int64, leaseUntil: Int64, limit: Int) async throws -> [QueuedMail]
     /// Leases one queued mail, as ``leaseDueMail(now:leaseUntil:limit:)`` does, whatever its time.
     func leaseMail(id: String, now: Int64, leaseUntil: Int64) async throws -> QueuedMail?
-    /// Marks it delivered or given up (`state`), erasing its content.
-    func finishMail(id: String, state: QueuedMail.State, error: String?, at time: Int64) async throws
-    /// Schedules another attempt at `next`.
-    func retryMail(id: String, error: String, next: Int64) async throws
+    /// Marks it delivered or given up (`state`), erasing its content, if lease `attempt` (the
+    /// `attempts` its lease gave) is still its latest: a sender whose lease ran out and was
+    /// taken by another changes nothing. True when it did.
+    @discardableResult
+    func finishMail(id: String, attempt: Int, state: QueuedMail.State, error: String?, at time: Int64) async throws -> Bool
+    /// Schedules another attempt at `next`, under the same rule as ``finishMail(id:attempt:state:error:at:)``.
+    @discardableResult
+    func retryMail(id: String, attempt: Int, error: String, next: Int64) async throws -> Bool
     func queuedMail(id: String) async throws -> QueuedMail?
     /// How many mails wait for delivery, of every app.
     func queuedMailCount() async throws -> Int

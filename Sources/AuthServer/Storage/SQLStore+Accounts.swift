@@ -10,6 +10,12 @@ extension SQLStore {
         }
     }
 
+    public func userpassAccount(app: String, identityId: String) async throws -> UserpassAccount? {
+        try await engine.read("read account") { r in
+            try await r.first(UserpassAccountsTable.selectOfIdentity, [.text(app), .text(identityId)], UserpassAccountsTable.account)
+        }
+    }
+
     public func insertUserpassAccount(_ account: UserpassAccount) async throws {
         try await engine.write("register") { r in
             try await r.run(UserpassAccountsTable.insert, UserpassAccountsTable.insertArguments(account))

@@ -7,6 +7,12 @@ enum UserpassAccountsTable {
         FROM userpass_accounts WHERE app_id = ? AND email = ?
         """
 
+    /// The account of an identity (indexed: `userpass_accounts(app_id, identity_id)`).
+    static let selectOfIdentity: SQL = """
+        SELECT app_id, email, password_hash, identity_id, confirmed, created_at
+        FROM userpass_accounts WHERE app_id = ? AND identity_id = ?
+        """
+
     static func account<Row: SQLRow>(_ row: Row) throws -> UserpassAccount {
         UserpassAccount(appId: try row.text("app_id"), email: try row.text("email"), passwordHash: try row.text("password_hash"),
                         identityId: try row.text("identity_id"), confirmed: try row.bool("confirmed"),

@@ -1,0 +1,35 @@
+@testable import AuthServer
+import Testing
+
+/// Hashes brought from elsewhere are verified only when their cost is bounded: one with
+/// gigabytes of memory or a bcrypt cost of 31 would let anyone who knows its email stall the
+/// server's hashing threads with logins.
+@Suite struct HashCostLimitTests {
+    @Test func costsAreReadFromTheHash() {
+        #expect(PasswordHasher.isWithinCostLimits(BcryptTests.hash))
+        #expect(!PasswordHasher.isWithinCostLimits("$2b$15$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"))
+        #expect(PasswordHasher.isWithinCostLimits("$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA"))
+        #expect(PasswordHasher.isWithinCostLimits("$argon2id$v=19$m=262144,t=16,p=16$c2FsdHNhbHQ$aGFzaA"))
+        for over in ["m=262145,t=1,p=1", "m=1024,t=17,p=1", "m=1024,t=1,p=17", "m=0,t=1,p=1", "m=1024,t=1", "m=1024,t=1,p=1,p=1",
+                     "m=1024,t=1,x=1", "m=99999999999999999999,t=1,p=1", "m=-1,t=1,p=1"] {
+            #expect(!PasswordHasher.isWithinCostLimits("$argon2id$v=19$\(over)$c2FsdHNhbHQ$aGFzaA"), "\(over)")
+        }
+        #expect(!PasswordHasher.isWithinCostLimits("$argon2i$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA"))
+        #expect(!PasswordHasher.isWithinCostLimits("$argon2id$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ"))
+    }
+
+    /// A hash over the limits fails at once, uncomputed (this one would take 8 GiB); one with
+    /// the server's own parameters is verified whatever they are.
+    @Test func anExpensiveHashIsRefusedWithoutComputingIt() async throws {
+        let hasher = PasswordHasher(parameters: .testing)
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(try await hasher.verify("pw", against: "$argon2id$v=19$m=8388608,t=1000,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA") == false)
+        #expect(clock.now - start < .seconds(5))
+        let own = PasswordHasher(parameters: .init(memoryKiB: 300 * 1024, iterations: 1, parallelism: 1))
+        let phc = try PasswordHasher.hashNow("pw", own.parameters)
+        #expect(!PasswordHasher.isWithinCostLimits(phc))
+        #expect(try await own.verify("pw", against: phc))
+        #expect(try await hasher.verify("pw", against: phc) == false, "another server's over-limit hash")
+    }
+}
