@@ -32,9 +32,19 @@ extension AdminClient {
             throw failure(Int(response.status.code), Array(buffer: body))
         }
         let total = response.headers.first(name: "X-Export-Users").flatMap { Int($0) }
-        let temporary = path == "-" ? nil : path + ".partial-\(getpid())"
-        let fd = temporary.map { open($0, O_WRONLY | O_CREAT | O_TRUNC, 0o600) } ?? 1
-        guard fd >= 0 else { throw AuthClientError(code: "ExportFailed", message: "cannot write \(path): \(String(cString: strerror(errno)))") }
+        // A new file of a name nobody can guess, made by this call (mkstemp: O_EXCL, 0600): a
+        // name fixed in advance could be made first by another user of the directory (to read
+        // the hashes) or be a symbolic link (to overwrite what it points to).
+        var temporary: String?
+        var fd: Int32 = 1
+        if path != "-" {
+            var template = Array((path + ".partial-XXXXXX").utf8CString)
+            fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
+            guard fd >= 0 else { throw AuthClientError(code: "ExportFailed", message: "cannot write \(path): \(String(cString: strerror(errno)))") }
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            temporary = String(cString: template)
+            _ = fchmod(fd, 0o600)
+        }
         var finished = false
         defer {
             if let temporary {
