@@ -3,6 +3,7 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
 /// Builds the server: the command (`authsh serve`) and the tests use this one function.
 ///
@@ -32,21 +33,34 @@ public func buildApplication(
         router.add(middleware: AuthEventMiddleware(
             auditLog: service.auditWriter, metrics: metrics,
             isProvider: { [service] app, type in service.hasProvider(type, app: app) },
+            isApp: { [service] app in service.apps[app] != nil },
             clock: configuration.clock, logger: configuration.logger))
     }
-    service.addClientRoutes(to: router)
-    service.addHealthRoutes(to: router)
-    if !configuration.adminKeys.isEmpty {
+    if configuration.adminOnly {
         service.addAdminRoutes(to: router, keys: configuration.adminKeys)
-        service.addAdminPage(to: router, keys: configuration.adminKeys, sessions: AdminPageSessions())
+    } else {
+        service.addClientRoutes(to: router)
+        service.addHealthRoutes(to: router)
+        if !configuration.adminKeys.isEmpty {
+            service.addAdminRoutes(to: router, keys: configuration.adminKeys)
+            service.addAdminPage(to: router, keys: configuration.adminKeys, sessions: AdminPageSessions())
+        }
+        service.addOAuthRoutes(to: router)
+        if let outbox = service.outbox {
+            service.addDevRoutes(to: router, outbox: outbox)
+        }
+        if let idp = service.devIdP {
+            service.addDevIdPRoutes(to: router, idp: idp)
+        }
     }
-    service.addOAuthRoutes(to: router)
-    if let outbox = service.outbox {
-        service.addDevRoutes(to: router, outbox: outbox)
-    }
-    if let idp = service.devIdP {
-        service.addDevIdPRoutes(to: router, idp: idp)
-    }
+    let background: [any Service] = configuration.adminOnly ? [] :
+        [AnonymousUserSweeper(service: service)]
+            + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
+            + (metrics.map { metrics in
+                [MetricsListener.make(metrics: metrics, store: store, host: configuration.metricsHost,
+                                      port: configuration.metricsPort ?? 0, logger: configuration.logger,
+                                      onListening: onMetricsListening)]
+            } ?? [])
     return Application(
         router: router,
         // A connection with no request under way (one still sending its headers included)
@@ -56,13 +70,7 @@ public func buildApplication(
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         // The sender runs in the background only for SMTP: the dev outbox is filled before the
         // request that sends a mail answers, by the process that answers it.
-        services: [AnonymousUserSweeper(service: service)]
-            + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
-            + (metrics.map { metrics in
-                [MetricsListener.make(metrics: metrics, store: store, host: configuration.metricsHost,
-                                      port: configuration.metricsPort ?? 0, logger: configuration.logger,
-                                      onListening: onMetricsListening)]
-            } ?? []),
+        services: background,
         onServerRunning: { channel in
             let address = channel.localAddress
             service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)

@@ -6,8 +6,8 @@ import Synchronization
 /// Where `authsh admin` acts: a running server's admin API (`--server`, key from
 /// `AUTHSH_ADMIN_KEY`), or a database directly (`--data`, `--database`, `--config`).
 ///
-/// Directly, the command starts the server's code in this process on a loopback port with a
-/// key made for this run (named `authsh-admin`, which the audit log records as the actor) and
+/// Directly, the command starts the server's code in this process (its admin API alone, with
+/// no background work: `adminOnly`) on a loopback port with a key made for this run (named `authsh-admin`, which the audit log records as the actor) and
 /// uses the same admin API: one implementation of every operation, whichever way it is reached.
 enum AdminTarget {
     /// The key's name for direct access, as the audit log shows it (`admin:authsh-admin`).
@@ -24,6 +24,7 @@ enum AdminTarget {
         config.port = 0
         config.dev = false
         config.metricsPort = nil
+        config.adminOnly = true
         let origin = Mutex<String?>(nil)
         let started = AsyncStream<Void>.makeStream()
         let application = try await buildApplication(config, onListening: { host, port in

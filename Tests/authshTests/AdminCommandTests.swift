@@ -162,4 +162,25 @@ import Testing
 
             """, "\(r.stdout)")
     }
+
+    /// Directly on a database the command runs the admin API alone: none of the server's
+    /// background work, whose sweep would delete audit events older than the default retention
+    /// (whatever the real server's config keeps).
+    @Test func directlyOnADatabaseNothingIsSwept() throws {
+        let data = try Binary.temporaryDirectory()
+        let run = try Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
+        #expect(run.status == 0, "\(run.stderr)")
+        let database = data + "/server/authsh.sqlite"
+        let insert = try Binary.run(["-c", """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("INSERT INTO audit_events (time, app_id, event, outcome) VALUES (86400, 'local', 'login', 'success')")
+            db.commit()
+            """, database], executable: "/usr/bin/python3")
+        #expect(insert.status == 0, "\(insert.stderr)")
+        let list = try Binary.run(["admin", "--data", data + "/server", "users", "list"])
+        #expect(list.status == 0, "\(list.stderr)")
+        let old = try Binary.run(["audit", "--data", data + "/server", "--json"])
+        #expect(old.stdout.contains("1970-01-02T00:00:00.000Z"), "the old event was swept: \(old.stdout)")
+    }
 }

@@ -2,7 +2,8 @@ import AuthProtocol
 import Hummingbird
 
 /// Lets a request into the admin API only with an admin key (`Authorization: Bearer KEY`),
-/// never with a user's token; the key's name goes in the context for the audit log.
+/// never with a user's token; the key's name goes in the context for the audit log. Its
+/// answers are never stored by a cache (`Cache-Control: no-store`).
 struct AdminAuthMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     let keys: AdminKeys
@@ -16,6 +17,9 @@ struct AdminAuthMiddleware: RouterMiddleware {
         }
         var context = context
         context.adminKeyName = name
-        return try await next(request, context)
+        var response = try await next(request, context)
+        // Users' data and, in an export, password hashes: never kept by a cache on the way.
+        response.headers[.cacheControl] = "no-store"
+        return response
     }
 }

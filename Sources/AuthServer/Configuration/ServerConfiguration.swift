@@ -43,6 +43,11 @@ public struct ServerConfiguration: Sendable {
     public var reloadPluginsOnHangup = false
     /// Dev mode: the outbox, wipe, config and clock routes.
     public var dev = false
+    /// Serve the admin API alone (`authsh admin` on a database): no client API, page, OAuth or
+    /// dev routes, and no background work (no sweep, no mail sender, no metrics), so a command
+    /// run by hand neither opens a login endpoint nor deletes what the real server's retention
+    /// settings keep. Mail it queues (a reset) is sent by the server that serves the database.
+    public var adminOnly = false
     /// The apps served; the zero-config default is one app, `local`.
     public var apps = [AppConfiguration(id: "local")]
     /// The config file the apps came from, for error messages.
