@@ -124,14 +124,16 @@ enum Audit {
         }
     }
 
+    /// One line for a terminal: what a client sent (the user agent above all) shows printable
+    /// ASCII only, so no control or direction-changing character can rewrite the screen.
     static func line(text e: AuditEvent) -> String {
-        var parts = [ISODate.format(milliseconds: e.time * 1000), e.appId, e.event, e.outcome]
-        if let v = e.userId { parts.append("user=\(v)") }
-        if let v = e.provider { parts.append("provider=\(v)") }
-        if let v = e.address { parts.append("address=\(v)") }
-        if let v = e.detail { parts.append("detail=\(quoted(v))") }
-        if let v = e.userAgent { parts.append("agent=\(quoted(v))") }
-        if let v = e.actor { parts.append("actor=\(v)") }
+        var parts = [ISODate.format(milliseconds: e.time * 1000), e.appId, e.event, e.outcome].map { printable($0, limit: 512) }
+        if let v = e.userId { parts.append("user=\(printable(v))") }
+        if let v = e.provider { parts.append("provider=\(printable(v))") }
+        if let v = e.address { parts.append("address=\(printable(v))") }
+        if let v = e.detail { parts.append("detail=\(quoted(printable(v, limit: 512)))") }
+        if let v = e.userAgent { parts.append("agent=\(quoted(printable(v, limit: 512)))") }
+        if let v = e.actor { parts.append("actor=\(printable(v))") }
         return parts.joined(separator: " ")
     }
 

@@ -75,4 +75,28 @@ import Testing
         let everything = events.map { "\($0)" }.joined(separator: "\n")
         for secret in found.withLock({ $0 }) { #expect(!everything.contains(secret), "a secret in the audit log") }
     }
+
+    /// What a client writes in a path is not recorded: a login to an app the server does not
+    /// serve leaves no row, a provider the app lacks is not named; and failures nobody is
+    /// logged in for are kept up to 120 a minute per address, so bad requests cannot fill the disk.
+    /// (The budget counts by the server's clock; rows carry its seconds.)
+    @Test func clientsCannotFillTheLog() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-audit-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await TestServer.run(TestServer.configuration(database: .directory(directory)), mode: .live) { c async throws in
+            let junk = String(repeating: "x", count: 4000)
+            #expect(try await c.call(.post, Routes.base + "/app/\(junk)/auth/providers/anon-user/login", json: [:]).status == 404)
+            #expect(try await c.call(.post, Routes.base + "/app/local/auth/providers/\(junk)/login", json: [:]).status >= 400)
+            for _ in 0..<250 {
+                #expect(try await c.call(.post, Routes.base + "/app/local/auth/providers/local-userpass/login", raw: Array("{".utf8)).status >= 400)
+            }
+        }
+        let store = try SQLiteStore(path: directory + "/authsh.sqlite")
+        let events = try await store.auditEvents(AuditFilter(limit: 1000))
+        #expect(!events.contains { $0.appId.count > 100 || ($0.provider?.count ?? 0) > 100 }, "a path's junk was recorded")
+        #expect(events.allSatisfy { $0.appId == "local" })
+        // 120 a minute (the requests may straddle a minute), so some of the 251 were dropped.
+        let perMinute = Dictionary(grouping: events, by: { $0.time / 60 }).mapValues(\.count)
+        #expect(perMinute.values.allSatisfy { $0 <= 120 } && events.count < 251, "\(perMinute)")
+    }
 }

@@ -14,14 +14,21 @@ struct AuthEventMiddleware: RouterMiddleware {
     /// Where the audit log is written; nil when it is off.
     let auditLog: AuditWriter?
     let metrics: ServerMetrics?
-    /// Whether app `$0` has a provider `$1`: only those are counted by name in the metrics (a
+    /// Whether app `$0` has a provider `$1`: only those are recorded and counted by name (a
     /// path can name anything).
     let isProvider: @Sendable (_ app: String, _ type: String) -> Bool
+    /// Whether the server serves app `$0`: a request naming another app is not recorded (its
+    /// path is whatever the client wrote, up to 80 KB).
+    let isApp: @Sendable (_ app: String) -> Bool
+    /// Failures nobody is logged in for, per client address: the most that are written a
+    /// minute (a client sending bad requests or being rate-limited must not fill the disk).
+    let failureBudget = AuditFailureBudget(perMinute: 120)
     let clock: ServerClock
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let route = AuditRoute(method: request.method, path: request.uri.path, query: request.uri.query)
+        let route = AuditRoute(method: request.method, path: request.uri.path,
+                               linking: request.uri.queryParameters.get("link") == "true")
         // Refreshes, profile reads, `location`: no entry and nothing to record on the way (only
         // a function call records an event of its own), so no trail on those hot paths.
         guard route != nil || request.uri.path.hasSuffix("/functions/call") else { return try await next(request, context) }
@@ -40,11 +47,13 @@ struct AuthEventMiddleware: RouterMiddleware {
     private func write(_ route: AuditRoute?, _ trail: AuditTrail, request: Request, context: Context, status: Int, code: String?) async {
         let state = trail.state.withLock { $0 }
         let time = clock.now
-        let agent = request.headers[.userAgent].map { String($0.prefix(256)) }
+        // By bytes: a character can be thousands of bytes of combining marks.
+        let agent = request.headers[.userAgent].map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
         func entry(_ event: String, outcome: String, detail: String?) -> AuditEvent? {
-            guard let app = state.appId ?? route?.appId else { return nil }
+            guard let app = state.appId ?? route?.appId.flatMap({ isApp($0) ? $0 : nil }) else { return nil }
+            let provider = state.provider ?? route?.provider.flatMap { isProvider(app, $0) ? $0 : nil }
             return AuditEvent(time: time, appId: app, event: event, outcome: outcome, userId: state.userId,
-                              provider: state.provider ?? route?.provider, address: context.clientAddress, userAgent: agent, detail: detail)
+                              provider: provider, address: context.clientAddress, userAgent: agent, detail: detail)
         }
         var events = state.extras.compactMap { entry($0.event, outcome: $0.outcome, detail: $0.detail) }
         if let route {
@@ -65,6 +74,10 @@ struct AuthEventMiddleware: RouterMiddleware {
             }
         }
         guard let auditLog else { return }
+        if events.allSatisfy({ $0.outcome != "success" && $0.userId == nil }),
+           !failureBudget.take(context.clientAddress, now: time) {
+            return
+        }
         do {
             try await auditLog.write(events)
         } catch {
