@@ -23,13 +23,19 @@ extension StoreConformanceTests {
             #expect(try await store.leaseMail(id: "m1", now: 99, leaseUntil: 200) == nil)
             #expect(try await store.leaseMail(id: "m1", now: 100, leaseUntil: 200)?.attempts == 2, "the lease ran out")
 
-            try await store.retryMail(id: "m1", error: "421 later", next: 300)
+            // The first lease (attempt 1) ran out and was taken again (attempt 2): its late
+            // answer changes nothing.
+            #expect(try await store.retryMail(id: "m1", attempt: 1, error: "stale", next: 900) == false)
+            #expect(try await store.finishMail(id: "m1", attempt: 1, state: .sent, error: nil, at: 150) == false)
+            #expect(try await store.queuedMail(id: "m1")?.state == .queued)
+            #expect(try await store.retryMail(id: "m1", attempt: 2, error: "421 later", next: 300))
             #expect(try await store.leaseDueMail(now: 299, leaseUntil: 400, limit: 10).map(\.id) == ["m2"], "m1 waits for its retry")
             let again = try await store.leaseDueMail(now: 300, leaseUntil: 400, limit: 10)
             #expect(again.first?.lastError == "421 later" && again.first?.attempts == 3)
 
-            try await store.finishMail(id: "m1", state: .sent, error: nil, at: 310)
-            try await store.finishMail(id: "m2", state: .failed, error: "550 no", at: 320)
+            #expect(try await store.finishMail(id: "m1", attempt: 3, state: .sent, error: nil, at: 310))
+            #expect(try await store.finishMail(id: "m2", attempt: 2, state: .failed, error: "550 no", at: 320))
+            #expect(try await store.finishMail(id: "m2", attempt: 2, state: .sent, error: nil, at: 330) == false, "finished once")
             let sent = try #require(try await store.queuedMail(id: "m1"))
             #expect(sent.state == .sent && sent.content.isEmpty)
             #expect(try await store.queuedMail(id: "m2")?.lastError == "550 no")

@@ -43,10 +43,11 @@ public struct MailConfiguration: Sendable, Equatable {
     }
 
     /// How the queue delivers with this configuration: a lease longer than one attempt can
-    /// take (connecting, then eight replies).
+    /// take (connecting, then twelve replies: greeting, EHLO, STARTTLS, EHLO, AUTH LOGIN's
+    /// three, MAIL, RCPT, DATA, the message, and one to spare).
     var deliveryPolicy: MailSender.DeliveryPolicy {
         MailSender.DeliveryPolicy(retryDelays: retryDelaysSeconds, giveUpAfter: giveUpAfterSeconds,
-                                  lease: connectTimeoutSeconds + 8 * commandTimeoutSeconds + 10)
+                                  lease: connectTimeoutSeconds + 12 * commandTimeoutSeconds + 10)
     }
 
     init(ejson: EJSON, path: String) throws(ConfigError) {

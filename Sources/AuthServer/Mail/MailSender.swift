@@ -67,19 +67,20 @@ final class MailSender: Service, Sendable {
         }
     }
 
-    /// Delivers every mail due now (20 leased at a time).
+    /// Delivers every mail due now, each leased just before its attempt (a lease taken for a
+    /// batch ran out while the mails before it were sent, and another instance sent it too).
     func deliverDue() async {
         while !Task.isCancelled {
             let now = clock.now
             let leased: [QueuedMail]
             do {
-                leased = try await store.leaseDueMail(now: now, leaseUntil: now + policy.lease, limit: 20)
+                leased = try await store.leaseDueMail(now: now, leaseUntil: now + policy.lease, limit: 1)
             } catch {
                 logger.error("mail queue unavailable", metadata: ["error": "\(error)"])
                 return
             }
-            for mail in leased { await attempt(mail) }
-            if leased.count < 20 { return }
+            guard let mail = leased.first else { return }
+            await attempt(mail)
         }
     }
 
@@ -88,28 +89,28 @@ final class MailSender: Service, Sendable {
         let metadata: Logger.Metadata = ["app": "\(mail.appId)", "kind": "\(mail.kind)", "mail": "\(mail.id)", "attempt": "\(mail.attempts)"]
         do {
             guard let message = (try? EJSON(parsing: mail.content)).flatMap(OutboxMessage.init(ejson:)) else {
-                try await store.finishMail(id: mail.id, state: .failed, error: "unreadable queue entry", at: clock.now)
+                try await store.finishMail(id: mail.id, attempt: mail.attempts, state: .failed, error: "unreadable queue entry", at: clock.now)
                 metrics?.mailDelivery("failed")
                 return
             }
             do throws(SMTPError) {
                 try await transport.deliver(message, app: mail.appId, messageId: mail.messageId, createdAt: mail.createdAt)
-                try? await store.finishMail(id: mail.id, state: .sent, error: nil, at: clock.now)
+                _ = try? await store.finishMail(id: mail.id, attempt: mail.attempts, state: .sent, error: nil, at: clock.now)
                 metrics?.mailDelivery("sent")
                 logger.info("mail delivered", metadata: metadata)
             } catch {
                 let now = clock.now
                 if error.permanent {
-                    try await store.finishMail(id: mail.id, state: .failed, error: error.reason, at: now)
+                    try await store.finishMail(id: mail.id, attempt: mail.attempts, state: .failed, error: error.reason, at: now)
                     metrics?.mailDelivery("failed")
                     logger.warning("mail given up", metadata: metadata.merging(["reason": "\(error.reason)"]) { $1 })
                 } else if now - mail.createdAt >= policy.giveUpAfter {
                     let reason = "gave up after \(mail.attempts) attempts in \(policy.giveUpAfter) s: \(error.reason)"
-                    try await store.finishMail(id: mail.id, state: .failed, error: reason, at: now)
+                    try await store.finishMail(id: mail.id, attempt: mail.attempts, state: .failed, error: reason, at: now)
                     metrics?.mailDelivery("failed")
                     logger.warning("mail given up", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
                 } else {
-                    try await store.retryMail(id: mail.id, error: error.reason, next: now + policy.delay(afterAttempt: mail.attempts))
+                    try await store.retryMail(id: mail.id, attempt: mail.attempts, error: error.reason, next: now + policy.delay(afterAttempt: mail.attempts))
                     metrics?.mailDelivery("retried")
                     logger.notice("mail delivery failed; will try again", metadata: metadata.merging(["reason": "\(error.reason)"]) { $1 })
                 }

@@ -23,14 +23,18 @@ extension SQLStore {
         }
     }
 
-    public func finishMail(id: String, state: QueuedMail.State, error: String?, at time: Int64) async throws {
+    @discardableResult
+    public func finishMail(id: String, attempt: Int, state: QueuedMail.State, error: String?, at time: Int64) async throws -> Bool {
         try await engine.write("finish mail") { r in
-            try await r.run(MailQueueTable.finish, [.text(state.rawValue), .text(error), .integer(time), .text(id)])
+            try await r.count(MailQueueTable.finish, [.text(state.rawValue), .text(error), .integer(time), .text(id), .integer(Int64(attempt))]) > 0
         }
     }
 
-    public func retryMail(id: String, error: String, next: Int64) async throws {
-        try await engine.write("retry mail") { r in try await r.run(MailQueueTable.retry, [.integer(next), .text(error), .text(id)]) }
+    @discardableResult
+    public func retryMail(id: String, attempt: Int, error: String, next: Int64) async throws -> Bool {
+        try await engine.write("retry mail") { r in
+            try await r.count(MailQueueTable.retry, [.integer(next), .text(error), .text(id), .integer(Int64(attempt))]) > 0
+        }
     }
 
     public func queuedMail(id: String) async throws -> QueuedMail? {

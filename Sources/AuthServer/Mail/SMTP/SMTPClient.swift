@@ -49,6 +49,8 @@ struct SMTPClient: Sendable {
             extensions = try await session.hello(helloName)
         }
         if let username = configuration.username, let password = configuration.password?.value {
+            // Never in the clear, whatever built the configuration (the config file refuses it too).
+            guard configuration.security != .none else { throw .permanent("credentials need security starttls or tls") }
             try await authenticate(session, extensions: extensions, username: username, password: password)
         }
         try await session.command("MAIL FROM:<\(message.from.address)>", expect: 250)

@@ -18,6 +18,9 @@ final class SMTPReplyHandler: ChannelInboundHandler, @unchecked Sendable {
     /// Longest reply line taken (RFC 5321 4.5.3.1.5 says 512; some servers send more).
     static let maximumLine = 4096
 
+    /// Whether anything was received that no request has taken yet. Call on the event loop.
+    var hasUnread: Bool { !early.isEmpty || !lines.isEmpty || !pending.isEmpty }
+
     /// Waits for the next reply. Call on the event loop.
     func expect(_ promise: EventLoopPromise<SMTPReply>) {
         if !early.isEmpty {

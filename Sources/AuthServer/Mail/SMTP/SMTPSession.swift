@@ -57,13 +57,25 @@ struct SMTPSession: Sendable {
     }
 
     /// Puts TLS under the session (after `STARTTLS` was accepted) and waits for the handshake.
+    ///
+    /// Anything already received after the 220 came in the clear and would be read as the
+    /// answers to commands sent under TLS (STARTTLS command injection, RFC 3207 section 5): the
+    /// session is refused then.
     func startTLS(_ handler: NIOSSLClientHandler) async throws(SMTPError) {
+        let replies = self.replies
+        let clean: Bool
         do {
-            try await channel.eventLoop.submit { [channel] in
+            clean = try await channel.eventLoop.submit { [channel] in
+                guard !replies.hasUnread else { return false }
                 try channel.pipeline.syncOperations.addHandler(handler, position: .first)
+                return true
             }.get()
         } catch {
             throw .transient("STARTTLS: \(error)")
+        }
+        guard clean else {
+            close()
+            throw .transient("STARTTLS: the server sent more after its 220, before TLS (refused: it could be injected)")
         }
     }
 

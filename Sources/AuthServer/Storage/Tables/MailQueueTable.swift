@@ -31,10 +31,17 @@ enum MailQueueTable {
         UPDATE mail_queue SET lease_until = ?, attempts = attempts + 1
         WHERE id = ? AND state = 'queued' AND lease_until <= ? RETURNING \(columns)
         """)
-    /// Delivered or given up: the content goes (arguments: state, error, time, id).
-    static let finish: SQL = "UPDATE mail_queue SET state = ?, last_error = ?, finished_at = ?, content = '', lease_until = 0 WHERE id = ?"
-    /// Another attempt later (arguments: next attempt, error, id).
-    static let retry: SQL = "UPDATE mail_queue SET next_attempt = ?, last_error = ?, lease_until = 0 WHERE id = ?"
+    /// Delivered or given up: the content goes (arguments: state, error, time, id, the lease's
+    /// attempt: a lease another sender took since changes nothing).
+    static let finish: SQL = """
+        UPDATE mail_queue SET state = ?, last_error = ?, finished_at = ?, content = '', lease_until = 0
+        WHERE id = ? AND attempts = ? AND state = 'queued' RETURNING 1
+        """
+    /// Another attempt later (arguments: next attempt, error, id, the lease's attempt).
+    static let retry: SQL = """
+        UPDATE mail_queue SET next_attempt = ?, last_error = ?, lease_until = 0
+        WHERE id = ? AND attempts = ? AND state = 'queued' RETURNING 1
+        """
     static let select = SQL("SELECT \(columns) FROM mail_queue WHERE id = ?")
     static let queuedCount: SQL = "SELECT COUNT(*) AS queued FROM mail_queue WHERE state = 'queued'"
     static let deleteFinished: SQL = "DELETE FROM mail_queue WHERE state <> 'queued' AND finished_at < ? RETURNING 1"
