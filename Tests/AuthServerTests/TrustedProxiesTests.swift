@@ -38,10 +38,12 @@ import Testing
     }
 
     @Test func rangesAreChecked() throws {
-        for bad in ["10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/8/8", "proxy.example.com", "", "10.0.0.0/-1", "10.0.0.0/+8"] {
+        // Not /0 either: it would trust every client to say who it is.
+        for bad in ["10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/8/8", "proxy.example.com", "", "10.0.0.0/-1", "10.0.0.0/+8",
+                    "0.0.0.0/0", "::/0"] {
             #expect(throws: ConfigError.self, "\(bad)") { try TrustedProxies([bad]) }
         }
-        let t = try TrustedProxies(["192.168.0.0/23", "0.0.0.0/0"])
+        let t = try TrustedProxies(["192.168.0.0/23", "0.0.0.0/1", "128.0.0.0/1"])
         #expect(t.contains([192, 168, 1, 255]) && t.contains([8, 8, 8, 8]))
         let narrow = try TrustedProxies(["192.168.0.0/23"])
         #expect(narrow.contains([192, 168, 1, 1]) && !narrow.contains([192, 168, 2, 1]))

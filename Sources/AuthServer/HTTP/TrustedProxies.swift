@@ -44,8 +44,9 @@ public struct TrustedProxies: Sendable, Equatable {
             }
             var bits = bytes.count * 8
             if parts.count == 2 {
-                guard let n = Int(parts[1]), (0...bits).contains(n), parts[1].allSatisfy(\.isNumber) else {
-                    throw ConfigError(key: "trustedProxies", reason: "\"\(entry)\": the prefix length must be 0 to \(bits)")
+                guard let n = Int(parts[1]), (1...bits).contains(n), parts[1].allSatisfy(\.isNumber) else {
+                    // Not /0: trusting every address would let every client name its own.
+                    throw ConfigError(key: "trustedProxies", reason: "\"\(entry)\": the prefix length must be 1 to \(bits) (a /0 would trust every client to say who it is)")
                 }
                 bits = n
             }

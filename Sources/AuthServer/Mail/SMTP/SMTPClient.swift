@@ -77,8 +77,9 @@ struct SMTPClient: Sendable {
     private func handler() throws(SMTPError) -> NIOSSLClientHandler {
         guard let tls else { throw .permanent("TLS is not configured") }
         do {
-            // SNI and name checks need a host name; an address literal gets neither.
-            let isAddress = configuration.host.allSatisfy { $0.isHexDigit || $0 == "." || $0 == ":" }
+            // SNI and name checks need a host name; an address literal gets neither (by what
+            // the system parses as one: `dead.beef.ca` is a name).
+            let isAddress = (try? SocketAddress(ipAddress: configuration.host, port: 0)) != nil
             return try NIOSSLClientHandler(context: tls, serverHostname: isAddress ? nil : configuration.host)
         } catch {
             throw .permanent("TLS: \(error)")
