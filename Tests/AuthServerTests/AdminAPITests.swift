@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func onlyAnAdminKeyGetsIn() async throws {
-        try await Self.withServer { c, _ in
+        try await Self.withServer { c, database in
             let missing = try await Self.admin(c, .get, "/users", key: nil)
             #expect(missing.status == 401 && missing.code == "MissingAuthReq")
             let wrong = try await Self.admin(c, .get, "/users", key: String(Self.key.dropLast()) + "0")
@@ -56,6 +56,15 @@ import Testing
             // Both configured keys work.
             #expect(try await Self.admin(c, .get, "/users").status == 200)
             #expect(try await Self.admin(c, .get, "/users", key: "ci-key-abcdefabcdefabcdefabcdefabcdef").status == 200)
+            // Each refusal is in the audit log, with its code and never the key tried; a path
+            // naming an app the server does not have is not recorded.
+            #expect(try await c.call(.get, "/api/admin/v1/apps/nowhere/users", headers: [("Authorization", "Bearer x")]).status == 401)
+            let store = try SQLiteStore(path: database)
+            let refused = try await store.auditEvents(AuditFilter(event: "admin_refused"))
+            #expect(refused.count == 5 && refused.allSatisfy { $0.appId == "local" && $0.outcome == "failure" }, "\(refused)")
+            #expect(Set(refused.compactMap(\.detail)) == ["MissingAuthReq", "InvalidAdminKey"])
+            let all = try await store.auditEvents(AuditFilter(limit: 1000))
+            #expect(!all.contains { "\($0)".contains(String(Self.key.dropLast())) })
         }
     }
 

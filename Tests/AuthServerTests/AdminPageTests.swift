@@ -103,6 +103,10 @@ import Testing
             // A user's page and the audit log, escaped.
             let audit = try await send(.get, "/admin/apps/local/audit?event=user_deleted", cookie: cookie)
             #expect(audit.status == 200 && audit.body.contains("admin:ops"))
+            // The wrong key and the sign-in are in the audit log (the key tried is not).
+            let signIns = try await send(.get, "/admin/apps/local/audit", cookie: cookie)
+            #expect(signIns.body.contains("admin_refused") && signIns.body.contains("admin_signed_in"), "\(signIns.body)")
+            #expect(!signIns.body.contains("not-the-key"))
             // Signed out: the cookie opens nothing.
             #expect(try await send(.post, "/admin/logout", form: "csrf=\(csrf)", cookie: cookie).status == 303)
             #expect(try await send(.get, "/admin/apps/local/users", cookie: cookie).headers[.location] == "/admin/login")

@@ -10,12 +10,13 @@ struct AdminActor: Sendable {
     init(keyName: String, address: String, userAgent: String?) {
         self.keyName = keyName
         self.address = address
-        self.userAgent = userAgent.map { String($0.prefix(256)) }
+        self.userAgent = userAgent.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
     }
 
-    /// The actor of an API request (its key checked by ``AdminAuthMiddleware``).
-    init(_ request: Request, _ context: AuthRequestContext) {
-        self.init(keyName: context.adminKeyName ?? "?", address: context.clientAddress, userAgent: request.headers[.userAgent])
+    /// The actor of an API request (its key checked by ``AdminAuthMiddleware``), or of a
+    /// request made with the key named `keyName`.
+    init(_ request: Request, _ context: AuthRequestContext, keyName: String? = nil) {
+        self.init(keyName: keyName ?? context.adminKeyName ?? "?", address: context.clientAddress, userAgent: request.headers[.userAgent])
     }
 }
 
@@ -47,6 +48,20 @@ extension AuthService {
     }
 
     /// Records an admin action: the key's name as the actor, with its address and agent.
+    /// Records a request the admin API or page refused (`admin_refused`, with its error code),
+    /// up to 120 a minute per address, so that guessing at keys shows in the audit log.
+    func adminRefused(app: AppRuntime, address: String, userAgent: String?, code: String) async {
+        guard let auditWriter, adminRefusals.take(address, now: clock.now) else { return }
+        let entry = AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
+                               address: address, userAgent: userAgent.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) },
+                               detail: code)
+        do {
+            try await auditWriter.write([entry])
+        } catch {
+            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "admin_refused"])
+        }
+    }
+
     func adminRecord(_ event: String, app: AppRuntime, user: String?, by actor: AdminActor, detail: String? = nil) async {
         guard let auditWriter else { return }
         let entry = AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user,

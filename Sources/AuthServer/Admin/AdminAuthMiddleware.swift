@@ -7,13 +7,19 @@ import Hummingbird
 struct AdminAuthMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     let keys: AdminKeys
+    /// Told of each refused request (for the audit log), with the error it gets.
+    let refused: @Sendable (Request, Context, ServiceError) async -> Void
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
-            throw ServiceError(.missingAuthReq, "the admin API needs an admin key: Authorization: Bearer KEY")
+            let error = ServiceError(.missingAuthReq, "the admin API needs an admin key: Authorization: Bearer KEY")
+            await refused(request, context, error)
+            throw error
         }
         guard let name = keys.name(of: String(header.dropFirst(7))) else {
-            throw ServiceError(.invalidAdminKey, "not an admin key")
+            let error = ServiceError(.invalidAdminKey, "not an admin key")
+            await refused(request, context, error)
+            throw error
         }
         var context = context
         context.adminKeyName = name

@@ -21,7 +21,12 @@ extension AuthService {
     static let adminBase = "/api/admin/v1"
 
     func addAdminRoutes(to router: Router<AuthRequestContext>, keys: AdminKeys) {
-        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(middleware: AdminAuthMiddleware(keys: keys))
+        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(middleware: AdminAuthMiddleware(keys: keys) { request, context, error in
+            // The app the path names, when the server has it (a path is whatever was sent).
+            let parts = request.uri.path.dropFirst(Self.adminBase.count + "/apps/".count).split(separator: "/")
+            guard let id = parts.first, let app = self.apps[String(id)] else { return }
+            await self.adminRefused(app: app, address: context.clientAddress, userAgent: request.headers[.userAgent], code: error.code.rawValue)
+        })
         apps.get(":app/users") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")
             let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })

@@ -43,13 +43,20 @@ extension AuthService {
                   Secrets.constantTimeEqual(Array(token.utf8), Array(cookie.utf8)) else {
                 return Self.forbidden()
             }
+            // The page serves every app; its sign-ins are recorded under the one it opens on.
+            let home = self.apps.keys.sorted().first.flatMap { self.apps[$0] }
             guard let name = keys.name(of: form["key"] ?? "") else {
+                if let home {
+                    await self.adminRefused(app: home, address: context.clientAddress, userAgent: request.headers[.userAgent],
+                                            code: ServiceErrorCode.invalidAdminKey.rawValue)
+                }
                 let again = Secrets.randomHex(bytes: 32)
                 var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key."]),
                                          layout: [:], status: .unauthorized)
                 response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure)"))
                 return response
             }
+            if let home { await self.adminRecord("admin_signed_in", app: home, user: nil, by: AdminActor(request, context, keyName: name)) }
             let (id, _) = sessions.start(keyName: name, now: self.clock.now)
             var response = Self.redirect("/admin")
             response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure)"))
