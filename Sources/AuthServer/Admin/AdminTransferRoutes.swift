@@ -61,7 +61,6 @@ extension AuthService {
             let streamed = request.uri.queryParameters.get("progress") == "true"
             let spool = try await SpooledFile(request.body, limit: Self.importLimit)
             guard streamed else {
-                defer { spool.remove() }
                 let report = try await self.importSpooled(spool, app: app, continueOnError: continueOnError)
                 await self.adminAudit("users_imported", app: app, user: nil, request, context, detail: report.summary)
                 guard report.rejectedCount == 0 || continueOnError else { return Self.adminJSON(report.json(failed: true), status: .badRequest) }
@@ -70,7 +69,6 @@ extension AuthService {
             // `progress=true`: NDJSON, `{"phase": "check" or "write", "bytes": N, "of": SIZE}` at
             // most every half second, then `{"report": {...}}` (with `error` when it failed).
             let body = ResponseBody { writer in
-                defer { spool.remove() }
                 let (lines, continuation) = AsyncStream<[UInt8]>.makeStream()
                 let size = spool.size
                 let work = Task {

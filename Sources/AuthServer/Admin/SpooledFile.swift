@@ -2,11 +2,14 @@ import AuthProtocol
 import Foundation
 import Hummingbird
 
-/// A request body written to a private temporary file (0600, removed on ``remove()``), and
-/// read back line by line: an import is read twice (checked whole, then written) in constant
-/// memory whatever its size.
+/// A request body written to a private temporary file, and read back line by line: an import
+/// is read twice (checked whole, then written) in constant memory whatever its size.
+///
+/// The file has no name: it is unlinked as soon as it is made, and lives as long as this
+/// object's descriptor. Nothing is left on disk however the request ends (a client gone
+/// mid-answer, a crash), and no other process can open it.
 final class SpooledFile: Sendable {
-    let path: String
+    private let fd: Int32
     let size: Int
 
     /// Writes `body` to a new temporary file; more than `limit` bytes is refused (413).
@@ -14,7 +17,9 @@ final class SpooledFile: Sendable {
         var template = Array((FileManager.default.temporaryDirectory.path + "/authsh-import-XXXXXX").utf8CString)
         let fd = mkstemp(&template)
         guard fd >= 0 else { throw ServiceError(.internalServerError, "cannot make a temporary file for the import") }
-        path = String(cString: template)
+        unlink(template)
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        self.fd = fd
         var failure: (any Error)?
         var size = 0
         do {
@@ -33,15 +38,14 @@ final class SpooledFile: Sendable {
         } catch {
             failure = error
         }
-        close(fd)
         self.size = size
         if let failure {
-            unlink(path)
+            close(fd)
             throw failure
         }
     }
 
-    func remove() { unlink(path) }
+    deinit { close(fd) }
 
     /// Calls `body` with each line (without its newline; a last line without one too) and its
     /// number from 1. A line longer than `maxLine` is passed as nil. `read` is told how many
@@ -49,15 +53,13 @@ final class SpooledFile: Sendable {
     func eachLine(maxLine: Int, read progress: (Int) -> Void = { _ in },
                   _ body: (Int, ArraySlice<UInt8>?) async throws -> Void) async throws {
         var done = 0
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw ServiceError(.internalServerError, "cannot read the import's temporary file") }
-        defer { close(fd) }
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []
         var tooLong = false
         var number = 0
         while true {
-            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            // Positional reads: each pass reads from the start, whatever another did.
+            let n = chunk.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(done)) }
             guard n >= 0 else { throw ServiceError(.internalServerError, "cannot read the import's temporary file") }
             if n == 0 { break }
             done += n
