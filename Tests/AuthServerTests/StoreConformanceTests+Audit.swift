@@ -30,6 +30,11 @@ extension StoreConformanceTests {
             #expect(try await store.auditEvents(AuditFilter(userId: "u2", after: ids[3])).map(\.time) == [20, 40])
             #expect(try await store.auditEvents(AuditFilter(appId: "app", since: 25, after: 0)).map(\.time) == [40])
             #expect(try await store.auditEvents(AuditFilter(after: ids[0])).isEmpty)
+
+            // Retention: what is older goes, what is not stays.
+            #expect(try await store.deleteAuditEvents(before: 25) == 2)
+            #expect(try await store.auditEvents(AuditFilter()).map(\.time) == [40, 30])
+            #expect(try await store.deleteAuditEvents(before: 25) == 0)
         }
     }
 }

@@ -88,20 +88,29 @@ extension AuthService {
     /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md
     /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
     /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
-    /// counts an hour old, delivered or given-up mail a week old, audit events past `auditRetentionDays`. Runs every hour and after the dev clock moves; a failure is logged
-    /// and retried at the next sweep.
+    /// counts an hour old, delivered or given-up mail a week old, audit events past
+    /// `auditRetentionDays`. Runs every hour and after the dev clock moves; each step on its
+    /// own, so one that fails (logged, retried at the next sweep) does not hold up the others.
     func sweepAnonymousUsers() async {
-        do {
-            let deleted = try await store.deleteAnonymousUsers(createdBefore: clock.now - Self.anonymousLifetime)
-            if deleted > 0 { logger.info("deleted anonymous users older than 90 days", metadata: ["count": "\(deleted)"]) }
+        let now = clock.now
+        let steps: [(String, @Sendable () async throws -> Int)] = [
+            ("anonymous users", { [store] in try await store.deleteAnonymousUsers(createdBefore: now - Self.anonymousLifetime) }),
             // Kept a day past their expiry, so that a late link is told "expired", not "unknown".
-            _ = try await store.deleteExpiredPendingCredentials(at: clock.now - 86_400)
-            _ = try await store.deleteExpiredSignIns(at: clock.now)
-            _ = try await store.deleteLoginFailures(lastBefore: clock.now - LoginBackoff.memory)
-            _ = try await store.deleteFinishedMail(before: clock.now - 7 * 86_400)
-            _ = try await store.deleteAuditEvents(before: clock.now - auditRetention)
-        } catch {
-            logger.error("anonymous user sweep failed", metadata: ["error": "\(error)"])
+            ("pending credentials", { [store] in try await store.deleteExpiredPendingCredentials(at: now - 86_400) }),
+            ("sign-ins", { [store] in try await store.deleteExpiredSignIns(at: now) }),
+            ("failed-password counts", { [store] in try await store.deleteLoginFailures(lastBefore: now - LoginBackoff.memory) }),
+            ("finished mail", { [store] in try await store.deleteFinishedMail(before: now - 7 * 86_400) }),
+            ("audit events", { [store, auditRetention] in try await store.deleteAuditEvents(before: now - auditRetention) }),
+        ]
+        for (what, step) in steps {
+            do {
+                let deleted = try await step()
+                if deleted > 0 && what == "anonymous users" {
+                    logger.info("deleted anonymous users older than 90 days", metadata: ["count": "\(deleted)"])
+                }
+            } catch {
+                logger.error("sweep failed", metadata: ["step": "\(what)", "error": "\(error)"])
+            }
         }
     }
 

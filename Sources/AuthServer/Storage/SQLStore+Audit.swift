@@ -18,6 +18,14 @@ extension SQLStore {
     }
 
     public func deleteAuditEvents(before time: Int64) async throws -> Int {
-        try await engine.write("forget audit events") { r in try await r.count(AuditEventsTable.deleteOld, [.integer(time)]) }
+        let batch = 10_000
+        var deleted = 0
+        while true {
+            let n = try await engine.write("forget audit events") { r in
+                try await r.count(AuditEventsTable.deleteOld, [.integer(time), .integer(Int64(batch))])
+            }
+            deleted += n
+            if n < batch { return deleted }
+        }
     }
 }

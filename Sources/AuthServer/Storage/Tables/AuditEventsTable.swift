@@ -48,5 +48,9 @@ enum AuditEventsTable {
         return e
     }
 
-    static let deleteOld: SQL = "DELETE FROM audit_events WHERE time < ? RETURNING 1"
+    /// Up to a batch of events before a time, oldest first (arguments: time, batch size): a
+    /// backlog is deleted in short transactions that never hold the writer for long.
+    static let deleteOld: SQL = """
+        DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE time < ? ORDER BY id LIMIT ?) RETURNING 1
+        """
 }
