@@ -169,6 +169,9 @@ import Testing
             // A verified email another user holds.
             let google = #"{"id":"5f00000000000000000000ab","identities":[{"providerType":"oauth2-google","externalId":"g-1","email":"victim@example.com"}]}"#
             #expect(try await reason(google).contains("another user's already"))
+            let two = try await Self.importing(b, #"{"id":"5f00000000000000000000ad","identities":[{"providerType":"oauth2-google","externalId":"g-2","email":"pat@example.com"}]}"# + "\n"
+                                               + #"{"id":"5f00000000000000000000ae","identities":[{"providerType":"oauth2-apple","externalId":"a-2","email":"pat@example.com"}]}"# + "\n")
+            #expect(two.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("verified for two users") == true, "\(two.body)")
             // Hashes that would make every login for the email take gigabytes or hours.
             for expensive in ["$argon2id$v=19$m=8388608,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "$2b$31$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"] {
                 #expect(try await reason(#"{"account":{"email":"slow@example.com","passwordHash":"\#(expensive)","identityId":"slow-1"}}"#).contains("costs too much"))

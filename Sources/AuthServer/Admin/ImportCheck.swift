@@ -23,6 +23,8 @@ struct ImportCheck {
     private var ids: Set<String> = []
     private var identities: Set<String> = []
     private var emails: Set<String> = []
+    /// Verified emails of the file's users (one user's identities may share one).
+    private var verifiedEmails: Set<String> = []
     private var accountLines = 0
     private var ended = false
 
@@ -48,6 +50,9 @@ struct ImportCheck {
                 }
             }
             for a in p.accounts { try claim(a.email) }
+            for email in Set(p.user.identities.compactMap(\.email)) where !verifiedEmails.insert(email).inserted {
+                throw TransferLine.Invalid("email \(email) is verified for two users in the file")
+            }
             if try await store.user(id: p.user.id, app: app) != nil { return .skip }
             for i in p.user.identities {
                 if let owner = try await store.userId(app: app, providerType: i.providerType, externalId: i.externalId) {
