@@ -1,112 +1,55 @@
+import ArgumentParser
 import AuthClient
 import AuthProtocol
 import AuthServer
 import Foundation
 
-/// `authsh admin`: administer users through a server's admin API or directly on its database.
+/// Running `authsh admin`.
 enum Admin {
-    static let usage = """
-        usage: authsh admin [--server URL | --data DIR | --database URL] [--config FILE] [--app ID] [--json] COMMAND
-          users list [--email PREFIX] [--provider TYPE] [--state enabled|disabled] [--created-after T]
-                     [--created-before T] [--last-login-after T] [--last-login-before T] [--limit N] [--all]
-          users show ID
-          users disable ID | users enable ID | users delete ID | users revoke ID
-          users reset ID          send the user's reset mail
-          users confirm EMAIL     confirm a pending email/password account
-          export FILE             every user, as NDJSON (FILE - for standard output)
-          import FILE [--continue-on-error]
-        """
-
-    static let help = """
-        authsh admin: administer a server's users.
-
-        \(usage)
-
-        With --server, the server's admin API, with the key in AUTHSH_ADMIN_KEY (the server's
-        config lists it under adminKeys). Otherwise the database itself: --data DIR (default as
-        for `authsh serve`), --database URL, or the database of --config FILE (whose apps are
-        then the ones known); the audit log names the actor admin:authsh-admin.
-
-        `export` writes one JSON object per user (identities, profile and custom data, state,
-        password hashes as they are), made 0600 and renamed into place only once complete.
-        `import` checks every line before writing any: a rejected line (named with its number
-        and reason) imports nothing unless --continue-on-error. Users whose id, and accounts
-        whose email, the app has already are skipped, so importing twice changes nothing.
-        Argon2id and bcrypt hashes are kept; bcrypt ones become Argon2id at the next login.
-
-        T is unix seconds, an ISO-8601 time, or 30m, 2h, 7d (that long ago). `users list` prints
-        one page (--limit, default 50; --all for every page); --json prints one JSON object per
-        user per line (and the user for `show`).
-        """
-
     struct Options {
         var server: String?
         var configuration = ServerConfiguration()
         var app = "local"
         var json = false
-        var words: [String] = []
         var filters: [String: String] = [:]
         var all = false
         var continueOnError = false
     }
 
     static func main(_ args: [String]) -> Int32 {
-        var o = Options()
-        o.configuration.database = .directory(Paths.defaultDataDirectory())
-        var configFile: String?
-        var i = 0
-        func value() -> String? {
-            i += 1
-            return i < args.count ? args[i] : nil
+        let parsed: any ParsableCommand
+        do {
+            parsed = try AdminCommand.parseAsRoot(args)
+        } catch {
+            return CommandLineUsage.report(error, of: AdminCommand.self)
         }
-        func bad(_ message: String) -> Int32 {
-            Output.error("authsh admin: \(message)\n\(usage)")
-            return ExitStatus.usage
-        }
-        let times = ["--created-after": "createdAfter", "--created-before": "createdBefore",
-                     "--last-login-after": "lastLoginAfter", "--last-login-before": "lastLoginBefore"]
-        while i < args.count {
-            let arg = args[i]
-            switch arg {
-            case "-h", "--help":
-                print(help)
-                return 0
-            case "--server":
-                guard let v = value(), v.hasPrefix("http://") || v.hasPrefix("https://") else { return bad("--server needs an http(s):// URL") }
-                o.server = v
-            case "--data":
-                guard let v = value() else { return bad("--data needs a directory") }
-                o.configuration.database = .directory(v)
-            case "--database":
-                guard let v = value() else { return bad("--database needs sqlite:PATH or a postgres:// URL") }
-                do { o.configuration.database = try ServerConfiguration.Database.parse(v, key: "--database", passwordAllowed: false) } catch {
-                    return bad("\(error)")
-                }
-            case "--config":
-                guard let v = value() else { return bad("--config needs a file") }
-                configFile = v
-            case "--app":
-                guard let v = value(), !v.isEmpty else { return bad("--app needs an app id") }
-                o.app = v
-            case "--json": o.json = true
-            case "--all": o.all = true
-            case "--continue-on-error": o.continueOnError = true
-            case "--email", "--provider", "--state", "--limit":
-                guard let v = value() else { return bad("\(arg) needs a value") }
-                o.filters[String(arg.dropFirst(2))] = v
-            case _ where times[arg] != nil:
-                guard let v = value(), let t = time(v) else { return bad("\(arg) needs unix seconds, an ISO-8601 time, or 30m, 2h, 7d") }
-                o.filters[times[arg]!] = String(t)
-            default:
-                guard !arg.hasPrefix("-") || arg == "-" else { return bad("unknown option '\(arg)'") }
-                o.words.append(arg)
+        guard let leaf = parsed as? any AdminLeaf else {
+            if parsed is AdminCommand || parsed is AdminCommand.Users {  // `authsh admin` or `authsh admin users` alone
+                return CommandLineUsage.report(ValidationError("a command is needed"), of: AdminCommand.self)
             }
-            i += 1
+            // swift-argument-parser's help (`--help` at any level, or `help`): it prints the screen.
+            var help = parsed
+            do { try help.run() } catch { return CommandLineUsage.report(error, of: AdminCommand.self) }
+            return 0
         }
-        guard let command = Command(o.words) else {
-            return bad(o.words.isEmpty ? "a command is needed" : "unknown command '\(o.words.joined(separator: " "))'")
+        let admin = leaf.admin
+        let command = leaf.command
+        var o = Options()
+        o.server = admin.server
+        o.app = admin.app
+        o.json = admin.json
+        o.configuration.database = .directory(admin.data ?? Paths.defaultDataDirectory())
+        if let list = leaf as? AdminCommand.List {
+            o.filters = list.filters
+            o.all = list.all
         }
-        if let configFile {
+        if let importing = leaf as? AdminCommand.Import { o.continueOnError = importing.continueOnError }
+        func bad(_ message: String) -> Int32 { CommandLineUsage.report(ValidationError(message), of: AdminCommand.self) }
+        if let url = admin.database,
+           let database = try? ServerConfiguration.Database.parse(url, key: "--database", passwordAllowed: false) {
+            o.configuration.database = database  // checked by `validate`
+        }
+        if let configFile = admin.config {
             guard let bytes = Files.read(configFile) else { return bad("--config \(configFile): cannot read it") }
             do { try o.configuration.loadConfig(bytes, file: configFile) } catch {
                 Output.error("authsh admin: \(error)")
@@ -159,35 +102,6 @@ enum Admin {
         case confirm(String)
         case export(String)
         case `import`(String)
-
-        init?(_ words: [String]) {
-            if words.count == 2 && words[0] == "export" {
-                self = .export(words[1])
-                return
-            }
-            if words.count == 2 && words[0] == "import" {
-                self = .import(words[1])
-                return
-            }
-            guard words.count >= 2, words[0] == "users" else { return nil }
-            if words.count == 2 {
-                guard words[1] == "list" else { return nil }
-                self = .list
-                return
-            }
-            guard words.count == 3 else { return nil }
-            let argument = words[2]
-            switch words[1] {
-            case "show": self = .show(argument)
-            case "disable": self = .disable(argument)
-            case "enable": self = .enable(argument)
-            case "delete": self = .delete(argument)
-            case "revoke": self = .revoke(argument)
-            case "reset": self = .reset(argument)
-            case "confirm": self = .confirm(argument)
-            default: return nil
-            }
-        }
 
         /// An import may fill a new database; every other command needs one that exists.
         var createsDatabase: Bool {

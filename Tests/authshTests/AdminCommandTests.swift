@@ -109,6 +109,16 @@ import Testing
         #expect(try Binary.run(["admin", "users", "list", "--created-after", "last tuesday"]).status == 64)
         let missing = try Binary.run(["admin", "--data", try Binary.temporaryDirectory() + "/none", "users", "list"])
         #expect(missing.status == 1 && missing.stderr.contains("no database"))
+        // Each command's arguments, checked before anything is opened.
+        for args in [["admin", "users"], ["admin", "users", "show"], ["admin", "users", "show", "a", "b"], ["admin", "export"],
+                     ["admin", "users", "list", "--limit"], ["admin", "--app", "", "users", "list"], ["admin", "import", "f", "--frob"]] {
+            let r = try Binary.run(args)
+            #expect(r.status == 64 && r.stderr.contains("usage: authsh admin"), "\(args): \(r.status) \(r.stderr)")
+        }
+        let help = try Binary.run(["admin", "--help"])
+        #expect(help.status == 0 && help.stdout.contains("users list") && help.stdout.contains("AUTHSH_ADMIN_KEY"), "\(help.stdout)")
+        let listHelp = try Binary.run(["admin", "users", "list", "--help"])
+        #expect(listHelp.status == 0 && listHelp.stdout.contains("--created-after"), "\(listHelp.stdout)")
     }
 }
 

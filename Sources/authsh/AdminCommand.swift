@@ -1,0 +1,186 @@
+import ArgumentParser
+import AuthServer
+
+/// `authsh admin`: administer users through a server's admin API or directly on its database.
+/// Its command line is a swift-argument-parser command tree: the options that say where
+/// (`--server`, `--data`, ...) come before the command, the command's own after it.
+struct AdminCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authsh admin",
+        abstract: "Administer a server's users.",
+        usage: """
+            authsh admin [--server URL | --data DIR | --database URL] [--config FILE] [--app ID] [--json] COMMAND
+              users list [--email PREFIX] [--provider TYPE] [--state enabled|disabled] [--created-after T]
+                         [--created-before T] [--last-login-after T] [--last-login-before T] [--limit N] [--all]
+              users show ID
+              users disable ID | users enable ID | users delete ID | users revoke ID
+              users reset ID          send the user's reset mail
+              users confirm EMAIL     confirm a pending email/password account
+              export FILE             every user, as NDJSON (FILE - for standard output)
+              import FILE [--continue-on-error]
+            """,
+        discussion: """
+            With --server, the server's admin API, with the key in AUTHSH_ADMIN_KEY (the server's
+            config lists it under adminKeys). Otherwise the database itself: --data DIR (default as
+            for `authsh serve`), --database URL, or the database of --config FILE (whose apps are
+            then the ones known); the audit log names the actor admin:authsh-admin.
+
+            `export` writes one JSON object per user (identities, profile and custom data, state,
+            password hashes as they are), made 0600 and renamed into place only once complete.
+            `import` checks every line before writing any: a rejected line (named with its number
+            and reason) imports nothing unless --continue-on-error. Users whose id, and accounts
+            whose email, the app has already are skipped, so importing twice changes nothing.
+            Argon2id and bcrypt hashes are kept; bcrypt ones become Argon2id at the next login.
+
+            T is unix seconds, an ISO-8601 time, or 30m, 2h, 7d (that long ago). `users list` prints
+            one page (--limit, default 50; --all for every page); --json prints one JSON object per
+            user per line (and the user for `show`).
+            """,
+        subcommands: [Users.self, Export.self, Import.self])
+
+    @Option(help: ArgumentHelp("A server's URL: act through its admin API (key in AUTHSH_ADMIN_KEY).", valueName: "url"))
+    var server: String?
+
+    @Option(help: ArgumentHelp("The server's data directory: act on its database directly.", valueName: "dir"))
+    var data: String?
+
+    @Option(help: ArgumentHelp("sqlite:PATH or postgres://USER@HOST:PORT/DB: act on it directly.", valueName: "url"))
+    var database: String?
+
+    @Option(help: ArgumentHelp("A server config file: its apps and database.", valueName: "file"))
+    var config: String?
+
+    @Option(help: ArgumentHelp("The app.", valueName: "id"))
+    var app = "local"
+
+    @Flag(help: "JSON output: a line per user.")
+    var json = false
+
+    func validate() throws {
+        if let server, !(server.hasPrefix("http://") || server.hasPrefix("https://")) {
+            throw ValidationError("--server needs an http(s):// URL")
+        }
+        if let database {
+            do { _ = try ServerConfiguration.Database.parse(database, key: "--database", passwordAllowed: false) } catch {
+                throw ValidationError("\(error)")
+            }
+        }
+        guard !app.isEmpty else { throw ValidationError("--app needs an app id") }
+    }
+
+    /// `users ...`
+    struct Users: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List, show and change users.",
+            subcommands: [List.self, Show.self, Disable.self, Enable.self, Delete.self, Revoke.self, Reset.self, Confirm.self])
+    }
+
+    /// A user's id, the argument of most `users` commands.
+    struct UserID: ParsableArguments {
+        @Argument(help: "The user's id.") var id: String
+    }
+
+    struct List: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "One page of users (or every page with --all).")
+        @ParentCommand var admin: AdminCommand
+        @Option(help: ArgumentHelp("Users with an email starting so.", valueName: "prefix")) var email: String?
+        @Option(help: ArgumentHelp("Users with an identity of this provider type.", valueName: "type")) var provider: String?
+        @Option(help: ArgumentHelp("enabled or disabled.", valueName: "state")) var state: String?
+        @Option(help: ArgumentHelp("Created after T.", valueName: "t")) var createdAfter: String?
+        @Option(help: ArgumentHelp("Created before T.", valueName: "t")) var createdBefore: String?
+        @Option(help: ArgumentHelp("Last logged in after T.", valueName: "t")) var lastLoginAfter: String?
+        @Option(help: ArgumentHelp("Last logged in before T.", valueName: "t")) var lastLoginBefore: String?
+        @Option(help: ArgumentHelp("Users a page (1 to 1000; default 50).", valueName: "n")) var limit: String?
+        @Flag(help: "Every page.") var all = false
+
+        func validate() throws {
+            for (name, value) in [("--created-after", createdAfter), ("--created-before", createdBefore),
+                                  ("--last-login-after", lastLoginAfter), ("--last-login-before", lastLoginBefore)] {
+                if let value, Admin.time(value) == nil {
+                    throw ValidationError("\(name) needs unix seconds, an ISO-8601 time, or 30m, 2h, 7d")
+                }
+            }
+        }
+
+        var command: Admin.Command { .list }
+        var filters: [String: String] {
+            var f: [String: String] = [:]
+            for (key, value) in [("email", email), ("provider", provider), ("state", state), ("limit", limit)] { f[key] = value }
+            for (key, value) in [("createdAfter", createdAfter), ("createdBefore", createdBefore),
+                                 ("lastLoginAfter", lastLoginAfter), ("lastLoginBefore", lastLoginBefore)] {
+                f[key] = value.flatMap(Admin.time).map(String.init)
+            }
+            return f
+        }
+    }
+
+    struct Show: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "A user: identities, sessions, API key names, custom data, audit events.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .show(user.id) }
+    }
+
+    struct Disable: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "A disabled user cannot log in or use its tokens.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .disable(user.id) }
+    }
+
+    struct Enable: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Undoes disable.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .enable(user.id) }
+    }
+
+    struct Delete: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "The user, its identities, sessions, API keys and account.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .delete(user.id) }
+    }
+
+    struct Revoke: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Ends every session of the user.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .revoke(user.id) }
+    }
+
+    struct Reset: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Sends the user's reset mail.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .reset(user.id) }
+    }
+
+    struct Confirm: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Confirms a pending email/password account.")
+        @ParentCommand var admin: AdminCommand
+        @Argument(help: "The account's email.") var email: String
+        var command: Admin.Command { .confirm(email) }
+    }
+
+    struct Export: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Every user, as NDJSON (FILE - for standard output).")
+        @ParentCommand var admin: AdminCommand
+        @Argument(help: "Where to write it.") var file: String
+        var command: Admin.Command { .export(file) }
+    }
+
+    struct Import: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Users from an export (checked whole before any is written).")
+        @ParentCommand var admin: AdminCommand
+        @Argument(help: "The NDJSON file.") var file: String
+        @Flag(help: "Import the lines that pass, and report the others.") var continueOnError = false
+        var command: Admin.Command { .import(file) }
+    }
+}
+
+/// A command of the tree that does something: where (its `admin` parent) and what.
+protocol AdminLeaf {
+    var admin: AdminCommand { get }
+    var command: Admin.Command { get }
+}
