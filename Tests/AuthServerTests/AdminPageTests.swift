@@ -107,6 +107,12 @@ import Testing
             let signIns = try await send(.get, "/admin/apps/local/audit", cookie: cookie)
             #expect(signIns.body.contains("admin_refused") && signIns.body.contains("admin_signed_in"), "\(signIns.body)")
             #expect(!signIns.body.contains("not-the-key"))
+            // Ending the sessions of a user that is not there changes nothing and records nothing.
+            #expect(try await send(.post, "/admin/apps/local/users/\(id)/revoke", form: "csrf=\(csrf)", cookie: cookie).status == 404)
+            let revoked = try await AdminAPITests.admin(c, .get, "/users/\(id)")
+            #expect(revoked.status == 404)
+            let log = try await send(.get, "/admin/apps/local/audit?event=session_revoked", cookie: cookie)
+            #expect(!log.body.contains(id), "a revoke of nobody was recorded")
             // Signed out: the cookie opens nothing.
             #expect(try await send(.post, "/admin/logout", form: "csrf=\(csrf)", cookie: cookie).status == 303)
             #expect(try await send(.get, "/admin/apps/local/users", cookie: cookie).headers[.location] == "/admin/login")

@@ -15,9 +15,10 @@ import Testing
 
     @Test func theBodyIsInNoFileAndReadsBackTwice() async throws {
         let text = "{\"a\":1}\n{\"b\":2}\nlast"
+        let before = Set(try Self.spooled())  // whatever an older build left behind
         let spool = try await SpooledFile(RequestBody(buffer: ByteBuffer(string: text)), limit: 1 << 20)
         #expect(spool.size == text.utf8.count)
-        let named = try Self.spooled()
+        let named = Set(try Self.spooled()).subtracting(before)
         #expect(named.isEmpty, "a named file: \(named)")
         for _ in 0..<2 {
             var lines: [String] = []

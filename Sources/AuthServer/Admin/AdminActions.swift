@@ -35,6 +35,8 @@ extension AuthService {
 
     /// Ends every session of the user; returns how many.
     func adminRevokeSessions(app: AppRuntime, id: String, by actor: AdminActor) async throws -> Int {
+        // No entry in the audit log for a user that is not there (the page posts any id).
+        guard try await store.user(id: id, app: app.id) != nil else { throw Self.noSuchUser }
         let revoked = try await store.deleteSessions(userId: id, app: app.id, except: "")
         await adminRecord("session_revoked", app: app, user: id, by: actor, detail: "all: \(revoked)")
         return revoked
