@@ -34,37 +34,22 @@ enum Admin {
         }
         let admin = leaf.admin
         let command = leaf.command
-        var o = Options()
-        o.server = admin.server
-        o.app = admin.app
-        o.json = admin.json
-        o.configuration.database = .directory(admin.data ?? Paths.defaultDataDirectory())
+        guard let configuration = admin.place.configuration(command: "authsh admin") else { return Serve.configError }
+        var o = Options(server: admin.server, configuration: configuration, app: admin.app, json: admin.json)
         if let list = leaf as? AdminCommand.List {
             o.filters = list.filters
             o.all = list.all
         }
         if let importing = leaf as? AdminCommand.Import { o.continueOnError = importing.continueOnError }
         func bad(_ message: String) -> Int32 { CommandLineUsage.report(ValidationError(message), of: AdminCommand.self) }
-        if let url = admin.database,
-           let database = try? ServerConfiguration.Database.parse(url, key: "--database", passwordAllowed: false) {
-            o.configuration.database = database  // checked by `validate`
-        }
-        if let configFile = admin.config {
-            guard let bytes = Files.read(configFile) else { return bad("--config \(configFile): cannot read it") }
-            do { try o.configuration.loadConfig(bytes, file: configFile) } catch {
-                Output.error("authsh admin: \(error)")
-                return Serve.configError
-            }
-        }
         var key: String?
         if o.server != nil {
             guard let k = ProcessInfo.processInfo.environment["AUTHSH_ADMIN_KEY"], !k.isEmpty else {
                 return bad("--server needs the admin key in AUTHSH_ADMIN_KEY")
             }
             key = k
-        } else if case .directory(let dir) = o.configuration.database, !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite"),
-                  !command.createsDatabase {
-            Output.error("authsh admin: no database at \(dir)/authsh.sqlite")
+        } else if !command.createsDatabase, let missing = DatabaseOptions.missingDatabase(o.configuration) {
+            Output.error("authsh admin: no database at \(missing)")
             return ExitStatus.failure
         }
         let options = o, adminKey = key

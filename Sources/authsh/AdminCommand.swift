@@ -41,14 +41,8 @@ struct AdminCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A server's URL: act through its admin API (key in AUTHSH_ADMIN_KEY).", valueName: "url"))
     var server: String?
 
-    @Option(help: ArgumentHelp("The server's data directory: act on its database directly.", valueName: "dir"))
-    var data: String?
-
-    @Option(help: ArgumentHelp("sqlite:PATH or postgres://USER@HOST:PORT/DB: act on it directly.", valueName: "url"))
-    var database: String?
-
-    @Option(help: ArgumentHelp("A server config file: its apps and database.", valueName: "file"))
-    var config: String?
+    /// Without --server: the database acted on directly.
+    @OptionGroup var place: DatabaseOptions
 
     @Option(help: ArgumentHelp("The app.", valueName: "id"))
     var app = "local"
@@ -59,11 +53,6 @@ struct AdminCommand: ParsableCommand {
     func validate() throws {
         if let server, !(server.hasPrefix("http://") || server.hasPrefix("https://")) {
             throw ValidationError("--server needs an http(s):// URL")
-        }
-        if let database {
-            do { _ = try ServerConfiguration.Database.parse(database, key: "--database", passwordAllowed: false) } catch {
-                throw ValidationError("\(error)")
-            }
         }
         guard !app.isEmpty else { throw ValidationError("--app needs an app id") }
     }

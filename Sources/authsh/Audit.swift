@@ -20,14 +20,7 @@ struct AuditCommand: ParsableCommand {
             usage 64. --follow runs until interrupted.
             """)
 
-    @Option(help: ArgumentHelp("The server's data directory (default as for authsh serve).", valueName: "dir"))
-    var data: String?
-
-    @Option(help: ArgumentHelp("sqlite:PATH or postgres://USER@HOST:PORT/DB (the password from PGPASSWORD).", valueName: "url"))
-    var database: String?
-
-    @Option(help: ArgumentHelp("A server config file: its database.", valueName: "file"))
-    var config: String?
+    @OptionGroup var place: DatabaseOptions
 
     @Option(help: ArgumentHelp("Only this app's events.", valueName: "id"))
     var app: String?
@@ -55,11 +48,6 @@ struct AuditCommand: ParsableCommand {
         if let since, AuditCommand.since(since) == nil {
             throw ValidationError("--since needs 45s, 30m, 1h, 2d or an ISO-8601 time")
         }
-        if let database {
-            do { _ = try ServerConfiguration.Database.parse(database, key: "--database", passwordAllowed: false) } catch {
-                throw ValidationError("\(error)")
-            }
-        }
     }
 
     /// Unix seconds from `1h`, `30m`, `2d`, `45s` (that long ago) or an ISO-8601 time.
@@ -81,29 +69,14 @@ enum Audit {
         } catch {
             return CommandLineUsage.report(error, of: AuditCommand.self)
         }
-        var config = ServerConfiguration()
-        config.database = .directory(command.data ?? Paths.defaultDataDirectory())
-        if let file = command.config {
-            guard let bytes = Files.read(file) else {
-                Output.error("authsh audit: config \(file): cannot read it (\(String(cString: strerror(errno))))")
-                return Serve.configError
-            }
-            do { try config.loadConfig(bytes, file: file) } catch {
-                Output.error("authsh audit: \(error)")
-                return Serve.configError
-            }
-        }
-        if let url = command.database,
-           let database = try? ServerConfiguration.Database.parse(url, key: "--database", passwordAllowed: false) {
-            config.database = database  // checked by `validate`
-        }
-        if case .directory(let dir) = config.database, !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite") {
-            Output.error("authsh audit: no database at \(dir)/authsh.sqlite")
+        guard let configuration = command.place.configuration(command: "authsh audit") else { return Serve.configError }
+        if let missing = DatabaseOptions.missingDatabase(configuration) {
+            Output.error("authsh audit: no database at \(missing)")
             return ExitStatus.failure
         }
         let filter = AuditFilter(appId: command.app, userId: command.user, event: command.event,
                                  since: command.since.flatMap(AuditCommand.since), limit: command.limit)
-        let configuration = config, asJSON = command.json, follow = command.follow
+        let asJSON = command.json, follow = command.follow
         return Serve.runBlocking {
             do {
                 if follow {

@@ -36,17 +36,7 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Port; 0 binds an ephemeral one (default 9090).", valueName: "port"))
     var port: Int?
 
-    @Option(help: ArgumentHelp("JSON config of the apps (default: one app, `local`).", valueName: "file"))
-    var config: String?
-
-    @Option(help: ArgumentHelp("Where the SQLite database and keys live (default as for authsh).", valueName: "dir"))
-    var data: String?
-
-    @Option(help: ArgumentHelp("""
-        sqlite:PATH, or postgres://USER@HOST:PORT/DB?sslmode=MODE to share one PostgreSQL among \
-        several instances (the password from PGPASSWORD; config key database).
-        """, valueName: "url"))
-    var database: String?
+    @OptionGroup var place: DatabaseOptions
 
     @Option(help: ArgumentHelp("Lua plugins, every *.lua file (default ./plugins, if it exists).", valueName: "dir"))
     var plugins: String?
@@ -61,11 +51,23 @@ struct ServeCommand: ParsableCommand {
     @Flag(help: "Dev mode on a non-loopback --host (anyone who reaches it can wipe users and read the outbox).")
     var devAllowRemote = false
 
-    @Option(help: ArgumentHelp("The server's public origin, for links in mails (config publicURL).", valueName: "url"))
+    @Option(help: ArgumentHelp("The server's public origin, for links in mails (config publicURL).", valueName: "url"),
+            transform: { url in
+                guard let checked = ServerConfiguration.checkPublicURL(url) else {
+                    throw ValidationError("an http:// or https:// URL is needed")
+                }
+                return checked
+            })
     var publicUrl: String?
 
-    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default info).", valueName: "level"))
-    var logLevel: String = "info"
+    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default info).", valueName: "level"),
+            transform: { level in
+                guard let parsed = Logger.Level(rawValue: level) else {
+                    throw ValidationError("one of trace, debug, info, notice, warning, error, critical is needed")
+                }
+                return parsed
+            })
+    var logLevel: Logger.Level = .info
 
     @Option(help: ArgumentHelp("text (default) or json: one JSON object per line on stderr.", valueName: "format"))
     var logFormat: LogFormat = .text
@@ -96,22 +98,8 @@ struct ServeCommand: ParsableCommand {
         for (name, value) in [("--port", port), ("--metrics-port", metricsPort)] {
             if let value, !(0...65535).contains(value) { throw ValidationError("\(name) needs a number from 0 to 65535") }
         }
-        if let publicUrl, ServerConfiguration.checkPublicURL(publicUrl) == nil {
-            throw ValidationError("--public-url needs an http:// or https:// URL")
-        }
-        if Logger.Level(rawValue: logLevel) == nil {
-            throw ValidationError("--log-level needs one of trace, debug, info, notice, warning, error, critical")
-        }
-        if let database {
-            do { _ = try ServerConfiguration.Database.parse(database, key: "--database", passwordAllowed: false) } catch {
-                throw ValidationError("\(error)")
-            }
-        }
         do throws(ConfigError) { _ = try TrustedProxies(trustedProxies) } catch {
             throw ValidationError("--trusted-proxy: \(error.reason)")
-        }
-        if dev && !devAllowRemote, let host, !ServerConfiguration.isLoopback(host: host) {
-            throw ValidationError("--dev on \(host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
         }
     }
 }
@@ -132,43 +120,27 @@ enum Serve {
     }
 
     private static func serve(_ command: ServeCommand) -> Int32 {
-        var config = ServerConfiguration()
-        config.database = .directory(command.data ?? Paths.defaultDataDirectory())
-        config.dev = command.dev
-        if let host = command.host { config.host = host }
-        if let port = command.port { config.port = port }
+        var base = ServerConfiguration()
+        base.dev = command.dev
+        if let host = command.host { base.host = host }
+        if let port = command.port { base.port = port }
         if let plugins = command.plugins {
-            config.pluginsDirectory = plugins
-            config.pluginsDirectoryRequired = true
+            base.pluginsDirectory = plugins
+            base.pluginsDirectoryRequired = true
         }
-        if let configFile = command.config {
-            guard let bytes = Files.read(configFile) else {
-                Output.error("authsh serve: config \(configFile): cannot read it (\(String(cString: strerror(errno))))")
-                return configError
-            }
-            do {
-                try config.loadConfig(bytes, file: configFile)
-            } catch {
-                Output.error("authsh serve: \(error)")
-                return configError
-            }
-        }
-        // Checked by `validate`: these parse.
-        if let url = command.publicUrl.flatMap(ServerConfiguration.checkPublicURL) { config.publicURL = url }
-        if let url = command.database,
-           let database = try? ServerConfiguration.Database.parse(url, key: "--database", passwordAllowed: false) {
-            config.database = database
-        }
+        guard var config = command.place.configuration(base, command: "authsh serve") else { return configError }
+        if let url = command.publicUrl { config.publicURL = url }
         if let metricsPort = command.metricsPort { config.metricsPort = metricsPort }
         if let metricsHost = command.metricsHost { config.metricsHost = metricsHost }
-        if !command.trustedProxies.isEmpty, let proxies = try? TrustedProxies(command.trustedProxies) {
-            config.trustedProxies = proxies
+        if !command.trustedProxies.isEmpty {
+            // Valid: `validate` built the same set.
+            config.trustedProxies = (try? TrustedProxies(command.trustedProxies)) ?? TrustedProxies()
         }
         var logger = command.logFormat == .json
             ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
-        logger.logLevel = Logger.Level(rawValue: command.logLevel) ?? .info
+        logger.logLevel = command.logLevel
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {
-            // The config file's host: the command line's was checked by `validate`.
+            // The command line's host or the config file's.
             guard command.devAllowRemote else {
                 Output.error("authsh serve: --dev on \(config.host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
                 return ExitStatus.usage

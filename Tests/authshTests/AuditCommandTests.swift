@@ -27,6 +27,16 @@ import Testing
 
         #expect(try Binary.run(["audit", "--data", data + "/nowhere"]).status == 1)
         #expect(try Binary.run(["audit", "--bogus"]).status == 64)
+        // The command line wins over the config file: --data over the file's database.
+        let config = data + "/elsewhere.json"
+        try Binary.write(#"{"database": "sqlite:\#(data)/nowhere/authsh.sqlite", "apps": [{"id": "local"}]}"#, to: config)
+        let chosen = try Binary.run(["audit", "--config", config, "--data", data + "/server"])
+        #expect(chosen.status == 0 && chosen.stdout.split(separator: "\n").count == 2, "\(chosen.stderr)")
+        #expect(try Binary.run(["audit", "--config", data + "/absent.json"]).status == 78)
+        // A mistyped sqlite: path is not made into a new database.
+        let typo = try Binary.run(["audit", "--database", "sqlite:" + data + "/typo/authsh.sqlite"])
+        #expect(typo.status == 1 && typo.stderr.contains("no database"), "\(typo.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: data + "/typo"))
         #expect(try Binary.run(["audit", "--limit", "0"]).status == 64)
         #expect(try Binary.run(["audit", "--since", "yesterday"]).status == 64)
     }

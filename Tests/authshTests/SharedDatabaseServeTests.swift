@@ -77,9 +77,13 @@ import Testing
         }
     }
 
+    /// By every command that takes --database, and never repeated in the error.
     @Test func aPasswordOnTheCommandLineIsRefused() throws {
-        let r = try Binary.run(["serve", "--database", "postgres://u:hunter2@db.example.com/authsh", "migrate"])
-        #expect(r.status == 64 && r.stderr.contains("give it in PGPASSWORD"), "\(r.stderr)")
-        #expect(!r.stderr.contains("hunter2"))
+        let url = "postgres://u:hunter2@db.example.com/authsh"
+        for args in [["serve", "--database", url, "migrate"], ["audit", "--database", url], ["admin", "--database", url, "users", "list"]] {
+            let r = try Binary.run(args)
+            #expect(r.status == 64 && r.stderr.contains("give it in PGPASSWORD"), "\(args[0]): \(r.stderr)")
+            #expect(!r.stderr.contains("hunter2"), "\(args[0])")
+        }
     }
 }
