@@ -10,7 +10,7 @@ struct AdminActor: Sendable {
     init(keyName: String, address: String, userAgent: String?) {
         self.keyName = keyName
         self.address = address
-        self.userAgent = userAgent.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
+        self.userAgent = AuditEvent.userAgent(userAgent)
     }
 
     /// The actor of an API request (its key checked by ``AdminAuthMiddleware``), or of a
@@ -52,11 +52,10 @@ extension AuthService {
     /// Records an admin action: the key's name as the actor, with its address and agent.
     /// Records a request the admin API or page refused (`admin_refused`, with its error code),
     /// up to 120 a minute per address, so that guessing at keys shows in the audit log.
-    func adminRefused(app: AppRuntime, address: String, userAgent: String?, code: String) async {
-        guard let auditWriter, adminRefusals.take(address, now: clock.now) else { return }
+    func adminRefused(app: AppRuntime, from actor: AdminActor, code: String) async {
+        guard let auditWriter, adminRefusals.take(actor.address, now: clock.now) else { return }
         let entry = AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
-                               address: address, userAgent: userAgent.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) },
-                               detail: code)
+                               address: actor.address, userAgent: actor.userAgent, detail: code)
         do {
             try await auditWriter.write([entry])
         } catch {

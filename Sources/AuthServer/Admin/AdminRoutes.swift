@@ -25,7 +25,7 @@ extension AuthService {
             // The app the path names, when the server has it (a path is whatever was sent).
             let parts = request.uri.path.dropFirst(Self.adminBase.count + "/apps/".count).split(separator: "/")
             guard let id = parts.first, let app = self.apps[String(id)] else { return }
-            await self.adminRefused(app: app, address: context.clientAddress, userAgent: request.headers[.userAgent], code: error.code.rawValue)
+            await self.adminRefused(app: app, from: AdminActor(request, context), code: error.code.rawValue)
         })
         apps.get(":app/users") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")

@@ -55,18 +55,8 @@ struct ImportCheck {
             }
             if try await store.user(id: p.user.id, app: app) != nil { return .skip }
             for i in p.user.identities {
-                if let owner = try await store.userId(app: app, providerType: i.providerType, externalId: i.externalId) {
-                    throw TransferLine.Invalid("identity \(i.providerType) \(i.externalId) belongs to user \(owner) already")
-                }
-            }
-            for i in p.user.identities where i.providerType == ProviderType.userpass {
-                if try await store.userpassAccount(app: app, identityId: i.externalId) != nil {
-                    throw TransferLine.Invalid("identity \(i.providerType) \(i.externalId) is an account's already")
-                }
-            }
-            for i in p.user.identities {
-                if let email = i.email, let holder = try await store.emailHolder(app: app, email: email, accounts: false),
-                   holder.userId != p.user.id {
+                try await checkUnheld(i.providerType, i.externalId)
+                if let email = i.email, try await store.emailHolder(app: app, email: email, accounts: false) != nil {
                     throw TransferLine.Invalid("email \(email) of identity \(i.providerType) \(i.externalId) is another user's already")
                 }
             }
@@ -81,13 +71,19 @@ struct ImportCheck {
                 throw TransferLine.Invalid("identity \(ProviderType.userpass) \(a.identityId) is in the file twice")
             }
             if try await store.userpassAccount(app: app, email: a.email) != nil { return .skip }
-            if let owner = try await store.userId(app: app, providerType: ProviderType.userpass, externalId: a.identityId) {
-                throw TransferLine.Invalid("identity \(ProviderType.userpass) \(a.identityId) belongs to user \(owner) already")
-            }
-            if try await store.userpassAccount(app: app, identityId: a.identityId) != nil {
-                throw TransferLine.Invalid("identity \(ProviderType.userpass) \(a.identityId) is an account's already")
-            }
+            try await checkUnheld(ProviderType.userpass, a.identityId)
             return .write
+        }
+    }
+
+    /// Refuses an identity a user holds, or (email/password) an account holds: a login finds
+    /// its user through it.
+    private func checkUnheld(_ providerType: String, _ externalId: String) async throws {
+        if let owner = try await store.userId(app: app, providerType: providerType, externalId: externalId) {
+            throw TransferLine.Invalid("identity \(providerType) \(externalId) belongs to user \(owner) already")
+        }
+        if providerType == ProviderType.userpass, try await store.userpassAccount(app: app, identityId: externalId) != nil {
+            throw TransferLine.Invalid("identity \(providerType) \(externalId) is an account's already")
         }
     }
 

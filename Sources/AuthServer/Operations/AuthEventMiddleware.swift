@@ -47,8 +47,7 @@ struct AuthEventMiddleware: RouterMiddleware {
     private func write(_ route: AuditRoute?, _ trail: AuditTrail, request: Request, context: Context, status: Int, code: String?) async {
         let state = trail.state.withLock { $0 }
         let time = clock.now
-        // By bytes: a character can be thousands of bytes of combining marks.
-        let agent = request.headers[.userAgent].map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
+        let agent = AuditEvent.userAgent(request.headers[.userAgent])
         func entry(_ event: String, outcome: String, detail: String?) -> AuditEvent? {
             guard let app = state.appId ?? route?.appId.flatMap({ isApp($0) ? $0 : nil }) else { return nil }
             let provider = state.provider ?? route?.provider.flatMap { isProvider(app, $0) ? $0 : nil }

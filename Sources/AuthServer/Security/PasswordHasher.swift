@@ -70,10 +70,7 @@ public struct PasswordHasher: Sendable {
 
     /// Whether verifying `hash` stays within ``CostLimits`` (false for anything unreadable).
     public static func isWithinCostLimits(_ hash: String) -> Bool {
-        if isBcrypt(hash) {
-            let b = Array(hash.utf8)
-            return Int(String(decoding: b[4..<6], as: UTF8.self)).map { $0 <= CostLimits.bcryptCost } ?? false
-        }
+        if let cost = bcryptCost(hash) { return cost <= CostLimits.bcryptCost }
         let prefix = "$argon2id$v=19$"
         guard hash.hasPrefix(prefix) else { return false }
         let fields = hash.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
@@ -116,11 +113,16 @@ public struct PasswordHasher: Sendable {
     }
 
     /// Whether `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`, cost, 53 characters of salt and hash).
-    public static func isBcrypt(_ hash: String) -> Bool {
+    public static func isBcrypt(_ hash: String) -> Bool { bcryptCost(hash) != nil }
+
+    /// The cost of a bcrypt hash (4 to 31), or nil for anything that is not one.
+    static func bcryptCost(_ hash: String) -> Int? {
         let b = Array(hash.utf8)
         guard b.count == 60, b[0] == 36, b[1] == 50, [97, 98, 121].contains(b[2]), b[3] == 36, b[6] == 36,
-              let cost = Int(String(decoding: b[4..<6], as: UTF8.self)), (4...31).contains(cost) else { return false }
-        return b[7...].allSatisfy { (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 47 }
+              let cost = Int(String(decoding: b[4..<6], as: UTF8.self)), (4...31).contains(cost),
+              b[7...].allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 47 })
+        else { return nil }
+        return cost
     }
 
     /// bcrypt through libxcrypt's `crypt_r`, compared in constant time. bcrypt reads 72 bytes

@@ -22,7 +22,7 @@ final class AuthService: Sendable {
     let metrics: ServerMetrics?
     /// Where audit events are written (nil with `auditLog: false`).
     let auditWriter: AuditWriter?
-    /// Refused admin requests recorded per address (``adminRefused(app:address:userAgent:code:)``).
+    /// Refused admin requests recorded per address (``adminRefused(app:from:code:)``).
     let adminRefusals = AuditFailureBudget(perMinute: 120)
     /// Verified against when the user is unknown, so that both answers take as long.
     let dummyHash: String

@@ -168,6 +168,12 @@ public struct QueuedMail: Sendable, Equatable {
 /// One entry of the audit log: an auth event, who and where from, and how it ended. Never a
 /// secret: no password, token or key is ever one of its fields.
 public struct AuditEvent: Sendable, Equatable {
+    /// A `User-Agent` header as the log keeps it: its first 256 bytes (by bytes: one
+    /// character can carry thousands of bytes of combining marks).
+    public static func userAgent(_ header: String?) -> String? {
+        header.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
+    }
+
     /// Assigned by the store, increasing (0 for an event not stored yet).
     public var id: Int64 = 0
     /// Unix seconds.

@@ -29,7 +29,7 @@ extension AuthService {
         }
         router.get("admin") { request, _ in
             guard self.pageSession(request, sessions) != nil else { return Self.redirect("/admin/login") }
-            return Self.redirect("/admin/apps/\(self.apps.keys.sorted().first ?? "local")/users")
+            return Self.redirect("/admin/apps/\(self.adminHomeApp?.id ?? "local")/users")
         }
         router.get("admin/login") { _, _ in
             let token = Secrets.randomHex(bytes: 32)
@@ -44,11 +44,10 @@ extension AuthService {
                 return Self.forbidden()
             }
             // The page serves every app; its sign-ins are recorded under the one it opens on.
-            let home = self.apps.keys.sorted().first.flatMap { self.apps[$0] }
+            let home = self.adminHomeApp
             guard let name = keys.name(of: form["key"] ?? "") else {
                 if let home {
-                    await self.adminRefused(app: home, address: context.clientAddress, userAgent: request.headers[.userAgent],
-                                            code: ServiceErrorCode.invalidAdminKey.rawValue)
+                    await self.adminRefused(app: home, from: AdminActor(request, context), code: ServiceErrorCode.invalidAdminKey.rawValue)
                 }
                 let again = Secrets.randomHex(bytes: 32)
                 var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key."]),
@@ -219,6 +218,9 @@ extension AuthService {
         }
         return nil
     }
+
+    /// The app the page opens on (the first by id).
+    private var adminHomeApp: AppRuntime? { apps.keys.min().flatMap { apps[$0] } }
 
     // MARK: Rendering
 
