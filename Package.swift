@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .executable(name: "authsh", targets: ["authsh"]),
+        .executable(name: "authsh-server", targets: ["authsh-server"]),
         .library(name: "Lua", targets: ["Lua"]),
         .library(name: "AuthProtocol", targets: ["AuthProtocol"]),
         .library(name: "AuthServer", targets: ["AuthServer"]),
@@ -69,11 +70,22 @@ let package = Package(
         ]),
         // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
-        // The command: REPL, batch runner, `serve`, and the embedded dev server.
+        // C: Linux calls Swift's Glibc module leaves out (pipe2, close_range).
+        .target(name: "CLinux"),
+        // What both commands share: files, paths, output (libc only).
+        .target(name: "CommandSupport"),
+        // The command: the Lua host, the REPL and the batch runner. It holds no server: `serve`,
+        // `admin` and `audit` run authsh-server, and so does the embedded dev server (as a child
+        // process), so that starting it costs what a Lua host costs (README: Start-up).
         // Release builds link it without PIE (scripts/release-build says why).
-        .executableTarget(name: "authsh", dependencies: [
-            "Lua", "CReadline", "AuthScript", "AuthServer",
+        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "CommandSupport", "CLinux"]),
+        // The server's commands: `serve`, `admin`, `audit`, and `embedded` (the dev server
+        // `authsh` starts). It sits next to `authsh`, which runs it.
+        .executableTarget(name: "authsh-server", dependencies: [
+            "AuthServer", "AuthClient", "AuthProtocol", "CommandSupport", "CLinux",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "Logging", package: "swift-log"),
         ]),
         // Benchmarks, run by scripts/bench; their sources are in Benchmarks/, apart from the product's.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"], path: "Benchmarks/lua-bench"),
@@ -106,7 +118,7 @@ let package = Package(
             "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),
         ]),
         .testTarget(name: "authshTests", dependencies: [
-            "authsh", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "authsh", "authsh-server", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
     ],

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import AuthProtocol
-import Foundation
+import Glibc
 import NIOCore
 
 /// Export and import (NDJSON) through the admin API, streamed both ways: memory stays flat

@@ -1,6 +1,6 @@
 import AuthClient
 import AuthProtocol
-import Foundation
+import Glibc
 import Lua
 import LuaEJSON
 
@@ -33,7 +33,7 @@ final class AdminObject: LuaObject {
             let key: String
             if options["key"] != .nil {
                 key = try options.string("key", argument: 1)
-            } else if let k = server.adminKey ?? ProcessInfo.processInfo.environment["AUTHSH_ADMIN_KEY"], !k.isEmpty {
+            } else if let k = server.adminKey ?? getenv("AUTHSH_ADMIN_KEY").map({ String(cString: $0) }), !k.isEmpty {
                 key = k
             } else {
                 throw LuaArgumentError(index: 1, message: "an admin key is needed: key = ..., or AUTHSH_ADMIN_KEY")

@@ -1,4 +1,5 @@
 import AuthScript
+import CommandSupport
 import Glibc
 import Lua
 
@@ -124,10 +125,4 @@ extension Authsh {
         let place = server.isEmbedded ? "the embedded dev server (started on first use)" : server.baseURL
         return "app \(bindings.app.id) on \(place); data in \(dataDirectory). Try login(credentials.anonymous()) or .help"
     }
-}
-
-/// Exit statuses (sysexits for usage).
-enum ExitStatus {
-    static let failure: Int32 = 1
-    static let usage: Int32 = 64
 }

@@ -1,62 +1,172 @@
-import AuthServer
-import Hummingbird
-import Logging
+import CLinux
+import CommandSupport
+import Dispatch
+import Glibc
 import Synchronization
 
-/// The server `authsh` starts in-process when no `--server` is named: AuthServer in dev mode on
-/// 127.0.0.1 (an ephemeral port), its database under `DATA/server`, plugins from `--plugins`
-/// (default `./plugins` when it exists). It starts on the first request a script makes and
-/// stops with the process.
+/// The server `authsh` starts when no `--server` is named: `authsh-server embedded`, a child
+/// process serving in dev mode on 127.0.0.1 (an ephemeral port), its database under
+/// `DATA/server`, plugins from `--plugins` (default `./plugins` when it exists). It starts on
+/// the first request a script makes and stops when this process ends, however it ends.
+///
+/// What the two processes say to each other (`authsh-server`'s `EmbeddedCommand` is the other
+/// side):
+/// - the child's standard input: the admin key on one line (never on a command line, where any
+///   local user can read it), then nothing. Only this process holds the other end, so the end
+///   of the file means this process is gone and the server should stop.
+/// - the child's standard output: one line, `http://127.0.0.1:PORT` once it listens, or
+///   `error: WHY` when it cannot start.
+/// - the child's standard error is this process's: the server's warnings show where the
+///   script's do.
+/// - SIGINT, SIGQUIT and SIGTSTP are blocked in the child: Ctrl-C interrupts the script, not
+///   its server.
 enum EmbeddedServer {
     /// A function that starts the server and returns its origin. `adminKey` opens its admin
     /// API to this process's scripts (`auth.admin()`), under the name `embedded`.
     static func starter(dataDirectory: String, plugins: String?, adminKey: AdminKey) -> @Sendable () async throws -> String {
         {
-            var config = ServerConfiguration()
-            config.adminKeys = try AdminKeys([(name: "embedded", key: adminKey.value)])
-            config.dev = true
-            config.host = "127.0.0.1"
-            config.port = 0
-            // The playground's `local` app keeps one account per email (identity-providers.md section 5).
-            config.apps = config.apps.map { var app = $0; app.oneAccountPerEmail = true; return app }
-            config.database = .directory(dataDirectory + "/server")
-            if let plugins {
-                config.pluginsDirectory = plugins
-                config.pluginsDirectoryRequired = true
+            let key = adminKey.value
+            // Waiting for the child blocks: not on one of the few threads async code shares.
+            return try await withCheckedThrowingContinuation { continuation in
+                DispatchQueue.global().async {
+                    continuation.resume(with: Result { () throws(EmbeddedServerError) in
+                        try start(serverDirectory: dataDirectory + "/server", plugins: plugins, adminKey: key)
+                    })
+                }
             }
-            var logger = Logger(label: "authsh.embedded", factory: { StreamLogHandler.standardError(label: $0) })
-            logger.logLevel = .warning
-            config.logger = logger
-            let listening = AsyncStream<Int>.makeStream()
-            let app = try await buildApplication(config) { _, port in
-                listening.continuation.yield(port)
-                listening.continuation.finish()
-            }
-            let running = Task {
-                defer { listening.continuation.finish() }
-                try await app.runService(gracefulShutdownSignals: [])
-            }
-            for await port in listening.stream { return "http://127.0.0.1:\(port)" }
-            try await running.value  // it stopped before listening: its error says why
-            throw EmbeddedServerError(message: "it stopped before listening")
         }
+    }
+
+    /// How long the server may take to say where it listens before it is given up.
+    static let startTimeoutMilliseconds: Int32 = 60_000
+
+    /// Spawns the server and waits for its origin.
+    static func start(serverDirectory: String, plugins: String?, adminKey: String) throws(EmbeddedServerError) -> String {
+        var toChild: [Int32] = [-1, -1]
+        var fromChild: [Int32] = [-1, -1]
+        guard clinux_pipe_cloexec(&toChild) == 0 else { throw EmbeddedServerError(systemCall: "pipe") }
+        guard clinux_pipe_cloexec(&fromChild) == 0 else {
+            let error = EmbeddedServerError(systemCall: "pipe")
+            close(toChild[0])
+            close(toChild[1])
+            throw error
+        }
+        defer { close(fromChild[0]) }
+
+        var arguments = ["authsh-server", "embedded", "--data", serverDirectory]
+        if let plugins { arguments += ["--plugins", plugins] }
+        let program = ServerProgram.path
+        let status = spawn(program, arguments, standardInput: toChild[0], standardOutput: fromChild[1])
+        close(toChild[0])
+        close(fromChild[1])
+        guard status == 0 else {
+            close(toChild[1])
+            throw EmbeddedServerError(message: "cannot run \(program) (\(String(cString: strerror(status))))")
+        }
+        // toChild[1] stays open, on purpose, until this process ends: that end is the signal
+        // for the server to stop. (It is close-on-exec: no program this one runs holds it.)
+        guard Self.writeAll(toChild[1], Array((adminKey + "\n").utf8)) else {
+            throw EmbeddedServerError(message: "it exited before it was given its admin key")
+        }
+        let line = Self.readLine(fromChild[0], timeoutMilliseconds: startTimeoutMilliseconds)
+        switch line {
+        case .some(let text) where text.hasPrefix("http://"):
+            return text
+        case .some(let text) where text.hasPrefix("error: "):
+            throw EmbeddedServerError(message: String(text.dropFirst("error: ".count)))
+        case .some(let text):
+            throw EmbeddedServerError(message: "it said '\(text.prefix(200))' in place of where it listens")
+        case nil:
+            throw EmbeddedServerError(message: "it exited or did not say where it listens within \(startTimeoutMilliseconds / 1000) s")
+        }
+    }
+
+    /// posix_spawn with the two pipe ends as the child's standard input and output and the
+    /// terminal's signals blocked. Returns 0 or an errno.
+    private static func spawn(_ program: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32) -> Int32 {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
+        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        for signal in [SIGINT, SIGQUIT, SIGTSTP] { sigaddset(&blocked, signal) }
+        posix_spawnattr_setsigmask(&attributes, &blocked)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+        let argv = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        return posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+    }
+
+    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 { return false }
+            offset += n
+        }
+        return true
+    }
+
+    /// The first line `fd` gives (at most 4 KiB), or nil at its end or when the time is up.
+    private static func readLine(_ fd: Int32, timeoutMilliseconds: Int32) -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        let deadline = Self.milliseconds() + Int64(timeoutMilliseconds)
+        while line.count < 4096 {
+            let left = deadline - Self.milliseconds()
+            guard left > 0 else { return nil }
+            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&waiting, 1, Int32(left))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { return nil }
+            let n = read(fd, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            guard n == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
+        }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    private static func milliseconds() -> Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &now)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 }
 
 extension EmbeddedServer {
-    /// A key for the embedded server's admin API, known only to this process, made the first
-    /// time the server starts or a script asks for it (making it at start-up cost every run of
-    /// `authsh` a tenth of a millisecond).
+    /// A key for the embedded server's admin API, known only to this process and its server,
+    /// made the first time the server starts or a script asks for it (making it at start-up
+    /// would cost every run of `authsh`).
     final class AdminKey: Sendable {
         private let key = Mutex<String?>(nil)
 
         var value: String {
             key.withLock { key in
                 if let key { return key }
-                let made = AdminKeys.randomKey()
+                let made = Self.randomHex(bytes: 32)
                 key = made
                 return made
             }
+        }
+
+        /// `bytes` random bytes as hex (as `AdminKeys.randomKey` makes them), from the system's
+        /// generator (getrandom on Linux).
+        private static func randomHex(bytes: Int) -> String {
+            var generator = SystemRandomNumberGenerator()
+            let random = (0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+            let digits = Array("0123456789abcdef".utf8)
+            var text: [UInt8] = []
+            for byte in random { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
+            return String(decoding: text, as: UTF8.self)
         }
     }
 }
@@ -64,4 +174,9 @@ extension EmbeddedServer {
 struct EmbeddedServerError: Error, CustomStringConvertible {
     let message: String
     var description: String { message }
+
+    init(message: String) { self.message = message }
+
+    /// A failed system call, with errno's reason.
+    init(systemCall: String) { message = "\(systemCall) failed (\(String(cString: strerror(errno))))" }
 }

@@ -1,4 +1,5 @@
 @preconcurrency import CReadline
+import CommandSupport
 import Glibc
 
 /// The REPL's history file: read at start, appended after each entry, capped. Entries that

@@ -1,4 +1,5 @@
 @preconcurrency import CReadline
+import CommandSupport
 import Glibc
 import Lua
 

@@ -1,4 +1,5 @@
 import AuthScript
+import CommandSupport
 import Glibc
 import Lua
 

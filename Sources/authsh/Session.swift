@@ -1,3 +1,4 @@
+import CommandSupport
 import Glibc
 import Lua
 

@@ -1,13 +1,7 @@
 import Glibc
 
 let arguments = CommandLine.arguments
-if arguments.count > 1 && arguments[1] == "serve" {
-    exit(Serve.main(Array(arguments.dropFirst(2))))
-}
-if arguments.count > 1 && arguments[1] == "admin" {
-    exit(Admin.main(Array(arguments.dropFirst(2))))
-}
-if arguments.count > 1 && arguments[1] == "audit" {
-    exit(Audit.main(Array(arguments.dropFirst(2))))
+if arguments.count > 1 && ServerProgram.commands.contains(arguments[1]) {
+    exit(ServerProgram.exec(Array(arguments.dropFirst())))
 }
 exit(Authsh.main(arguments))

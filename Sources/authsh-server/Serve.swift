@@ -1,5 +1,6 @@
 import ArgumentParser
 import AuthServer
+import CommandSupport
 import Dispatch
 import Glibc
 import Hummingbird

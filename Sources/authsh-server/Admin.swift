@@ -2,6 +2,7 @@ import ArgumentParser
 import AuthClient
 import AuthProtocol
 import AuthServer
+import CommandSupport
 import Foundation
 
 /// Running `authsh admin`.

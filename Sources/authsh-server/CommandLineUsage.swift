@@ -1,4 +1,5 @@
 import ArgumentParser
+import CommandSupport
 
 /// How the subcommands built on swift-argument-parser (`serve`, `audit`) answer their command
 /// line: `--help` on stdout with exit 0; anything wrong as `authsh NAME: message` and the

@@ -1,6 +1,7 @@
 import ArgumentParser
 import AuthProtocol
 import AuthServer
+import CommandSupport
 import Foundation
 
 /// `authsh audit`: reads the audit log of a server's database (a data directory, a SQLite

@@ -1,5 +1,6 @@
 import ArgumentParser
 import AuthServer
+import CommandSupport
 import Glibc
 
 /// Where `serve`, `audit` and `admin` find a server's configuration and database: `--data`,

@@ -1,0 +1,118 @@
+import ArgumentParser
+import AuthServer
+import CLinux
+import CommandSupport
+import Dispatch
+import Glibc
+import Logging
+
+/// `authsh-server embedded --data DIR [--plugins DIR]`: the dev server `authsh` starts for its
+/// scripts (authsh's `EmbeddedServer` is the other side, and says what the two say to each
+/// other). Dev mode on 127.0.0.1, an ephemeral port, the `local` app with one account per
+/// email, and the admin API open to the key read from standard input.
+struct EmbeddedCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "authsh-server embedded",
+        abstract: "The dev server authsh starts for its scripts (not meant to be run by hand).")
+
+    @Option(name: .long, help: "The server's data directory.")
+    var data: String
+
+    @Option(name: .long, help: "The plugins directory.")
+    var plugins: String?
+}
+
+enum Embedded {
+    /// How long the server may take to stop once `authsh` has gone.
+    static let stopSeconds: UInt32 = 5
+
+    static func main(_ args: [String]) -> Int32 {
+        let command: EmbeddedCommand
+        do {
+            command = try EmbeddedCommand.parse(args)
+        } catch {
+            return CommandLineUsage.report(error, of: EmbeddedCommand.self)
+        }
+        // The terminal's signals are authsh's (Ctrl-C interrupts a script, not its server):
+        // authsh spawns this process with them blocked, and they stay ignored here.
+        for signal in [SIGINT, SIGQUIT, SIGTSTP] { Glibc.signal(signal, SIG_IGN) }
+        // Nothing authsh had open is the server's business (its terminal stays, on 2).
+        clinux_close_from(3)
+        guard let key = readKey() else {
+            say("error: no admin key on standard input")
+            return ExitStatus.failure
+        }
+        var config = ServerConfiguration()
+        do {
+            config.adminKeys = try AdminKeys([(name: "embedded", key: key)])
+        } catch {
+            say("error: \(error)")
+            return ExitStatus.failure
+        }
+        config.dev = true
+        config.host = "127.0.0.1"
+        config.port = 0
+        // The playground's `local` app keeps one account per email (identity-providers.md section 5).
+        config.apps = config.apps.map { var app = $0; app.oneAccountPerEmail = true; return app }
+        config.database = .directory(command.data)
+        if let plugins = command.plugins {
+            config.pluginsDirectory = plugins
+            config.pluginsDirectoryRequired = true
+        }
+        var logger = Logger(label: "authsh.embedded", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = .warning
+        config.logger = logger
+        let finalConfig = config
+        stopWhenAuthshEnds()
+        return Serve.runBlocking {
+            do {
+                let app = try await buildApplication(finalConfig) { _, port in
+                    say("http://127.0.0.1:\(port)")
+                    // Nothing else goes to authsh, which has stopped reading.
+                    let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+                    if null >= 0 { dup2(null, 1); close(null) }
+                }
+                try await app.runService(gracefulShutdownSignals: [.sigterm])
+                return 0
+            } catch {
+                say("error: \(error)")
+                return ExitStatus.failure
+            }
+        }
+    }
+
+    /// The first line of standard input: the admin key.
+    private static func readKey() -> String? {
+        var line: [UInt8] = []
+        var byte: UInt8 = 0
+        while line.count < 4096 {
+            let n = read(0, &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            guard n == 1 else { return nil }
+            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
+            line.append(byte)
+        }
+        return nil
+    }
+
+    /// Once standard input ends (authsh has exited, however it ended), stops the server as
+    /// SIGTERM does, and ends the process if that takes longer than `stopSeconds`.
+    private static func stopWhenAuthshEnds() {
+        DispatchQueue.global().async {
+            var buffer = [UInt8](repeating: 0, count: 256)
+            while true {
+                let n = read(0, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                if n <= 0 { break }
+            }
+            kill(getpid(), SIGTERM)
+            sleep(stopSeconds)
+            _exit(0)
+        }
+    }
+
+    /// One line on standard output, at once.
+    private static func say(_ line: String) {
+        Output.write(1, line + "\n")
+    }
+}

@@ -1,0 +1,32 @@
+import CommandSupport
+import Glibc
+
+/// `authsh-server`, the program that holds the server: `authsh serve`, `admin` and `audit` run
+/// it in place of this process, and the embedded dev server is a child running it. Keeping the
+/// server out of `authsh` keeps `authsh` as quick to start as a Lua host (README: Start-up).
+/// It sits in the directory `authsh` runs from.
+enum ServerProgram {
+    /// The subcommands that are authsh-server's.
+    static let commands: Set<String> = ["serve", "admin", "audit"]
+
+    /// The program's path: `authsh-server` beside this executable.
+    static var path: String {
+        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard n > 0 else { return "authsh-server" }
+        let me = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = me.lastIndex(of: "/") else { return "authsh-server" }
+        return me[...slash] + "authsh-server"
+    }
+
+    /// Runs `authsh-server arguments...` in place of this process. Returns only when it
+    /// cannot: the status to exit with, after saying why on stderr.
+    static func exec(_ arguments: [String]) -> Int32 {
+        let program = path
+        let argv = (["authsh-server"] + arguments).map { strdup($0) } + [nil]
+        execv(program, argv)
+        let reason = String(cString: strerror(errno))
+        Output.error("authsh: \(arguments.first ?? "") needs authsh-server beside authsh: cannot run \(program) (\(reason))")
+        return ExitStatus.failure
+    }
+}

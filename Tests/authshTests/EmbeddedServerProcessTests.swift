@@ -1,0 +1,75 @@
+import Foundation
+import Testing
+
+/// The embedded dev server runs as `authsh-server embedded`, a child of `authsh`: it is there
+/// only once a script needs it, it never shows its admin key to other local users, and it goes
+/// when `authsh` goes, however `authsh` ends.
+@Suite(.serialized) struct EmbeddedServerProcessTests {
+    @Test func theServerIsAChildThatEndsWithAuthshEvenWhenAuthshIsKilled() throws {
+        let data = try Binary.temporaryDirectory()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.path)
+        process.arguments = ["--data", data, "-e", #"login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read()"#]
+        process.currentDirectoryURL = URL(fileURLWithPath: data)
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        Binary.spawnLock.lock()
+        try process.run()
+        Binary.spawnLock.unlock()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let ready = output.fileHandleForReading.availableData
+        #expect(String(decoding: ready, as: UTF8.self) == "ready\n")
+
+        let children = Self.children(of: process.processIdentifier)
+        #expect(children.count == 1)
+        let server = try #require(children.first)
+        // Only what any local user may see (ps): no admin key on the command line.
+        #expect(server.arguments == ["authsh-server", "embedded", "--data", data + "/server"])
+
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let deadline = Date().addingTimeInterval(10)
+        while Self.isRunning(server.pid) && Date() < deadline { usleep(20_000) }
+        #expect(!Self.isRunning(server.pid), "the server outlived authsh")
+        try? input.fileHandleForWriting.close()
+    }
+
+    @Test func withoutAuthshServerBesideItAuthshSaysWhatIsMissing() throws {
+        let directory = try Binary.temporaryDirectory()
+        let alone = directory + "/authsh"
+        try FileManager.default.copyItem(atPath: Binary.path, toPath: alone)
+        let audit = try Binary.run(["audit", "--data", directory + "/data"], executable: alone)
+        #expect(audit.status == 1)
+        #expect(audit.stderr.contains("audit needs authsh-server beside authsh: cannot run \(directory)/authsh-server"), "\(audit.stderr)")
+        let script = try Binary.run(["--data", directory + "/data", "-e", "login(credentials.anonymous())"], executable: alone)
+        #expect(script.status == 1)
+        #expect(script.stderr.contains("EmbeddedServerFailed: the embedded server did not start: cannot run \(directory)/authsh-server"), "\(script.stderr)")
+    }
+
+    /// The processes whose parent is `pid`, with their command lines.
+    static func children(of pid: Int32) -> [(pid: Int32, arguments: [String])] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap { entry -> (pid: Int32, arguments: [String])? in
+            guard let child = Int32(entry), let fields = statFields(child), fields.count > 1, fields[1] == String(pid),
+                  let cmdline = FileManager.default.contents(atPath: "/proc/\(child)/cmdline") else { return nil }
+            let arguments = cmdline.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
+            return (child, arguments)
+        }
+    }
+
+    /// Running: there, and not a zombie waiting for a parent that never reaps it.
+    static func isRunning(_ pid: Int32) -> Bool {
+        guard let fields = statFields(pid), let state = fields.first else { return false }
+        return state != "Z" && state != "X"
+    }
+
+    /// /proc/PID/stat's fields after the command's name: state, parent, ...
+    private static func statFields(_ pid: Int32) -> [String]? {
+        guard let data = FileManager.default.contents(atPath: "/proc/\(pid)/stat") else { return nil }
+        let text = String(decoding: data, as: UTF8.self)
+        guard let close = text.lastIndex(of: ")") else { return nil }
+        return text[text.index(after: close)...].split(separator: " ").map(String.init)
+    }
+}
