@@ -1,13 +1,14 @@
 import ArgumentParser
 import CommandSupport
 
-/// How the subcommands built on swift-argument-parser (`serve`, `audit`) answer their command
+/// How the subcommands built on swift-argument-parser (`serve`, `audit`, `admin`) answer their command
 /// line: `--help` on stdout with exit 0; anything wrong as `authsh NAME: message` and the
 /// usage on stderr, exit 64 (sysexits' EX_USAGE, as for the top level).
 enum CommandLineUsage {
     static func report<Command: ParsableCommand>(_ error: any Error, of command: Command.Type) -> Int32 {
         if command.exitCode(for: error) == .success {
-            print(command.helpMessage(columns: 100))
+            // The screen of the command asked about (`admin users list --help`: that one's).
+            print(command.fullMessage(for: error, columns: 100))
             return 0
         }
         let name = command.configuration.commandName ?? "authsh"
