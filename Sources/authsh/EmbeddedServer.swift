@@ -56,7 +56,8 @@ enum EmbeddedServer {
         var arguments = ["authsh-server", "embedded", "--data", serverDirectory]
         if let plugins { arguments += ["--plugins", plugins] }
         let program = ServerProgram.path
-        let status = spawn(program, arguments, standardInput: toChild[0], standardOutput: fromChild[1])
+        var pid: pid_t = 0
+        let status = spawn(program, arguments, standardInput: toChild[0], standardOutput: fromChild[1], pid: &pid)
         close(toChild[0])
         close(fromChild[1])
         guard status == 0 else {
@@ -66,12 +67,14 @@ enum EmbeddedServer {
         // toChild[1] stays open, on purpose, until this process ends: that end is the signal
         // for the server to stop. (It is close-on-exec: no program this one runs holds it.)
         guard Self.writeAll(toChild[1], Array((adminKey + "\n").utf8)) else {
+            Self.reap(pid)
             throw EmbeddedServerError(message: "it exited before it was given its admin key")
         }
         let line = Self.readLine(fromChild[0], timeoutMilliseconds: startTimeoutMilliseconds)
+        if let line, line.hasPrefix("http://") { return line }
+        // It did not start: it is ending, or is made to, and leaves no zombie behind.
+        Self.reap(pid)
         switch line {
-        case .some(let text) where text.hasPrefix("http://"):
-            return text
         case .some(let text) where text.hasPrefix("error: "):
             throw EmbeddedServerError(message: String(text.dropFirst("error: ".count)))
         case .some(let text):
@@ -81,9 +84,16 @@ enum EmbeddedServer {
         }
     }
 
+    /// Ends a server that did not start (it may still be running: SIGKILL) and waits for it.
+    private static func reap(_ pid: pid_t) {
+        kill(pid, SIGKILL)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+    }
+
     /// posix_spawn with the two pipe ends as the child's standard input and output and the
     /// terminal's signals blocked. Returns 0 or an errno.
-    private static func spawn(_ program: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32) -> Int32 {
+    private static func spawn(_ program: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32, pid: inout pid_t) -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -99,7 +109,6 @@ enum EmbeddedServer {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
-        var pid: pid_t = 0
         return posix_spawn(&pid, program, &actions, &attributes, argv, environ)
     }
 

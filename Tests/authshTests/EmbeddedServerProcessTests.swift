@@ -7,17 +7,8 @@ import Testing
 @Suite(.serialized) struct EmbeddedServerProcessTests {
     @Test func theServerIsAChildThatEndsWithAuthshEvenWhenAuthshIsKilled() throws {
         let data = try Binary.temporaryDirectory()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments = ["--data", data, "-e", #"login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read()"#]
-        process.currentDirectoryURL = URL(fileURLWithPath: data)
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        Binary.spawnLock.lock()
-        try process.run()
-        Binary.spawnLock.unlock()
+        let (process, input, output) = try Self.start(
+            ["--data", data, "-e", #"login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read()"#], directory: data)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let ready = output.fileHandleForReading.availableData
         #expect(String(decoding: ready, as: UTF8.self) == "ready\n")
@@ -34,6 +25,42 @@ import Testing
         while Self.isRunning(server.pid) && Date() < deadline { usleep(20_000) }
         #expect(!Self.isRunning(server.pid), "the server outlived authsh")
         try? input.fileHandleForWriting.close()
+    }
+
+    @Test func aServerThatCannotStartLeavesNoProcessBehind() throws {
+        let data = try Binary.temporaryDirectory()
+        let (process, input, output) = try Self.start([
+            "--data", data, "--plugins", data + "/no-such-dir",
+            "-e", #"print(pcall(login, credentials.anonymous())); io.write("ready\n"); io.flush(); io.read()"#,
+        ], directory: data)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        var said = ""
+        while !said.hasSuffix("ready\n") {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            said += String(decoding: chunk, as: UTF8.self)
+        }
+        #expect(said.hasPrefix("false\t"), "\(said)")
+        // Not even a zombie: the failed server was waited for.
+        #expect(Self.children(of: process.processIdentifier).isEmpty)
+        try input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    /// Starts authsh with pipes for stdin and stdout (stderr dropped).
+    static func start(_ arguments: [String], directory: String) throws -> (Process, Pipe, Pipe) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binary.path)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        Binary.spawnLock.lock()
+        defer { Binary.spawnLock.unlock() }
+        try process.run()
+        return (process, input, output)
     }
 
     @Test func withoutAuthshServerBesideItAuthshSaysWhatIsMissing() throws {
