@@ -4,9 +4,11 @@ import Glibc
 import Lua
 import LuaEJSON
 
-/// `auth.admin{server=, key=, app=}`: a server's admin API, for scripts that seed and inspect
-/// users. With no `server`, the script's own (the embedded server opens its admin API to this
-/// process with a key of its own); the key is `key`, else `AUTHSH_ADMIN_KEY`.
+/// `auth.admin{server=, key=, app=, allowHTTP=}`: a server's admin API, for scripts that seed
+/// and inspect users. With no `server`, the script's own (the embedded server opens its admin
+/// API to this process with a key of its own); the key is `key`, else `AUTHSH_ADMIN_KEY`. An
+/// http:// server that is not this machine is refused (the key would cross the network in
+/// clear) unless `allowHTTP = true`.
 ///
 /// Methods: `users{filters}` (every user they select, page after page), `user(id)`,
 /// `disable(id)`, `enable(id)`, `delete(id)`, `revoke(id)` (how many sessions ended),
@@ -37,6 +39,9 @@ final class AdminObject: LuaObject {
                 key = k
             } else {
                 throw LuaArgumentError(index: 1, message: "an admin key is needed: key = ..., or AUTHSH_ADMIN_KEY")
+            }
+            if !server.isEmbedded, !(options["allowHTTP"].isTruthy), let problem = Loopback.cleartextProblem(url: server.baseURL) {
+                throw LuaArgumentError(index: 1, message: "\(problem), and the admin key would be sent in clear: use https://, or allowHTTP = true to send it anyway")
             }
             let origin = server.isEmbedded ? ScriptServer.embeddedURL : server.baseURL
             let client = AdminClient(server: origin, key: key, app: app, transport: ScriptTransport(server: server),

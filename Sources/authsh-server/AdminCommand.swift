@@ -1,4 +1,5 @@
 import ArgumentParser
+import AuthProtocol
 import AuthServer
 
 /// `authsh admin`: administer users through a server's admin API or directly on its database.
@@ -9,7 +10,7 @@ struct AdminCommand: ParsableCommand {
         commandName: "authsh admin",
         abstract: "Administer a server's users.",
         usage: """
-            authsh admin [--server URL | --data DIR | --database URL] [--config FILE] [--app ID] [--json] COMMAND
+            authsh admin [--server URL [--allow-http] | --data DIR | --database URL] [--config FILE] [--app ID] [--json] COMMAND
               users list [--email PREFIX] [--provider TYPE] [--state enabled|disabled] [--created-after T]
                          [--created-before T] [--last-login-after T] [--last-login-before T] [--limit N] [--all]
               users show ID
@@ -21,7 +22,8 @@ struct AdminCommand: ParsableCommand {
             """,
         discussion: """
             With --server, the server's admin API, with the key in AUTHSH_ADMIN_KEY (the server's
-            config lists it under adminKeys). Otherwise the database itself: --data DIR (default as
+            config lists it under adminKeys); an http:// URL must name this machine (the key would
+            cross the network in clear) unless --allow-http. Otherwise the database itself: --data DIR (default as
             for `authsh serve`), --database URL, or the database of --config FILE (whose apps are
             then the ones known); the audit log names the actor admin:authsh-admin.
 
@@ -41,6 +43,9 @@ struct AdminCommand: ParsableCommand {
     @Option(help: ArgumentHelp("A server's URL: act through its admin API (key in AUTHSH_ADMIN_KEY).", valueName: "url"))
     var server: String?
 
+    @Flag(name: .customLong("allow-http"), help: "Send the admin key to an http:// server that is not this machine (readable on the way).")
+    var allowHTTP = false
+
     /// Without --server: the database acted on directly.
     @OptionGroup var place: DatabaseOptions
 
@@ -53,6 +58,9 @@ struct AdminCommand: ParsableCommand {
     func validate() throws {
         if let server, !(server.hasPrefix("http://") || server.hasPrefix("https://")) {
             throw ValidationError("--server needs an http(s):// URL")
+        }
+        if let server, !allowHTTP, let problem = Loopback.cleartextProblem(url: server) {
+            throw ValidationError("--server: \(problem), and the admin key would be sent in clear: use https://, or --allow-http to send it anyway")
         }
         guard !app.isEmpty else { throw ValidationError("--app needs an app id") }
     }

@@ -35,6 +35,25 @@ import Testing
 
     static func userId(_ reply: Reply) throws -> String { try #require(reply["user_id"]) }
 
+    @Test func adminActsAreRecordedEvenWithTheAuditLogOff() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-admin-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var config = try Self.configuration(directory: directory)
+        config.auditLog = false
+        try await TestServer.run(config) { c in
+            let id = try Self.userId(try await c.anonymous())
+            #expect(try await Self.admin(c, .post, "/users/\(id)/disable").status == 200)
+            #expect(try await Self.admin(c, .get, "/users", key: "ops-key-0123456789abcdef0123456789abcdeX").status == 401)
+            let events = try #require(try await Self.admin(c, .get, "/users/\(id)").body["audit"]?.arrayValue)
+            // The admin's change is there, with its actor; the user's own login is not (auditLog: false).
+            #expect(events.map { $0["event"]?.stringValue } == ["user_disabled"])
+            #expect(events.first?["actor"] == "admin:ops")
+        }
+        let store = try SQLiteStore(path: directory + "/authsh.sqlite")
+        let refusals = try await store.auditEvents(AuditFilter(appId: "local", event: "admin_refused"))
+        #expect(refusals.count == 1)
+    }
+
     @Test func offWithoutAdminKeys() async throws {
         try await TestServer.run(TestServer.configuration()) { c in
             let r = try await c.call(.get, Self.base + "/users", headers: [("Authorization", "Bearer " + Self.key)])

@@ -49,7 +49,8 @@ import Testing
     @Test func formsNeedTheSessionAndItsToken() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(try AdminAPITests.configuration(directory: directory)) { c in
+        // Live: a real loopback connection, where a key may be typed over http.
+        try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
             let id = try AdminAPITests.userId(try await c.anonymous())
             func send(_ method: HTTPRequest.Method, _ path: String, form: String? = nil, cookie: String? = nil) async throws
                 -> (status: Int, headers: HTTPFields, body: String) {
@@ -116,6 +117,47 @@ import Testing
             // Signed out: the cookie opens nothing.
             #expect(try await send(.post, "/admin/logout", form: "csrf=\(csrf)", cookie: cookie).status == 303)
             #expect(try await send(.get, "/admin/apps/local/users", cookie: cookie).headers[.location] == "/admin/login")
+        }
+    }
+
+    @Test func aKeyIsAskedForOnlyWhereNobodyOnTheWayCanReadIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var config = try AdminAPITests.configuration(directory: directory)
+        // The tests' loopback connection plays a proxy that terminates TLS, or does not.
+        config.trustedProxies = try TrustedProxies(["127.0.0.1"])
+        try await TestServer.run(config, mode: .live) { c in
+            func send(_ method: HTTPRequest.Method, _ path: String, proto: String?, form: String? = nil, cookie: String? = nil) async throws
+                -> (status: Int, headers: HTTPFields, body: String) {
+                var headers: HTTPFields = [.init("X-Forwarded-For")!: "203.0.113.7"]
+                if let proto { headers[.init("X-Forwarded-Proto")!] = proto }
+                if let cookie { headers[.cookie] = cookie }
+                if form != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
+                return try await c.client.execute(uri: path, method: method, headers: headers, body: form.map { ByteBuffer(string: $0) }) {
+                    (Int($0.status.code), $0.headers, String(buffer: $0.body))
+                }
+            }
+            // The proxy forwarded plain http (or wrote nothing, or the client wrote https first):
+            // the page explains and asks for no key, and a posted one is refused unread.
+            for proto in [nil, "http", "https, http"] {
+                let page = try await send(.get, "/admin/login", proto: proto)
+                #expect(page.status == 403 && page.body.contains(#"id="insecure""#) && !page.body.contains(#"name="key""#), "\(proto ?? "none")")
+                #expect(page.headers[values: .setCookie].isEmpty)
+            }
+            let refused = try await send(.post, "/admin/login", proto: "http", form: "key=\(AdminAPITests.key)")
+            #expect(refused.status == 403 && refused.headers[values: .setCookie].isEmpty)
+            // Over https: the form, and cookies that never travel over plain http.
+            let login = try await send(.get, "/admin/login", proto: "https")
+            #expect(login.status == 200 && login.body.contains(#"name="key""#))
+            let loginCookie = try #require(login.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin_login=") })
+            #expect(loginCookie.hasSuffix("; Secure"))
+            let range = try #require(login.body.range(of: #"name="csrf" value=""#))
+            let token = String(login.body[range.upperBound...].prefix { $0 != "\"" })
+            let signedIn = try await send(.post, "/admin/login", proto: "https", form: "csrf=\(token)&key=\(AdminAPITests.key)",
+                                          cookie: String(loginCookie.prefix { $0 != ";" }))
+            #expect(signedIn.status == 303)
+            let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin=") })
+            #expect(session.hasSuffix("; Secure"))
         }
     }
 

@@ -106,6 +106,10 @@ import Testing
         #expect(try Binary.run(["admin"]).status == 64)
         #expect(try Binary.run(["admin", "users", "frobnicate", "x"]).status == 64)
         #expect(try Binary.run(["admin", "--server", "example.com", "users", "list"]).status == 64)
+        // The admin key never goes out in clear unless asked to.
+        let clear = try Binary.run(["admin", "--server", "http://192.0.2.1:9090", "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key])
+        #expect(clear.status == 64 && clear.stderr.contains("http://192.0.2.1:9090 is not this machine") && clear.stderr.contains("--allow-http"),
+                "\(clear.stderr)")
         #expect(try Binary.run(["admin", "users", "list", "--created-after", "last tuesday"]).status == 64)
         let missing = try Binary.run(["admin", "--data", try Binary.temporaryDirectory() + "/none", "users", "list"])
         #expect(missing.status == 1 && missing.stderr.contains("no database"))
@@ -126,6 +130,21 @@ import Testing
 
 /// `auth.admin{}` in a batch script: the embedded server's admin API with no key to give.
 @Suite struct AdminLuaTests {
+    @Test func theAdminKeyGoesOutInClearOnlyWhenAsked() throws {
+        let r = try Binary.script(#"""
+            local ok, err = pcall(auth.admin, { server = "http://192.0.2.1:9090", key = "k" })
+            print(ok, err)
+            print(pcall(auth.admin, { server = "http://127.0.0.1:9", key = "k" }))
+            print(pcall(auth.admin, { server = "https://auth.example.com", key = "k" }))
+            print(pcall(auth.admin, { server = "http://192.0.2.1:9090", key = "k", allowHTTP = true }))
+            """#, data: try Binary.temporaryDirectory())
+        #expect(r.status == 0, "\(r.stderr)")
+        let lines = r.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 4 && lines[0].hasPrefix("false\t") && lines[0].contains("http://192.0.2.1:9090 is not this machine")
+                && lines[0].contains("allowHTTP = true"), "\(r.stdout)")
+        #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("true\tAdmin") }, "\(r.stdout)")
+    }
+
     @Test func seedAndInspectUsersFromAScript() throws {
         let data = try Binary.temporaryDirectory()
         let r = try Binary.script(#"""

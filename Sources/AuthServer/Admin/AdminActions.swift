@@ -53,22 +53,21 @@ extension AuthService {
     /// Records a request the admin API or page refused (`admin_refused`, with its error code),
     /// up to 120 a minute per address, so that guessing at keys shows in the audit log.
     func adminRefused(app: AppRuntime, from actor: AdminActor, code: String) async {
-        guard let auditWriter, adminRefusals.take(actor.address, now: clock.now) else { return }
+        guard adminRefusals.take(actor.address, now: clock.now) else { return }
         let entry = AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
                                address: actor.address, userAgent: actor.userAgent, detail: code)
         do {
-            try await auditWriter.write([entry])
+            try await adminAuditWriter.write([entry])
         } catch {
             logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "admin_refused"])
         }
     }
 
     func adminRecord(_ event: String, app: AppRuntime, user: String?, by actor: AdminActor, detail: String? = nil) async {
-        guard let auditWriter else { return }
         let entry = AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user,
                                address: actor.address, userAgent: actor.userAgent, detail: detail, actor: "admin:\(actor.keyName)")
         do {
-            try await auditWriter.write([entry])
+            try await adminAuditWriter.write([entry])
         } catch {
             logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(event)"])
         }

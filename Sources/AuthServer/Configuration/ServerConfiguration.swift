@@ -69,8 +69,9 @@ public struct ServerConfiguration: Sendable {
     /// A directory of mail templates overriding the defaults (config `mailTemplates`; see
     /// ``MailTemplates``).
     public var mailTemplates: String?
-    /// Whether auth events are written to the audit log (config `auditLog`, default on), and
-    /// for how many days they are kept (config `auditRetentionDays`, default 90).
+    /// Whether auth events are written to the audit log (config `auditLog`, default on; admin
+    /// changes, sign-ins and refusals are written either way), and for how many days events
+    /// are kept (config `auditRetentionDays`, default 90).
     public var auditLog = true
     public var auditRetentionDays: Int64 = 90
     /// The reverse proxies whose `X-Forwarded-For` names the client (config `trustedProxies`,
@@ -88,18 +89,7 @@ public struct ServerConfiguration: Sendable {
     public init() {}
 
     /// True for 127.0.0.0/8, ::1 and `localhost` (a bracketed IPv6 address and a port are allowed).
-    public static func isLoopback(host: String) -> Bool {
-        var h = Substring(host.lowercased())
-        if h.hasPrefix("[") {
-            guard let end = h.firstIndex(of: "]") else { return false }
-            h = h[h.index(after: h.startIndex)..<end]
-            return h == "::1"
-        }
-        if h.filter({ $0 == ":" }).count == 1, let colon = h.firstIndex(of: ":") { h = h[..<colon] }
-        if h == "localhost" || h == "::1" { return true }
-        let parts = h.split(separator: ".", omittingEmptySubsequences: false)
-        return parts.count == 4 && parts[0] == "127" && parts.allSatisfy { UInt8($0) != nil }
-    }
+    public static func isLoopback(host: String) -> Bool { Loopback.isLoopback(host: host) }
 
     /// `url` without a trailing slash when it is an http(s) URL with a host and no query or
     /// fragment; nil otherwise.

@@ -11,6 +11,10 @@ public struct AuthRequestContext: RequestContext {
     public internal(set) var clientAddress: String
     /// The connection's peer.
     public let peerAddress: SocketAddress?
+    /// True when the peer is a trusted proxy (``ForwardedClientMiddleware``).
+    public internal(set) var fromTrustedProxy = false
+    /// The scheme a trusted proxy says the client used (its `X-Forwarded-Proto`), lowercased.
+    public internal(set) var forwardedProto: String?
     /// The name of the admin key the request presented (admin routes only, once checked).
     public internal(set) var adminKeyName: String?
 
@@ -27,6 +31,12 @@ public struct AuthRequestContext: RequestContext {
         guard let bytes = TrustedProxies.bytes(address) else { return "unix" }
         if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
         return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ".") + "::/64"
+    }
+
+    /// True when the peer is this machine and no proxy stands between: nothing on the way.
+    public var isDirectLoopback: Bool {
+        guard !fromTrustedProxy, let peerAddress, let bytes = TrustedProxies.bytes(peerAddress) else { return false }
+        return bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
     }
 
     /// The wire protocol's body limit (1 MiB).

@@ -58,6 +58,12 @@ public struct TrustedProxies: Sendable, Equatable {
         ranges.contains { $0.contains(address) }
     }
 
+    /// True when `peer` is one of the trusted proxies.
+    func isTrusted(peer: SocketAddress?) -> Bool {
+        guard !ranges.isEmpty, let peer, let bytes = Self.bytes(peer) else { return false }
+        return contains(bytes)
+    }
+
     /// The client's address for a request that came from `peer` with these `X-Forwarded-For`
     /// header values (in order), or nil to keep the peer's.
     func client(peer: SocketAddress?, forwardedFor headers: [String]) -> SocketAddress? {

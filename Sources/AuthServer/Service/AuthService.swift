@@ -20,8 +20,11 @@ final class AuthService: Sendable {
     let logger: Logger
     /// What `/metrics` counts (nil without `--metrics-port`).
     let metrics: ServerMetrics?
-    /// Where audit events are written (nil with `auditLog: false`).
+    /// Where auth events are written (nil with `auditLog: false`).
     let auditWriter: AuditWriter?
+    /// Where admin changes, sign-ins and refusals are written: always, whatever `auditLog`
+    /// says (few, and each one a privileged act someone will want to account for).
+    let adminAuditWriter: AuditWriter
     /// Refused admin requests recorded per address (``adminRefused(app:from:code:)``).
     let adminRefusals = AuditFailureBudget(perMinute: 120)
     /// Verified against when the user is unknown, so that both answers take as long.
@@ -56,7 +59,9 @@ final class AuthService: Sendable {
     init(configuration c: ServerConfiguration, store: any AuthStore, metrics: ServerMetrics? = nil) async throws {
         self.store = store
         self.metrics = metrics
-        auditWriter = c.auditLog ? AuditWriter(store: store) : nil
+        let writer = AuditWriter(store: store)
+        auditWriter = c.auditLog ? writer : nil
+        adminAuditWriter = writer
         backoff = LoginBackoff(store: store)
         flows = OAuthFlows(store: store)
         publicURL = c.publicURL

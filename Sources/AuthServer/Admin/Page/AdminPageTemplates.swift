@@ -37,6 +37,8 @@ enum AdminPageTemplates {
         "login": """
         <h1>Sign in</h1>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
+        {{#insecure}}<p class="error" role="alert" id="insecure">An admin key typed here would cross the network in clear. Open this page over https: set the server's <code>publicURL</code> to its https origin, or list the proxy that terminates TLS in <code>trustedProxies</code> (it must send <code>X-Forwarded-Proto</code>). From this machine, http://127.0.0.1 works too.</p>{{/insecure}}
+        {{^insecure}}
         <form method="post" action="/admin/login" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="text" name="username" autocomplete="username" value="admin" hidden>
@@ -45,6 +47,7 @@ enum AdminPageTemplates {
         <button type="submit" class="primary" id="sign-in">Sign in</button>
         </form>
         <p class="note">An admin key from the server's <code>adminKeys</code>.</p>
+        {{/insecure}}
         """,
         "users": """
         <h1>Users of {{app}}</h1>
