@@ -10,17 +10,19 @@ public enum Output {
         write(2, line)
     }
 
-    /// Writes all of `text` to `fd`.
-    public static func write(_ fd: Int32, _ text: String) {
+    /// Writes all of `text` to `fd`. False when `fd` would not take it all.
+    @discardableResult
+    public static func write(_ fd: Int32, _ text: String) -> Bool {
         var text = text
-        text.withUTF8 { buffer in
+        return text.withUTF8 { buffer in
             var offset = 0
             while offset < buffer.count {
                 let n = Glibc.write(fd, buffer.baseAddress! + offset, buffer.count - offset)
                 if n < 0 && errno == EINTR { continue }
-                if n <= 0 { return }
+                if n <= 0 { return false }
                 offset += n
             }
+            return true
         }
     }
 

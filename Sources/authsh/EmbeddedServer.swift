@@ -66,7 +66,7 @@ enum EmbeddedServer {
         }
         // toChild[1] stays open, on purpose, until this process ends: that end is the signal
         // for the server to stop. (It is close-on-exec: no program this one runs holds it.)
-        guard Self.writeAll(toChild[1], Array((adminKey + "\n").utf8)) else {
+        guard Output.write(toChild[1], adminKey + "\n") else {
             Self.reap(pid)
             throw EmbeddedServerError(message: "it exited before it was given its admin key")
         }
@@ -110,17 +110,6 @@ enum EmbeddedServer {
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         return posix_spawn(&pid, program, &actions, &attributes, argv, environ)
-    }
-
-    private static func writeAll(_ fd: Int32, _ bytes: [UInt8]) -> Bool {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-            if n < 0 && errno == EINTR { continue }
-            if n <= 0 { return false }
-            offset += n
-        }
-        return true
     }
 
     /// The first line `fd` gives (at most 4 KiB), or nil at its end or when the time is up.
