@@ -70,7 +70,7 @@ let package = Package(
         ]),
         // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
-        // C: Linux calls Swift's Glibc module leaves out (pipe2, close_range).
+        // C: Linux calls Swift's Glibc module leaves out (pipe2, posix_spawn's closefrom).
         .target(name: "CLinux"),
         // What both commands share: files, paths, output (libc only).
         .target(name: "CommandSupport"),
@@ -82,7 +82,7 @@ let package = Package(
         // The server's commands: `serve`, `admin`, `audit`, and `embedded` (the dev server
         // `authsh` starts). It sits next to `authsh`, which runs it.
         .executableTarget(name: "authsh-server", dependencies: [
-            "AuthServer", "AuthClient", "AuthProtocol", "CommandSupport", "CLinux",
+            "AuthServer", "AuthClient", "AuthProtocol", "CommandSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "Logging", package: "swift-log"),

@@ -1,6 +1,5 @@
 import ArgumentParser
 import AuthServer
-import CLinux
 import CommandSupport
 import Dispatch
 import Glibc
@@ -36,8 +35,6 @@ enum Embedded {
         // The terminal's signals are authsh's (Ctrl-C interrupts a script, not its server):
         // authsh spawns this process with them blocked, and they stay ignored here.
         for signal in [SIGINT, SIGQUIT, SIGTSTP] { Glibc.signal(signal, SIG_IGN) }
-        // Nothing authsh had open is the server's business (its terminal stays, on 2).
-        clinux_close_from(3)
         guard let key = readKey() else {
             say("error: no admin key on standard input")
             return ExitStatus.failure

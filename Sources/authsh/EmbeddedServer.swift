@@ -53,34 +53,39 @@ enum EmbeddedServer {
         }
         defer { close(fromChild[0]) }
 
+        // The key goes into the pipe before the child exists (it fits the pipe's buffer many
+        // times over): a child that dies at once cannot make this write raise SIGPIPE.
+        // toChild[1] then stays open, on purpose, until this process ends: that end is the
+        // signal for the server to stop. (It is close-on-exec: no program this one runs holds it.)
+        guard Output.write(toChild[1], adminKey + "\n") else {
+            let error = EmbeddedServerError(systemCall: "write")
+            for fd in [toChild[0], toChild[1], fromChild[1]] { close(fd) }
+            throw error
+        }
         var arguments = ["authsh-server", "embedded", "--data", serverDirectory]
         if let plugins { arguments += ["--plugins", plugins] }
         let program = ServerProgram.path
         var pid: pid_t = 0
-        let status = spawn(program, arguments, standardInput: toChild[0], standardOutput: fromChild[1], pid: &pid)
+        let status = program.map { spawn($0, arguments, standardInput: toChild[0], standardOutput: fromChild[1], pid: &pid) } ?? ENOENT
         close(toChild[0])
         close(fromChild[1])
         guard status == 0 else {
             close(toChild[1])
-            throw EmbeddedServerError(message: "cannot run \(program) (\(String(cString: strerror(status))))")
+            throw EmbeddedServerError(message: ServerProgram.missing(program, errno: status))
         }
-        // toChild[1] stays open, on purpose, until this process ends: that end is the signal
-        // for the server to stop. (It is close-on-exec: no program this one runs holds it.)
-        guard Output.write(toChild[1], adminKey + "\n") else {
-            Self.reap(pid)
-            throw EmbeddedServerError(message: "it exited before it was given its admin key")
-        }
-        let line = Self.readLine(fromChild[0], timeoutMilliseconds: startTimeoutMilliseconds)
-        if let line, line.hasPrefix("http://") { return line }
+        let answer = Self.readLine(fromChild[0], timeoutMilliseconds: startTimeoutMilliseconds)
+        if case .line(let line) = answer, line.hasPrefix("http://") { return line }
         // It did not start: it is ending, or is made to, and leaves no zombie behind.
         Self.reap(pid)
-        switch line {
-        case .some(let text) where text.hasPrefix("error: "):
+        switch answer {
+        case .line(let text) where text.hasPrefix("error: "):
             throw EmbeddedServerError(message: String(text.dropFirst("error: ".count)))
-        case .some(let text):
+        case .line(let text):
             throw EmbeddedServerError(message: "it said '\(text.prefix(200))' in place of where it listens")
-        case nil:
-            throw EmbeddedServerError(message: "it exited or did not say where it listens within \(startTimeoutMilliseconds / 1000) s")
+        case .ended:
+            throw EmbeddedServerError(message: "it exited without saying where it listens")
+        case .timedOut:
+            throw EmbeddedServerError(message: "it did not say where it listens within \(startTimeoutMilliseconds / 1000) s")
         }
     }
 
@@ -99,6 +104,8 @@ enum EmbeddedServer {
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
+        // Nothing else this process has open is the server's business (its stderr stays, on 2).
+        clinux_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -112,25 +119,32 @@ enum EmbeddedServer {
         return posix_spawn(&pid, program, &actions, &attributes, argv, environ)
     }
 
-    /// The first line `fd` gives (at most 4 KiB), or nil at its end or when the time is up.
-    private static func readLine(_ fd: Int32, timeoutMilliseconds: Int32) -> String? {
+    /// What the child said first.
+    private enum Answer {
+        case line(String)
+        case ended
+        case timedOut
+    }
+
+    /// The first line `fd` gives (at most 4 KiB), its end, or the time running out.
+    private static func readLine(_ fd: Int32, timeoutMilliseconds: Int32) -> Answer {
         var line: [UInt8] = []
         var byte: UInt8 = 0
         let deadline = Self.milliseconds() + Int64(timeoutMilliseconds)
         while line.count < 4096 {
             let left = deadline - Self.milliseconds()
-            guard left > 0 else { return nil }
+            guard left > 0 else { return .timedOut }
             var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
             let ready = poll(&waiting, 1, Int32(left))
             if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return nil }
+            guard ready > 0 else { return .timedOut }
             let n = read(fd, &byte, 1)
             if n < 0 && errno == EINTR { continue }
-            guard n == 1 else { return nil }
+            guard n == 1 else { return .ended }
             if byte == UInt8(ascii: "\n") { break }
             line.append(byte)
         }
-        return String(decoding: line, as: UTF8.self)
+        return .line(String(decoding: line, as: UTF8.self))
     }
 
     private static func milliseconds() -> Int64 {

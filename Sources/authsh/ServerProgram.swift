@@ -9,24 +9,33 @@ enum ServerProgram {
     /// The subcommands that are authsh-server's.
     static let commands: Set<String> = ["serve", "admin", "audit"]
 
-    /// The program's path: `authsh-server` beside this executable.
-    static var path: String {
+    /// The program's path: `authsh-server` beside this executable. Nil when this executable
+    /// cannot say where it is (no /proc): never a bare name, which would run whatever
+    /// `authsh-server` the current directory holds.
+    static var path: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return "authsh-server" }
+        guard n > 0 else { return nil }
         let me = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard let slash = me.lastIndex(of: "/") else { return "authsh-server" }
+        guard me.hasPrefix("/"), let slash = me.lastIndex(of: "/") else { return nil }
         return me[...slash] + "authsh-server"
+    }
+
+    /// Why it cannot be run, for an error message: where it was looked for.
+    static func missing(_ program: String?, errno code: Int32) -> String {
+        guard let program else { return "cannot find authsh-server: /proc/self/exe does not say where authsh is" }
+        return "cannot run \(program) (\(String(cString: strerror(code))))"
     }
 
     /// Runs `authsh-server arguments...` in place of this process. Returns only when it
     /// cannot: the status to exit with, after saying why on stderr.
     static func exec(_ arguments: [String]) -> Int32 {
         let program = path
-        let argv = (["authsh-server"] + arguments).map { strdup($0) } + [nil]
-        execv(program, argv)
-        let reason = String(cString: strerror(errno))
-        Output.error("authsh: \(arguments.first ?? "") needs authsh-server beside authsh: cannot run \(program) (\(reason))")
+        if let program {
+            let argv = (["authsh-server"] + arguments).map { strdup($0) } + [nil]
+            execv(program, argv)
+        }
+        Output.error("authsh: \(arguments.first ?? "") needs authsh-server beside authsh: \(missing(program, errno: errno))")
         return ExitStatus.failure
     }
 }

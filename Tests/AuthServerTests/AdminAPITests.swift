@@ -50,8 +50,9 @@ import Testing
             #expect(events.first?["actor"] == "admin:ops")
         }
         let store = try SQLiteStore(path: directory + "/authsh.sqlite")
+        // A refused key is anyone's doing, like a failed login: off with the auth events.
         let refusals = try await store.auditEvents(AuditFilter(appId: "local", event: "admin_refused"))
-        #expect(refusals.count == 1)
+        #expect(refusals.isEmpty)
     }
 
     @Test func offWithoutAdminKeys() async throws {

@@ -161,6 +161,37 @@ import Testing
         }
     }
 
+    @Test func aDirectRequestIsTrustedOnlyFromThisMachineOrAtThePublicHTTPSHost() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var config = try AdminAPITests.configuration(directory: directory)
+        config.publicURL = "https://auth.example.com"
+        try await TestServer.run(config, mode: .live) { c in
+            let port = try #require(c.client.port)
+            func login(host: String, _ extra: String = "") async throws -> (status: String, form: Bool, secure: Bool) {
+                let answer = try await RawHTTP.exchange(port: port, "GET /admin/login HTTP/1.1\r\nHost: \(host)\r\n\(extra)Connection: close\r\n\r\n")
+                let cookie = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: authsh_admin_login=") }
+                return (String(answer.prefix(12)), answer.contains(#"name="key""#), cookie?.hasSuffix("; Secure") == true)
+            }
+            // The public https host (a TLS terminator that adds no header): the form, Secure cookies.
+            #expect(try await login(host: "auth.example.com") == ("HTTP/1.1 200", true, true))
+            #expect(try await login(host: "auth.example.com:443") == ("HTTP/1.1 200", true, true))
+            // The same server by another address, or port: plain http, nobody knows who is on the way.
+            #expect(try await login(host: "192.0.2.2:\(port)") == ("HTTP/1.1 403", false, false))
+            #expect(try await login(host: "auth.example.com:80") == ("HTTP/1.1 403", false, false))
+            // This machine, directly: the form, over http (no Secure).
+            #expect(try await login(host: "127.0.0.1:\(port)") == ("HTTP/1.1 200", true, false))
+            #expect(try await login(host: "localhost") == ("HTTP/1.1 200", true, false))
+            // Through a proxy on this machine that nobody listed in trustedProxies: refused,
+            // whatever it says, even at the public host.
+            for header in ["X-Forwarded-For: 203.0.113.9", "X-Forwarded-Proto: https", "Forwarded: for=203.0.113.9", "X-Real-IP: 203.0.113.9",
+                           "Via: 1.1 nginx"] {
+                #expect(try await login(host: "127.0.0.1:\(port)", header + "\r\n") == ("HTTP/1.1 403", false, false), "\(header)")
+                #expect(try await login(host: "auth.example.com", header + "\r\n") == ("HTTP/1.1 403", false, false), "\(header)")
+            }
+        }
+    }
+
     @Test func noPageWithoutAdminKeys() async throws {
         try await TestServer.run(TestServer.configuration()) { c in
             let status = try await c.client.execute(uri: "/admin/login", method: .get, headers: [:], body: nil) { Int($0.status.code) }

@@ -53,11 +53,12 @@ extension AuthService {
     /// Records a request the admin API or page refused (`admin_refused`, with its error code),
     /// up to 120 a minute per address, so that guessing at keys shows in the audit log.
     func adminRefused(app: AppRuntime, from actor: AdminActor, code: String) async {
-        guard adminRefusals.take(actor.address, now: clock.now) else { return }
+        // Refusals come from anyone, like failed logins: kept with the auth events (auditLog).
+        guard let auditWriter, adminRefusals.take(actor.address, now: clock.now) else { return }
         let entry = AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
                                address: actor.address, userAgent: actor.userAgent, detail: code)
         do {
-            try await adminAuditWriter.write([entry])
+            try await auditWriter.write([entry])
         } catch {
             logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "admin_refused"])
         }

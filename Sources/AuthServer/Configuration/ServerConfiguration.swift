@@ -70,7 +70,7 @@ public struct ServerConfiguration: Sendable {
     /// ``MailTemplates``).
     public var mailTemplates: String?
     /// Whether auth events are written to the audit log (config `auditLog`, default on; admin
-    /// changes, sign-ins and refusals are written either way), and for how many days events
+    /// changes and sign-ins are written either way), and for how many days events
     /// are kept (config `auditRetentionDays`, default 90).
     public var auditLog = true
     public var auditRetentionDays: Int64 = 90

@@ -33,12 +33,6 @@ public struct AuthRequestContext: RequestContext {
         return bytes.prefix(8).map { String($0, radix: 16) }.joined(separator: ".") + "::/64"
     }
 
-    /// True when the peer is this machine and no proxy stands between: nothing on the way.
-    public var isDirectLoopback: Bool {
-        guard !fromTrustedProxy, let peerAddress, let bytes = TrustedProxies.bytes(peerAddress) else { return false }
-        return bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
-    }
-
     /// The wire protocol's body limit (1 MiB).
     public var maxUploadSize: Int { 1 << 20 }
 }

@@ -22,8 +22,8 @@ final class AuthService: Sendable {
     let metrics: ServerMetrics?
     /// Where auth events are written (nil with `auditLog: false`).
     let auditWriter: AuditWriter?
-    /// Where admin changes, sign-ins and refusals are written: always, whatever `auditLog`
-    /// says (few, and each one a privileged act someone will want to account for).
+    /// Where admin changes and sign-ins are written: always, whatever `auditLog` says (few,
+    /// and each one a privileged act someone will want to account for).
     let adminAuditWriter: AuditWriter
     /// Refused admin requests recorded per address (``adminRefused(app:from:code:)``).
     let adminRefusals = AuditFailureBudget(perMinute: 120)

@@ -13,22 +13,19 @@ import NIOCore
 /// without it is refused (403). Every answer forbids framing, caching and any script or inline
 /// style (Content-Security-Policy).
 ///
-/// An admin key is taken only where nobody on the way can read it: over https (`publicURL`
-/// is https, or a trusted proxy says `X-Forwarded-Proto: https`), or from this machine with no
-/// proxy between. Anywhere else the sign-in page explains instead of asking, and a posted key
-/// is refused (403) without being looked at.
+/// An admin key is taken only where nobody on the way can read it (``AdminPageChannel``: over
+/// https, or from this machine with no proxy between). Anywhere else the sign-in page explains
+/// instead of asking, and a posted key is refused (403) without being looked at.
 extension AuthService {
     static let pageCookie = "authsh_admin"
     static let loginCookie = "authsh_admin_login"
 
     func addAdminPage(to router: Router<AuthRequestContext>, keys: AdminKeys, sessions: AdminPageSessions) {
-        let httpsOrigin = publicURL?.lowercased().hasPrefix("https://") == true
-        /// Over https, as far as the server can know.
-        @Sendable func overHTTPS(_ context: AuthRequestContext) -> Bool { httpsOrigin || context.forwardedProto == "https" }
-        /// The cookie attribute that keeps the cookie off plain http.
-        @Sendable func secure(_ context: AuthRequestContext) -> String { overHTTPS(context) ? "; Secure" : "" }
-        /// Where a key may be typed: nobody on the way.
-        @Sendable func keyMayTravel(_ context: AuthRequestContext) -> Bool { overHTTPS(context) || context.isDirectLoopback }
+        let channel = AdminPageChannel(publicURL: publicURL)
+        /// The cookie attribute that keeps a cookie set over https off plain http.
+        @Sendable func secure(_ request: Request, _ context: AuthRequestContext) -> String {
+            channel.isHTTPS(request, context) ? "; Secure" : ""
+        }
         router.get("admin/style.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300",
                                             .xContentTypeOptions: "nosniff"],
@@ -42,17 +39,17 @@ extension AuthService {
             guard self.pageSession(request, sessions) != nil else { return Self.redirect("/admin/login") }
             return Self.redirect("/admin/apps/\(self.adminHomeApp?.id ?? "local")/users")
         }
-        router.get("admin/login") { _, context in
-            guard keyMayTravel(context) else {
+        router.get("admin/login") { request, context in
+            guard channel.keyMayTravel(request, context) else {
                 return Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
             }
             let token = Secrets.randomHex(bytes: 32)
             var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": token]), layout: [:])
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(context))"))
+            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(request, context))"))
             return response
         }
         router.post("admin/login") { request, context in
-            guard keyMayTravel(context) else {
+            guard channel.keyMayTravel(request, context) else {
                 return Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
             }
             let form = try await Self.pageForm(request, context)
@@ -69,21 +66,21 @@ extension AuthService {
                 let again = Secrets.randomHex(bytes: 32)
                 var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key."]),
                                          layout: [:], status: .unauthorized)
-                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(context))"))
+                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(request, context))"))
                 return response
             }
             if let home { await self.adminRecord("admin_signed_in", app: home, user: nil, by: AdminActor(request, context, keyName: name)) }
             let (id, _) = sessions.start(keyName: name, now: self.clock.now)
             var response = Self.redirect("/admin")
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure(context))"))
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(context))"))
+            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure(request, context))"))
+            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(request, context))"))
             return response
         }
         router.post("admin/logout") { request, context in
             try await self.pagePost(request, context, sessions) { _, _ in
                 if let id = Self.cookie(Self.pageCookie, request) { sessions.end(id) }
                 var response = Self.redirect("/admin/login")
-                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(context))"))
+                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(request, context))"))
                 return response
             }
         }
