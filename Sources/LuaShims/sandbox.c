@@ -17,7 +17,8 @@
 //   the deadline / SIGINT kill (kill.c, watchdog.c).
 //
 // TRUSTED (REPL, batch scripts): every standard library as lua5.4 opens them, C modules
-// included, plus the coroutine overrides; authsh_ignore_environment is lua's -E.
+// included, plus the coroutine overrides and os.execute / io.popen that leave the host's
+// descriptors out of the programs they run (execguard.c); authsh_ignore_environment is lua's -E.
 
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
 #include "luashims.h"
@@ -186,6 +187,7 @@ static void open_sandboxed(lua_State *L) {
 static void open_trusted(lua_State *L) {
     luaL_openlibs(L);
     shims_open_coroutine_overrides(L);
+    shims_guard_exec(L);
 }
 
 void authsh_ignore_environment(lua_State *L) {

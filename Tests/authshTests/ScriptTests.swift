@@ -194,6 +194,28 @@ import Testing
         #expect(FileManager.default.fileExists(atPath: data + "/server/authsh.sqlite"))
     }
 
+    @Test func aProgramTheScriptRunsHoldsNoneOfTheHostsConnections() throws {
+        let data = try Binary.temporaryDirectory()
+        let listing = data + "/fds.txt"
+        let r = try Binary.script("""
+            login(credentials.anonymous())
+            whoami():refreshCustomData()                          -- a connection kept alive
+            local mine = io.open("\(data)/mine.txt", "w")         -- the script's own file
+            local p = io.popen("ls -l /proc/self/fd")
+            io.write(p:read("a"))
+            p:close()
+            os.execute("ls -l /proc/self/fd > \(listing)")
+            mine:close()
+            """, data: data)
+        #expect(r.status == 0, "\(r.stderr)")
+        let execute = try String(contentsOfFile: listing, encoding: .utf8)
+        for (name, text) in [("io.popen", r.stdout), ("os.execute", execute)] {
+            #expect(!text.contains("socket:") && !text.contains("anon_inode:"), "\(name): \(text)")
+            // Files pass as under lua5.4.
+            #expect(text.contains("/mine.txt"), "\(name): \(text)")
+        }
+    }
+
     @Test func aServerThatCannotStartIsAClearError() throws {
         let data = try Binary.temporaryDirectory()
         let r = try Binary.run(["--data", data, "--plugins", data + "/no-such-dir", "-e", "login(credentials.anonymous())"])
