@@ -66,6 +66,7 @@ let package = Package(
         // The async client of the App Services API.
         .target(name: "AuthClient", dependencies: [
             "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "Crypto", package: "swift-crypto"),
         ]),
         // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.

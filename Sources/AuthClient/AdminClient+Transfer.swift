@@ -42,7 +42,7 @@ extension AdminClient {
             fd = template.withUnsafeMutableBufferPointer { buffer in buffer.baseAddress.map { mkstemp($0) } ?? -1 }
             guard fd >= 0 else { throw AuthClientError(code: "ExportFailed", message: "cannot write \(path): \(String(cString: strerror(errno)))") }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            temporary = String(cString: template)
+            temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
             _ = fchmod(fd, 0o600)
         }
         var finished = false

@@ -13,6 +13,9 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var link: String?
     /// The fields of the server's error body beyond `error`, `error_code` and `link`.
     public var details: EJSONDocument = [:]
+    /// True when the request never reached a server (its connection was refused): sending it
+    /// again cannot do anything twice.
+    public var neverSent = false
 
     public init(code: String, message: String, status: Int? = nil, link: String? = nil) {
         self.code = code

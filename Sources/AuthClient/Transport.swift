@@ -1,6 +1,8 @@
 import AsyncHTTPClient
+import Glibc
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// One HTTP exchange, as the client needs it. `AsyncHTTPTransport` is the real one; tests use
 /// a seam of their own for network faults only (server down, timeout, garbage).
@@ -89,8 +91,19 @@ public struct AsyncHTTPTransport: AuthTransport {
             throw AuthClientError(code: AuthClientError.malformedResponse,
                                   message: "\(server) sent a response larger than \(maxResponseBytes >> 20) MiB")
         } catch {
-            throw AuthClientError(code: AuthClientError.connectionFailed, message: "cannot reach \(server): \(error)")
+            var failure = AuthClientError(code: AuthClientError.connectionFailed, message: "cannot reach \(server): \(error)")
+            failure.neverSent = Self.wasRefused(error)
+            throw failure
         }
+    }
+
+    /// Whether `error` is a refused connection (nothing listened there).
+    static func wasRefused(_ error: any Error) -> Bool {
+        if let error = error as? IOError { return error.errnoCode == ECONNREFUSED }
+        if let error = error as? NIOConnectionError {
+            return !error.connectionErrors.isEmpty && error.connectionErrors.allSatisfy { wasRefused($0.error) }
+        }
+        return false
     }
 
     /// `http://host:port` of a URL, for messages (never the path or query).

@@ -36,7 +36,8 @@ void shims_watchdog_forget(lua_State *L);
 /// `coroutine` table with authsh's (both profiles). [-0, +0, m]
 void shims_open_coroutine_overrides(lua_State *L);
 
-/* execguard.c: os.execute and io.popen make the host's sockets and anonymous inodes close-on-exec first. */
+/* execguard.c: os.execute and io.popen make the host's own sockets and anonymous inodes
+   close-on-exec first. */
 void shims_guard_exec(lua_State *L);
 
 #endif

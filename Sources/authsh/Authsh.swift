@@ -92,9 +92,9 @@ extension Authsh {
             if let problem = ScriptServer.problem(with: url) { throw UsageError("AUTHSH_SERVER: \(problem)") }
             server = ScriptServer(url: url)
         } else {
-            let key = EmbeddedServer.AdminKey()
-            server = ScriptServer(embedded: EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins, adminKey: key),
-                                  adminKey: { key.value })
+            let key = EmbeddedServer.AdminKey(), child = EmbeddedServer.Child()
+            let start = EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins, adminKey: key, child: child)
+            server = ScriptServer(embedded: start, adminKey: { key.value }, isRunning: { child.isRunning })
         }
         return AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
     }

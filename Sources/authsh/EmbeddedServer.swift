@@ -7,7 +7,8 @@ import Synchronization
 /// The server `authsh` starts when no `--server` is named: `authsh-server embedded`, a child
 /// process serving in dev mode on 127.0.0.1 (an ephemeral port), its database under
 /// `DATA/server`, plugins from `--plugins` (default `./plugins` when it exists). It starts on
-/// the first request a script makes and stops when this process ends, however it ends.
+/// the first request a script makes, again on the next request if it has died, and stops when
+/// this process ends, however it ends.
 ///
 /// What the two processes say to each other (`authsh-server`'s `EmbeddedCommand` is the other
 /// side):
@@ -23,14 +24,17 @@ import Synchronization
 enum EmbeddedServer {
     /// A function that starts the server and returns its origin. `adminKey` opens its admin
     /// API to this process's scripts (`auth.admin()`), under the name `embedded`.
-    static func starter(dataDirectory: String, plugins: String?, adminKey: AdminKey) -> @Sendable () async throws -> String {
+    /// `child` learns which process it is, for `Child.isRunning`.
+    static func starter(dataDirectory: String, plugins: String?, adminKey: AdminKey, child: Child) -> @Sendable () async throws -> String {
         {
             let key = adminKey.value
             // Waiting for the child blocks: not on one of the few threads async code shares.
             return try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global().async {
                     continuation.resume(with: Result { () throws(EmbeddedServerError) in
-                        try start(serverDirectory: dataDirectory + "/server", plugins: plugins, adminKey: key)
+                        let (origin, pid) = try start(serverDirectory: dataDirectory + "/server", plugins: plugins, adminKey: key)
+                        child.started(pid)
+                        return origin
                     })
                 }
             }
@@ -41,7 +45,7 @@ enum EmbeddedServer {
     static let startTimeoutMilliseconds: Int32 = 60_000
 
     /// Spawns the server and waits for its origin.
-    static func start(serverDirectory: String, plugins: String?, adminKey: String) throws(EmbeddedServerError) -> String {
+    static func start(serverDirectory: String, plugins: String?, adminKey: String) throws(EmbeddedServerError) -> (origin: String, pid: pid_t) {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         guard clinux_pipe_cloexec(&toChild) == 0 else { throw EmbeddedServerError(systemCall: "pipe") }
@@ -74,9 +78,10 @@ enum EmbeddedServer {
             throw EmbeddedServerError(message: ServerProgram.missing(program, errno: status))
         }
         let answer = Self.readLine(fromChild[0], timeoutMilliseconds: startTimeoutMilliseconds)
-        if case .line(let line) = answer, line.hasPrefix("http://") { return line }
-        // It did not start: it is ending, or is made to, and leaves no zombie behind.
+        if case .line(let line) = answer, line.hasPrefix("http://") { return (line, pid) }
+        // It did not start: it is ending, or is made to, and leaves no zombie and no descriptor behind.
         Self.reap(pid)
+        close(toChild[1])
         switch answer {
         case .line(let text) where text.hasPrefix("error: "):
             throw EmbeddedServerError(message: String(text.dropFirst("error: ".count)))
@@ -105,7 +110,8 @@ enum EmbeddedServer {
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         // Nothing else this process has open is the server's business (its stderr stays, on 2).
-        clinux_spawn_close_from(&actions, 3)
+        // (0 unless glibc is older than 2.34; then the child holds them, as any child would.)
+        _ = clinux_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -155,6 +161,26 @@ enum EmbeddedServer {
 }
 
 extension EmbeddedServer {
+    /// The running server's process, as far as this process knows it.
+    final class Child: Sendable {
+        private let pid = Mutex<pid_t>(0)
+
+        func started(_ pid: pid_t) { self.pid.withLock { $0 = pid } }
+
+        /// False once the server has exited (it is then waited for: no zombie stays).
+        var isRunning: Bool {
+            pid.withLock { pid in
+                guard pid > 0 else { return false }
+                var status: Int32 = 0
+                guard waitpid(pid, &status, WNOHANG) == 0 else {
+                    pid = 0
+                    return false
+                }
+                return true
+            }
+        }
+    }
+
     /// A key for the embedded server's admin API, known only to this process and its server,
     /// made the first time the server starts or a script asks for it (making it at start-up
     /// would cost every run of `authsh`).

@@ -1,6 +1,7 @@
 import AuthClient
 import AuthProtocol
 import Foundation
+import Glibc
 import Testing
 
 /// Tokens: refresh on a 401, shared refreshes, a revoked refresh token, transport failures.
@@ -74,6 +75,21 @@ import Testing
         let app = try App(id: "local", configuration: .init(baseURL: "http://127.0.0.1:9", requestTimeout: .seconds(5)))
         let refused = await #expect(throws: AuthClientError.self) { try await app.login(credentials: .anonymous()) }
         #expect(refused?.code == AuthClientError.connectionFailed && refused?.message.contains("http://127.0.0.1:9") == true)
+        #expect(refused?.neverSent == true, "a refused connection carried nothing")
+        // A port that takes the connection and never answers: the request was sent.
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(silent, $0, length); _ = listen(silent, 4); _ = getsockname(silent, $0, &length) }
+        }
+        let port = UInt16(bigEndian: address.sin_port)
+        let quiet = try App(id: "local", configuration: .init(baseURL: "http://127.0.0.1:\(port)", requestTimeout: .milliseconds(300)))
+        let waited = await #expect(throws: AuthClientError.self) { try await quiet.login(credentials: .anonymous()) }
+        #expect(waited?.code == AuthClientError.timedOut && waited?.neverSent == false)
         // A server that answers garbage (a transport seam: the fault cannot be staged on a real server).
         let garbage = try App(id: "local", configuration: .init(baseURL: "http://example.test"), transport: Garbage())
         let bad = await #expect(throws: AuthClientError.self) { try await garbage.login(credentials: .anonymous()) }

@@ -173,8 +173,13 @@ import Testing
                 let cookie = answer.split(separator: "\r\n").first { $0.lowercased().hasPrefix("set-cookie: authsh_admin_login=") }
                 return (String(answer.prefix(12)), answer.contains(#"name="key""#), cookie?.hasSuffix("; Secure") == true)
             }
-            // The public https host (a TLS terminator that adds no header): the form, Secure cookies.
+            // The public https host (a TLS terminator that adds no header): the form, Secure cookies,
+            // and the form posts over https whatever brought the page.
             #expect(try await login(host: "auth.example.com") == ("HTTP/1.1 200", true, true))
+            let public_ = try await RawHTTP.exchange(port: port, "GET /admin/login HTTP/1.1\r\nHost: auth.example.com\r\nConnection: close\r\n\r\n")
+            #expect(public_.contains(#"action="https://auth.example.com/admin/login""#))
+            let local = try await RawHTTP.exchange(port: port, "GET /admin/login HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n")
+            #expect(local.contains(#"action="http://127.0.0.1:\#(port)/admin/login""#))
             #expect(try await login(host: "auth.example.com:443") == ("HTTP/1.1 200", true, true))
             // The same server by another address, or port: plain http, nobody knows who is on the way.
             #expect(try await login(host: "192.0.2.2:\(port)") == ("HTTP/1.1 403", false, false))
@@ -189,6 +194,23 @@ import Testing
                 #expect(try await login(host: "127.0.0.1:\(port)", header + "\r\n") == ("HTTP/1.1 403", false, false), "\(header)")
                 #expect(try await login(host: "auth.example.com", header + "\r\n") == ("HTTP/1.1 403", false, false), "\(header)")
             }
+            // A post with a good token and cookie is still refused unread where the key could be
+            // read on the way, or from a page that is not this one (a proxy that hides itself).
+            let range = try #require(local.range(of: #"name="csrf" value=""#))
+            let token = String(local[range.upperBound...].prefix { $0 != "\"" })
+            func post(host: String, _ extra: String = "") async throws -> String {
+                let body = "csrf=\(token)&key=\(AdminAPITests.key)"
+                return try await RawHTTP.exchange(port: port, "POST /admin/login HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
+                    + "Cookie: authsh_admin_login=\(token)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+            }
+            for (host, extra) in [("192.0.2.2:\(port)", ""), ("127.0.0.1:\(port)", "Origin: http://auth.example.com\r\n"),
+                                  ("127.0.0.1:\(port)", "X-Forwarded-For: 203.0.113.9\r\n"), ("auth.example.com", "Origin: http://auth.example.com\r\n")] {
+                let refused = try await post(host: host, extra)
+                #expect(refused.hasPrefix("HTTP/1.1 403") && refused.contains(#"id="insecure""#) && !refused.contains("authsh_admin="), "\(host) \(extra)")
+            }
+            let accepted = try await post(host: "127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)\r\n")
+            #expect(accepted.hasPrefix("HTTP/1.1 303") && accepted.contains("authsh_admin="), "\(accepted.prefix(300))")
         }
     }
 

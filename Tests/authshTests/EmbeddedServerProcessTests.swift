@@ -7,8 +7,10 @@ import Testing
 @Suite(.serialized) struct EmbeddedServerProcessTests {
     @Test func theServerIsAChildThatEndsWithAuthshEvenWhenAuthshIsKilled() throws {
         let data = try Binary.temporaryDirectory()
+        let marker = data + "/descriptor5"
         let (process, input, output) = try Self.start(
-            ["--data", data, "-e", #"login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read()"#], directory: data)
+            ["--data", data, "-e", #"login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read()"#], directory: data,
+            descriptor5: marker)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let ready = output.fileHandleForReading.availableData
         #expect(String(decoding: ready, as: UTF8.self) == "ready\n")
@@ -18,6 +20,10 @@ import Testing
         let server = try #require(children.first)
         // Only what any local user may see (ps): no admin key on the command line.
         #expect(server.arguments == ["authsh-server", "embedded", "--data", data + "/server"])
+        // Nothing authsh had open but its standard error: not the file on its descriptor 5.
+        let held = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(server.pid)/fd")) ?? [])
+            .compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(server.pid)/fd/\($0)") }
+        #expect(!held.isEmpty && !held.contains(marker), "\(held)")
 
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -25,6 +31,28 @@ import Testing
         while Self.isRunning(server.pid) && Date() < deadline { usleep(20_000) }
         #expect(!Self.isRunning(server.pid), "the server outlived authsh")
         try? input.fileHandleForWriting.close()
+    }
+
+    @Test func aServerThatDiedIsStartedAgainOnTheNextRequest() throws {
+        let data = try Binary.temporaryDirectory()
+        let errors = Pipe()
+        let (process, input, output) = try Self.start([
+            "--data", data, "-e",
+            #"local u = login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read(); u:refreshCustomData(); print("again", whoami().id == u.id)"#,
+        ], directory: data, standardError: errors)
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+        let first = try #require(Self.children(of: process.processIdentifier).first)
+        kill(first.pid, SIGKILL)
+        let deadline = Date().addingTimeInterval(10)
+        while Self.isRunning(first.pid) && Date() < deadline { usleep(10_000) }
+        // The next request starts another server on the same data: the session is still good.
+        try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
+        let rest = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(String(decoding: rest, as: UTF8.self) == "again\ttrue\n", "\(said)")
+        #expect(process.terminationStatus == 0)
     }
 
     @Test func aServerThatCannotStartLeavesNoProcessBehind() throws {
@@ -48,16 +76,23 @@ import Testing
         process.waitUntilExit()
     }
 
-    /// Starts authsh with pipes for stdin and stdout (stderr dropped).
-    static func start(_ arguments: [String], directory: String) throws -> (Process, Pipe, Pipe) {
+    /// Starts authsh with pipes for stdin and stdout (stderr dropped); with `descriptor5`, with
+    /// that file open for writing on descriptor 5 (through sh, which then becomes authsh).
+    static func start(_ arguments: [String], directory: String, descriptor5: String? = nil, standardError: Any = FileHandle.nullDevice) throws
+        -> (Process, Pipe, Pipe) {
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments = arguments
+        if let descriptor5 {
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", #"exec 5>"$0"; exec "$@""#, descriptor5, Binary.path] + arguments
+        } else {
+            process.executableURL = URL(fileURLWithPath: Binary.path)
+            process.arguments = arguments
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         let input = Pipe(), output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        process.standardError = standardError
         Binary.spawnLock.lock()
         defer { Binary.spawnLock.unlock() }
         try process.run()

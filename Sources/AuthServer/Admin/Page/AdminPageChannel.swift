@@ -13,9 +13,25 @@ import Hummingbird
 ///   its host (a TLS terminator that adds no headers; the same server reached at another
 ///   address or port, over http, is not), and it is safe from this machine: a loopback peer
 ///   that addressed a loopback host.
+///
+/// What the server cannot see, the sign-in form guards: it posts to an absolute URL, the https
+/// origin or the loopback address the request named. A page that reached a remote browser
+/// through a proxy that hides itself (plain `proxy_pass`, which sends a loopback `Host`) posts
+/// the key to that browser's own machine, or is stopped by the page's `form-action 'self'`,
+/// and never across the network. A post whose `Origin` is not the one expected is refused.
 struct AdminPageChannel: Sendable {
     /// `publicURL`'s host and port as a `Host` header names them, when it is https.
     let httpsAuthority: String?
+
+    /// How a request came, as far as the server can tell.
+    enum Verdict: Equatable {
+        /// Over https; `origin` is the https origin when the server knows it.
+        case https(origin: String?)
+        /// From this machine, directly, addressed to `origin` (`http://127.0.0.1:9090`).
+        case loopback(origin: String)
+        /// Anything else: a key must not be asked for.
+        case unsafe
+    }
 
     init(publicURL: String?) {
         guard let url = publicURL?.lowercased(), url.hasPrefix("https://") else {
@@ -27,23 +43,48 @@ struct AdminPageChannel: Sendable {
         httpsAuthority = authority
     }
 
-    /// Over https.
-    func isHTTPS(_ request: Request, _ context: AuthRequestContext) -> Bool {
-        if context.fromTrustedProxy { return context.forwardedProto == "https" }
-        guard !Self.cameThroughAProxy(request), let httpsAuthority, let host = Self.host(request) else { return false }
-        return host == httpsAuthority
+    func verdict(_ request: Request, _ context: AuthRequestContext) -> Verdict {
+        if context.fromTrustedProxy { return context.forwardedProto == "https" ? .https(origin: nil) : .unsafe }
+        guard !Self.cameThroughAProxy(request), let host = Self.host(request) else { return .unsafe }
+        if let httpsAuthority, host == httpsAuthority { return .https(origin: "https://" + httpsAuthority) }
+        guard Loopback.isLoopback(host: host), let peer = context.peerAddress, let bytes = TrustedProxies.bytes(peer),
+              bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1] else { return .unsafe }
+        return .loopback(origin: "http://" + host)
     }
 
-    /// Where an admin key may be typed: over https, or from this machine with nothing between.
-    func keyMayTravel(_ request: Request, _ context: AuthRequestContext) -> Bool {
-        if isHTTPS(request, context) { return true }
-        guard !context.fromTrustedProxy, !Self.cameThroughAProxy(request), let host = Self.host(request),
-              Loopback.isLoopback(host: host), let peer = context.peerAddress, let bytes = TrustedProxies.bytes(peer) else { return false }
-        return bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
+    /// Over https.
+    func isHTTPS(_ request: Request, _ context: AuthRequestContext) -> Bool {
+        if case .https = verdict(request, context) { return true }
+        return false
+    }
+
+    /// Where the sign-in form posts, or nil where a key must not be asked for.
+    func signInAction(_ request: Request, _ context: AuthRequestContext) -> String? {
+        switch verdict(request, context) {
+        case .https(let origin): return (origin ?? "") + "/admin/login"
+        case .loopback(let origin): return origin + "/admin/login"
+        case .unsafe: return nil
+        }
+    }
+
+    /// Whether a posted key may be read: the channel is safe, and a browser's `Origin`, when
+    /// it says one (the page's `Referrer-Policy: no-referrer` makes browsers send `null`), is
+    /// the page's.
+    func acceptsKey(_ request: Request, _ context: AuthRequestContext) -> Bool {
+        let expected: String?
+        switch verdict(request, context) {
+        case .unsafe: return false
+        case .https(let origin): expected = origin
+        case .loopback(let origin): expected = origin
+        }
+        guard let sent = request.headers[.origin]?.lowercased(), sent != "null" else { return true }
+        guard let expected else { return sent.hasPrefix("https://") }
+        return sent == expected
     }
 
     /// The headers a proxy adds.
-    private static let proxyHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "Forwarded", "X-Real-IP", "Via"]
+    private static let proxyHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port",
+                                       "X-Forwarded-Scheme", "X-Forwarded-Ssl", "Front-End-Https", "Forwarded", "X-Real-IP", "Via"]
         .compactMap { HTTPField.Name($0) }
 
     private static func cameThroughAProxy(_ request: Request) -> Bool {

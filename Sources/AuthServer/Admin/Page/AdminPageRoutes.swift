@@ -40,16 +40,16 @@ extension AuthService {
             return Self.redirect("/admin/apps/\(self.adminHomeApp?.id ?? "local")/users")
         }
         router.get("admin/login") { request, context in
-            guard channel.keyMayTravel(request, context) else {
+            guard let action = channel.signInAction(request, context) else {
                 return Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
             }
             let token = Secrets.randomHex(bytes: 32)
-            var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": token]), layout: [:])
+            var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": token, "action": action]), layout: [:])
             response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(request, context))"))
             return response
         }
         router.post("admin/login") { request, context in
-            guard channel.keyMayTravel(request, context) else {
+            guard channel.acceptsKey(request, context) else {
                 return Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
             }
             let form = try await Self.pageForm(request, context)
@@ -64,7 +64,8 @@ extension AuthService {
                     await self.adminRefused(app: home, from: AdminActor(request, context), code: ServiceErrorCode.invalidAdminKey.rawValue)
                 }
                 let again = Secrets.randomHex(bytes: 32)
-                var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key."]),
+                var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key.",
+                                                                                       "action": channel.signInAction(request, context) ?? "/admin/login"]),
                                          layout: [:], status: .unauthorized)
                 response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(request, context))"))
                 return response

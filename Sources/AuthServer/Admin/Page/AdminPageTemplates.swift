@@ -39,7 +39,7 @@ enum AdminPageTemplates {
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
         {{#insecure}}<p class="error" role="alert" id="insecure">An admin key typed here would cross the network in clear. Open this page over https: set the server's <code>publicURL</code> to its https origin, or list the proxy that terminates TLS in <code>trustedProxies</code> (it must send <code>X-Forwarded-Proto</code>). From this machine, http://127.0.0.1 works too.</p>{{/insecure}}
         {{^insecure}}
-        <form method="post" action="/admin/login" class="stack">
+        <form method="post" action="{{action}}" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
         <input type="text" name="username" autocomplete="username" value="admin" hidden>
         <label for="key">Admin key</label>
