@@ -122,10 +122,14 @@ import Testing
         }
     }
 
-    /// Running: there, and not a zombie waiting for a parent that never reaps it.
+    /// Running: there (signal 0 reaches it), and not a zombie its parent could reap. A killed
+    /// process's main thread shows `Z` while its other threads are still ending, and until they
+    /// have its parent cannot reap it. A stat file that cannot be read says nothing: running.
     static func isRunning(_ pid: Int32) -> Bool {
-        guard let fields = statFields(pid), let state = fields.first else { return false }
-        return state != "Z" && state != "X"
+        guard kill(pid, 0) == 0 else { return false }
+        guard let fields = statFields(pid), let state = fields.first else { return true }
+        let threads = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task"))?.count ?? 0
+        return !(state == "Z" || state == "X") || threads > 1
     }
 
     /// /proc/PID/stat's fields after the command's name: state, parent, ...
