@@ -55,6 +55,34 @@ import Testing
         #expect(refusals.isEmpty)
     }
 
+    @Test func aKeyThatCouldBeReadOnTheWayIsRefusedUnread() async throws {
+        for overHTTP in [false, true] {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-admin-\(UUID())").path
+            defer { try? FileManager.default.removeItem(atPath: directory) }
+            var config = try Self.configuration(directory: directory)
+            // The tests' loopback connection plays a TLS proxy when it sends proxy headers.
+            config.trustedProxies = try TrustedProxies(["127.0.0.1"])
+            config.adminOverHTTP = overHTTP
+            try await TestServer.run(config, mode: .live) { c in
+                let port = try #require(c.client.port)
+                func status(host: String, _ extra: String = "", key: String = Self.key) async throws -> String {
+                    let answer = try await RawHTTP.exchange(port: port, "GET \(Self.base)/users HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
+                        + "Authorization: Bearer \(key)\r\nConnection: close\r\n\r\n")
+                    return String(answer.prefix(12)) + (answer.contains("adminOverHTTP") ? " (says how)" : "")
+                }
+                let refused = overHTTP ? "HTTP/1.1 200" : "HTTP/1.1 403 (says how)"
+                // Over https (the proxy says so), or from this machine: the key is read.
+                #expect(try await status(host: "auth.example.com", "X-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: https\r\n") == "HTTP/1.1 200")
+                #expect(try await status(host: "127.0.0.1:\(port)") == "HTTP/1.1 200")
+                // Plain http through the proxy, or straight to the server by another name: refused
+                // before the key is looked at (a wrong key gets the same answer).
+                #expect(try await status(host: "auth.example.com", "X-Forwarded-For: 203.0.113.9\r\nX-Forwarded-Proto: http\r\n") == refused)
+                #expect(try await status(host: "192.0.2.2:\(port)") == refused)
+                if !overHTTP { #expect(try await status(host: "192.0.2.2:\(port)", key: "wrong") == refused) }
+            }
+        }
+    }
+
     @Test func offWithoutAdminKeys() async throws {
         try await TestServer.run(TestServer.configuration()) { c in
             let r = try await c.call(.get, Self.base + "/users", headers: [("Authorization", "Bearer " + Self.key)])

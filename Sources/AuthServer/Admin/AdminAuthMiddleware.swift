@@ -2,15 +2,22 @@ import AuthProtocol
 import Hummingbird
 
 /// Lets a request into the admin API only with an admin key (`Authorization: Bearer KEY`),
-/// never with a user's token; the key's name goes in the context for the audit log. Its
-/// answers are never stored by a cache (`Cache-Control: no-store`).
+/// never with a user's token, and only where nobody on the way could read the key
+/// (``AdminChannel``); the key's name goes in the context for the audit log. Its answers are
+/// never stored by a cache (`Cache-Control: no-store`).
 struct AdminAuthMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     let keys: AdminKeys
+    let channel: AdminChannel
     /// Told of each refused request (for the audit log), with the error it gets.
     let refused: @Sendable (Request, Context, ServiceError) async -> Void
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Before the key is looked at: one sent in clear is refused unread.
+        guard channel.apiTakesKey(request, context) else {
+            await refused(request, context, AdminChannel.refusal)
+            throw AdminChannel.refusal
+        }
         guard let header = request.headers[.authorization], header.hasPrefix("Bearer ") else {
             let error = ServiceError(.missingAuthReq, "the admin API needs an admin key: Authorization: Bearer KEY")
             await refused(request, context, error)

@@ -21,7 +21,7 @@ extension AuthService {
     static let adminBase = "/api/admin/v1"
 
     func addAdminRoutes(to router: Router<AuthRequestContext>, keys: AdminKeys) {
-        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(middleware: AdminAuthMiddleware(keys: keys) { request, context, error in
+        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(middleware: AdminAuthMiddleware(keys: keys, channel: adminChannel) { request, context, error in
             // The app the path names, when the server has it (a path is whatever was sent).
             let parts = request.uri.path.dropFirst(Self.adminBase.count + "/apps/".count).split(separator: "/")
             guard let id = parts.first, let app = self.apps[String(id)] else { return }

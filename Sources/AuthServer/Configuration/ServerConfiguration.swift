@@ -79,6 +79,9 @@ public struct ServerConfiguration: Sendable {
     public var trustedProxies = TrustedProxies()
     /// The admin API's keys (config `adminKeys`); none: no admin API, no admin page.
     public var adminKeys = AdminKeys()
+    /// Whether the admin API and page take a key over plain http from another machine (config
+    /// `adminOverHTTP`, default false): by default only over https or from this machine.
+    public var adminOverHTTP = false
     /// Where `/metrics` answers (`--metrics-port`, config `metricsPort`): nil for nowhere
     /// (the default); 0 binds an ephemeral port.
     public var metricsPort: Int?
@@ -132,6 +135,7 @@ public struct ServerConfiguration: Sendable {
             metricsHost = try r.string("metricsHost") ?? metricsHost
             if let proxies = try r.strings("trustedProxies") { trustedProxies = try TrustedProxies(proxies) }
             if let keys = r.value("adminKeys") { adminKeys = try AdminKeys(ejson: keys) }
+            adminOverHTTP = try r.bool("adminOverHTTP", default: false)
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")

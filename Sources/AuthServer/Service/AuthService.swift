@@ -33,6 +33,8 @@ final class AuthService: Sendable {
     let plugins: PluginRuntime
     /// The server's public origin for links (``ServerConfiguration/publicURL``).
     let publicURL: String?
+    /// Where an admin key may come from (``AdminChannel``).
+    let adminChannel: AdminChannel
     /// The address the server listens on.
     let listenHost: String
     /// Rate limits' buckets and failed-login back-off (``checkRate``).
@@ -65,6 +67,7 @@ final class AuthService: Sendable {
         backoff = LoginBackoff(store: store)
         flows = OAuthFlows(store: store)
         publicURL = c.publicURL
+        adminChannel = AdminChannel(publicURL: c.publicURL, allowsHTTP: c.adminOverHTTP)
         listenHost = c.host
         hasher = PasswordHasher(parameters: c.passwordParameters)
         clock = c.clock

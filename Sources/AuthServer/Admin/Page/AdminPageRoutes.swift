@@ -13,7 +13,7 @@ import NIOCore
 /// without it is refused (403). Every answer forbids framing, caching and any script or inline
 /// style (Content-Security-Policy).
 ///
-/// An admin key is taken only where nobody on the way can read it (``AdminPageChannel``: over
+/// An admin key is taken only where nobody on the way can read it (``AdminChannel``: over
 /// https, or from this machine with no proxy between). Anywhere else the sign-in page explains
 /// instead of asking, and a posted key is refused (403) without being looked at.
 extension AuthService {
@@ -21,7 +21,7 @@ extension AuthService {
     static let loginCookie = "authsh_admin_login"
 
     func addAdminPage(to router: Router<AuthRequestContext>, keys: AdminKeys, sessions: AdminPageSessions) {
-        let channel = AdminPageChannel(publicURL: publicURL)
+        let channel = adminChannel
         /// The cookie attribute that keeps a cookie set over https off plain http.
         @Sendable func secure(_ request: Request, _ context: AuthRequestContext) -> String {
             channel.isHTTPS(request, context) ? "; Secure" : ""

@@ -2,26 +2,31 @@ import AuthProtocol
 import HTTPTypes
 import Hummingbird
 
-/// Whether nobody on the way could read what an admin page request carries (an admin key, the
-/// session cookie), as far as the server can tell. The page asks for a key only then.
+/// Whether nobody on the way could read what a request to the admin API or the admin page
+/// carries (an admin key, the page's session cookie), as far as the server can tell. Both take
+/// a key only then, unless the config says `adminOverHTTP`.
 ///
-/// - A request from a trusted proxy (``TrustedProxies``) is over https when the proxy says so
-///   (`X-Forwarded-Proto: https`), and not otherwise.
+/// - A request from a trusted proxy (``TrustedProxies``) that carries a proxy's headers is over
+///   https when the proxy says so (`X-Forwarded-Proto: https`), and not otherwise. Without
+///   them it came from a client on the proxy's machine, and is judged as a direct one.
 /// - A request from any other peer that carries proxy headers came through a proxy the server
 ///   was not told about: nothing is known of the client's side of it, so it is not trusted.
 /// - A direct request is over https when `publicURL` is https and the request is addressed to
 ///   its host (a TLS terminator that adds no headers; the same server reached at another
 ///   address or port, over http, is not), and it is safe from this machine: a loopback peer
-///   that addressed a loopback host.
+///   that addressed a loopback host. (A request with no peer at all came through no socket:
+///   the in-process testing router. It counts as this machine.)
 ///
 /// What the server cannot see, the sign-in form guards: it posts to an absolute URL, the https
 /// origin or the loopback address the request named. A page that reached a remote browser
 /// through a proxy that hides itself (plain `proxy_pass`, which sends a loopback `Host`) posts
 /// the key to that browser's own machine, or is stopped by the page's `form-action 'self'`,
 /// and never across the network. A post whose `Origin` is not the one expected is refused.
-struct AdminPageChannel: Sendable {
+struct AdminChannel: Sendable {
     /// `publicURL`'s host and port as a `Host` header names them, when it is https.
     let httpsAuthority: String?
+    /// Config `adminOverHTTP`: keys are taken over plain http too.
+    let allowsHTTP: Bool
 
     /// How a request came, as far as the server can tell.
     enum Verdict: Equatable {
@@ -33,7 +38,8 @@ struct AdminPageChannel: Sendable {
         case unsafe
     }
 
-    init(publicURL: String?) {
+    init(publicURL: String?, allowsHTTP: Bool = false) {
+        self.allowsHTTP = allowsHTTP
         guard let url = publicURL?.lowercased(), url.hasPrefix("https://") else {
             httpsAuthority = nil
             return
@@ -44,11 +50,15 @@ struct AdminPageChannel: Sendable {
     }
 
     func verdict(_ request: Request, _ context: AuthRequestContext) -> Verdict {
-        if context.fromTrustedProxy { return context.forwardedProto == "https" ? .https(origin: nil) : .unsafe }
-        guard !Self.cameThroughAProxy(request), let host = Self.host(request) else { return .unsafe }
+        let proxied = Self.cameThroughAProxy(request)
+        if context.fromTrustedProxy && proxied { return context.forwardedProto == "https" ? .https(origin: nil) : .unsafe }
+        // Direct (a trusted proxy's address without a proxy's headers is a client on its machine).
+        guard !proxied, let host = Self.host(request) else { return .unsafe }
         if let httpsAuthority, host == httpsAuthority { return .https(origin: "https://" + httpsAuthority) }
-        guard Loopback.isLoopback(host: host), let peer = context.peerAddress, let bytes = TrustedProxies.bytes(peer),
-              bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1] else { return .unsafe }
+        guard Loopback.isLoopback(host: host) else { return .unsafe }
+        guard let peer = context.peerAddress else { return .loopback(origin: "http://" + host) }
+        guard let bytes = TrustedProxies.bytes(peer), bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
+        else { return .unsafe }
         return .loopback(origin: "http://" + host)
     }
 
@@ -63,7 +73,7 @@ struct AdminPageChannel: Sendable {
         switch verdict(request, context) {
         case .https(let origin): return (origin ?? "") + "/admin/login"
         case .loopback(let origin): return origin + "/admin/login"
-        case .unsafe: return nil
+        case .unsafe: return allowsHTTP ? "/admin/login" : nil
         }
     }
 
@@ -73,7 +83,7 @@ struct AdminPageChannel: Sendable {
     func acceptsKey(_ request: Request, _ context: AuthRequestContext) -> Bool {
         let expected: String?
         switch verdict(request, context) {
-        case .unsafe: return false
+        case .unsafe: return allowsHTTP
         case .https(let origin): expected = origin
         case .loopback(let origin): expected = origin
         }
@@ -81,6 +91,15 @@ struct AdminPageChannel: Sendable {
         guard let expected else { return sent.hasPrefix("https://") }
         return sent == expected
     }
+
+    /// Whether the admin API may read a key from this request.
+    func apiTakesKey(_ request: Request, _ context: AuthRequestContext) -> Bool {
+        allowsHTTP || verdict(request, context) != .unsafe
+    }
+
+    /// The refusal of a key sent where it could be read on the way.
+    static let refusal = ServiceError(.forbidden, "an admin key is taken only over https (publicURL, or a proxy in trustedProxies "
+        + "that sends X-Forwarded-Proto: https) or from this machine; config adminOverHTTP: true takes it over plain http too")
 
     /// The headers a proxy adds.
     private static let proxyHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port",
