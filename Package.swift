@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "LuaShims", dependencies: ["CLua"]),
         // Swift: the safe Lua host.
         .target(name: "Lua", dependencies: ["CLua", "LuaShims"]),
-        // What client and server share: EJSON, routes, error codes, token claims.
+        // What client and server share: EJSON, routes, error codes, token claims, what may travel without TLS.
         .target(name: "AuthProtocol"),
         // EJSON <-> Lua values, shared by the plugin sandbox and the Lua bindings.
         .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),

@@ -104,7 +104,9 @@ public final class ScriptServer: Sendable {
 }
 
 /// The client's transport for scripts: HTTP through AsyncHTTPClient, with the embedded
-/// server's placeholder URL resolved (and the server started) on the first request.
+/// server's placeholder URL, and any origin it had before, resolved to the running server
+/// (started on the first request, and again after it died); a request refused by an embedded
+/// server that died is sent once more to the one started in its place.
 struct ScriptTransport: AuthTransport {
     let server: ScriptServer
 

@@ -29,9 +29,3 @@ public enum Output {
     /// Colors only on a terminal, and never with NO_COLOR set.
     public static var useColor: Bool { isatty(1) != 0 && getenv("NO_COLOR") == nil }
 }
-
-/// Exit statuses (sysexits for usage).
-public enum ExitStatus {
-    public static let failure: Int32 = 1
-    public static let usage: Int32 = 64
-}

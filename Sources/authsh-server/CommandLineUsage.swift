@@ -1,7 +1,7 @@
 import ArgumentParser
 import CommandSupport
 
-/// How the subcommands built on swift-argument-parser (`serve`, `audit`, `admin`) answer their command
+/// How the subcommands built on swift-argument-parser (`serve`, `audit`, `admin`, `embedded`) answer their command
 /// line: `--help` on stdout with exit 0; anything wrong as `authsh NAME: message` and the
 /// usage on stderr, exit 64 (sysexits' EX_USAGE, as for the top level).
 enum CommandLineUsage {

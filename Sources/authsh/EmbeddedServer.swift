@@ -110,7 +110,7 @@ enum EmbeddedServer {
         posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
         posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
         // Nothing else this process has open is the server's business (its stderr stays, on 2).
-        // (0 unless glibc is older than 2.34; then the child holds them, as any child would.)
+        // (glibc 2.34 or later, which CLinux is built against.)
         _ = clinux_spawn_close_from(&actions, 3)
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

@@ -4,7 +4,7 @@ import Glibc
 /// `authsh-server`, the program that holds the server: `authsh serve`, `admin` and `audit` run
 /// it in place of this process, and the embedded dev server is a child running it. Keeping the
 /// server out of `authsh` keeps `authsh` as quick to start as a Lua host (README: Start-up).
-/// It sits in the directory `authsh` runs from.
+/// It sits in the directory that holds the `authsh` executable (symlinks resolved).
 enum ServerProgram {
     /// The subcommands that are authsh-server's.
     static let commands: Set<String> = ["serve", "admin", "audit"]

@@ -76,7 +76,8 @@ import Testing
         process.waitUntilExit()
     }
 
-    /// Starts authsh with pipes for stdin and stdout (stderr dropped); with `descriptor5`, with
+    /// Starts authsh with pipes for stdin and stdout (stderr to `standardError`, dropped by
+    /// default); with `descriptor5`, with
     /// that file open for writing on descriptor 5 (through sh, which then becomes authsh).
     static func start(_ arguments: [String], directory: String, descriptor5: String? = nil, standardError: Any = FileHandle.nullDevice) throws
         -> (Process, Pipe, Pipe) {
