@@ -79,7 +79,7 @@ let package = Package(
         // `admin` and `audit` run authsh-server, and so does the embedded dev server (as a child
         // process), so that starting it costs what a Lua host costs (README: Start-up).
         // Release builds link it without PIE (scripts/release-build says why).
-        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthScript", "CommandSupport", "CLinux"]),
+        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthProtocol", "AuthScript", "CommandSupport", "CLinux"]),
         // The server's commands: `serve`, `admin`, `audit`, and `embedded` (the dev server
         // `authsh` starts). It sits next to `authsh`, which runs it.
         .executableTarget(name: "authsh-server", dependencies: [

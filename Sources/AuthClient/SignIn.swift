@@ -209,10 +209,3 @@ extension DevIdentity {
     }
 }
 
-extension SystemRandomNumberGenerator {
-    /// `count` random bytes.
-    static func bytes(_ count: Int) -> [UInt8] {
-        var rng = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
-    }
-}

@@ -5,7 +5,9 @@
 // hold the client's HTTP connections (answers carrying tokens could be read there, and
 // `os.execute("daemon &")` would keep them open after authsh ends). Everything else passes as
 // under lua5.4: a script's open files and pipes, and whatever authsh was started with (`3>log`,
-// make's jobserver pipe, a socket from systemd), which the list taken at start-up remembers.
+// make's jobserver pipe, a socket from systemd), which a list taken when the first trusted state
+// opens its libraries remembers: in authsh that is before the client has opened any socket, and
+// a process with no trusted state (authsh-server) never reads the list.
 //
 // The guarded functions are light C functions, as the originals are (no upvalue to read or
 // replace with the debug library). A socket a SwiftNIO thread opens between the walk and the
@@ -14,6 +16,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -56,8 +59,9 @@ static void remember(int fd, const char *target) {
     else inherited_all = 0;
 }
 
-/// Before main: what the process was started with (one short directory read).
-__attribute__((constructor)) static void remember_inherited(void) { each_descriptor(remember); }
+/// What the process was started with (one short directory read, once).
+static pthread_once_t inherited_once = PTHREAD_ONCE_INIT;
+static void remember_inherited(void) { each_descriptor(remember); }
 
 static void mark_if_host(int fd, const char *target) {
     if (strncmp(target, "socket:", 7) != 0 && strncmp(target, "anon_inode:", 11) != 0) return;
@@ -96,6 +100,7 @@ static void guard(lua_State *L, const char *library, const char *name, lua_CFunc
 }
 
 void shims_guard_exec(lua_State *L) {
+    pthread_once(&inherited_once, remember_inherited);
     guard(L, "os", "execute", &original_execute, guarded_execute);
     guard(L, "io", "popen", &original_popen, guarded_popen);
 }

@@ -35,7 +35,7 @@ enum Embedded {
         // The terminal's signals are authsh's (Ctrl-C interrupts a script, not its server):
         // authsh spawns this process with them blocked, and they stay ignored here.
         for signal in [SIGINT, SIGQUIT, SIGTSTP] { Glibc.signal(signal, SIG_IGN) }
-        guard let key = readKey() else {
+        guard case .line(let key) = LineReader.readLine(0) else {
             say("error: no admin key on standard input")
             return ExitStatus.failure
         }
@@ -76,20 +76,6 @@ enum Embedded {
                 return ExitStatus.failure
             }
         }
-    }
-
-    /// The first line of standard input: the admin key.
-    private static func readKey() -> String? {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        while line.count < 4096 {
-            let n = read(0, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            guard n == 1 else { return nil }
-            if byte == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-            line.append(byte)
-        }
-        return nil
     }
 
     /// Once standard input ends (authsh has exited, however it ended), stops the server as

@@ -1,3 +1,4 @@
+import AuthProtocol
 import CLinux
 import CommandSupport
 import Dispatch
@@ -42,7 +43,7 @@ enum EmbeddedServer {
     }
 
     /// How long the server may take to say where it listens before it is given up.
-    static let startTimeoutMilliseconds: Int32 = 60_000
+    static let startTimeout: Duration = .seconds(60)
 
     /// Spawns the server and waits for its origin.
     static func start(serverDirectory: String, plugins: String?, adminKey: String) throws(EmbeddedServerError) -> (origin: String, pid: pid_t) {
@@ -77,7 +78,7 @@ enum EmbeddedServer {
             close(toChild[1])
             throw EmbeddedServerError(message: ServerProgram.missing(program, errno: status))
         }
-        let answer = Self.readLine(fromChild[0], timeoutMilliseconds: startTimeoutMilliseconds)
+        let answer = LineReader.readLine(fromChild[0], timeout: startTimeout)
         if case .line(let line) = answer, line.hasPrefix("http://") { return (line, pid) }
         // It did not start: it is ending, or is made to, and leaves no zombie and no descriptor behind.
         Self.reap(pid)
@@ -90,7 +91,7 @@ enum EmbeddedServer {
         case .ended:
             throw EmbeddedServerError(message: "it exited without saying where it listens")
         case .timedOut:
-            throw EmbeddedServerError(message: "it did not say where it listens within \(startTimeoutMilliseconds / 1000) s")
+            throw EmbeddedServerError(message: "it did not say where it listens within \(startTimeout.components.seconds) s")
         }
     }
 
@@ -125,39 +126,6 @@ enum EmbeddedServer {
         return posix_spawn(&pid, program, &actions, &attributes, argv, environ)
     }
 
-    /// What the child said first.
-    private enum Answer {
-        case line(String)
-        case ended
-        case timedOut
-    }
-
-    /// The first line `fd` gives (at most 4 KiB), its end, or the time running out.
-    private static func readLine(_ fd: Int32, timeoutMilliseconds: Int32) -> Answer {
-        var line: [UInt8] = []
-        var byte: UInt8 = 0
-        let deadline = Self.milliseconds() + Int64(timeoutMilliseconds)
-        while line.count < 4096 {
-            let left = deadline - Self.milliseconds()
-            guard left > 0 else { return .timedOut }
-            var waiting = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&waiting, 1, Int32(left))
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { return .timedOut }
-            let n = read(fd, &byte, 1)
-            if n < 0 && errno == EINTR { continue }
-            guard n == 1 else { return .ended }
-            if byte == UInt8(ascii: "\n") { break }
-            line.append(byte)
-        }
-        return .line(String(decoding: line, as: UTF8.self))
-    }
-
-    private static func milliseconds() -> Int64 {
-        var now = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &now)
-        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-    }
 }
 
 extension EmbeddedServer {
@@ -190,21 +158,10 @@ extension EmbeddedServer {
         var value: String {
             key.withLock { key in
                 if let key { return key }
-                let made = Self.randomHex(bytes: 32)
+                let made = Hex.encode(SystemRandomNumberGenerator.bytes(32))  // as AdminKeys.randomKey makes one
                 key = made
                 return made
             }
-        }
-
-        /// `bytes` random bytes as hex (as `AdminKeys.randomKey` makes them), from the system's
-        /// generator (getrandom on Linux).
-        private static func randomHex(bytes: Int) -> String {
-            var generator = SystemRandomNumberGenerator()
-            let random = (0..<bytes).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
-            let digits = Array("0123456789abcdef".utf8)
-            var text: [UInt8] = []
-            for byte in random { text += [digits[Int(byte >> 4)], digits[Int(byte & 15)]] }
-            return String(decoding: text, as: UTF8.self)
         }
     }
 }

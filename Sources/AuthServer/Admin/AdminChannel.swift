@@ -36,6 +36,12 @@ struct AdminChannel: Sendable {
         case loopback(origin: String)
         /// Anything else: a key must not be asked for.
         case unsafe
+
+        /// Over https (cookies set now are `Secure`).
+        var isHTTPS: Bool {
+            if case .https = self { return true }
+            return false
+        }
     }
 
     init(publicURL: String?, allowsHTTP: Bool = false) {
@@ -62,15 +68,9 @@ struct AdminChannel: Sendable {
         return .loopback(origin: "http://" + host)
     }
 
-    /// Over https.
-    func isHTTPS(_ request: Request, _ context: AuthRequestContext) -> Bool {
-        if case .https = verdict(request, context) { return true }
-        return false
-    }
-
     /// Where the sign-in form posts, or nil where a key must not be asked for.
-    func signInAction(_ request: Request, _ context: AuthRequestContext) -> String? {
-        switch verdict(request, context) {
+    func signInAction(_ verdict: Verdict) -> String? {
+        switch verdict {
         case .https(let origin): return (origin ?? "") + "/admin/login"
         case .loopback(let origin): return origin + "/admin/login"
         case .unsafe: return allowsHTTP ? "/admin/login" : nil
@@ -80,9 +80,9 @@ struct AdminChannel: Sendable {
     /// Whether a posted key may be read: the channel is safe, and a browser's `Origin`, when
     /// it says one (the page's `Referrer-Policy: no-referrer` makes browsers send `null`), is
     /// the page's.
-    func acceptsKey(_ request: Request, _ context: AuthRequestContext) -> Bool {
+    func acceptsKey(_ verdict: Verdict, _ request: Request) -> Bool {
         let expected: String?
-        switch verdict(request, context) {
+        switch verdict {
         case .unsafe: return allowsHTTP
         case .https(let origin): expected = origin
         case .loopback(let origin): expected = origin

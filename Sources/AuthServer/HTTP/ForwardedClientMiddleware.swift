@@ -16,7 +16,7 @@ struct ForwardedClientMiddleware: RouterMiddleware {
         let schemes = request.headers[values: .xForwardedProto].flatMap { $0.split(separator: ",") }
         context.forwardedProto = schemes.last.map { String($0.filter { !$0.isWhitespace }).lowercased() }
         let header = request.headers[values: .xForwardedFor]
-        if !header.isEmpty, let client = trusted.client(peer: context.peerAddress, forwardedFor: header) {
+        if !header.isEmpty, let client = trusted.client(forwardedFor: header) {
             context.clientAddress = AuthRequestContext.clientKey(client)
         }
         return try await next(request, context)

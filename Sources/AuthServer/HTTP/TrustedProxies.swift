@@ -67,7 +67,12 @@ public struct TrustedProxies: Sendable, Equatable {
     /// The client's address for a request that came from `peer` with these `X-Forwarded-For`
     /// header values (in order), or nil to keep the peer's.
     func client(peer: SocketAddress?, forwardedFor headers: [String]) -> SocketAddress? {
-        guard !ranges.isEmpty, let peer, let peerBytes = Self.bytes(peer), contains(peerBytes) else { return nil }
+        isTrusted(peer: peer) ? client(forwardedFor: headers) : nil
+    }
+
+    /// The client's address for a request that a trusted proxy sent with these
+    /// `X-Forwarded-For` header values, or nil to keep the proxy's.
+    func client(forwardedFor headers: [String]) -> SocketAddress? {
         let entries = headers.flatMap { $0.split(separator: ",", omittingEmptySubsequences: false) }.map { Self.trimmed($0) }
         // Right to left: skip the trusted proxies; the first other address is the client.
         for entry in entries.reversed() {

@@ -9,10 +9,7 @@ enum Secrets {
     }
 
     /// `count` random bytes.
-    static func randomBytes(_ count: Int) -> [UInt8] {
-        var rng = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: 0...255, using: &rng) }
-    }
+    static func randomBytes(_ count: Int) -> [UInt8] { SystemRandomNumberGenerator.bytes(count) }
 
     /// The stored form of a high-entropy secret (refresh token, API key, email token): SHA-256.
     /// A fast hash is right here: these are random, not guessable passwords.

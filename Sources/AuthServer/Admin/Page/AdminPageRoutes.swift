@@ -23,8 +23,10 @@ extension AuthService {
     func addAdminPage(to router: Router<AuthRequestContext>, keys: AdminKeys, sessions: AdminPageSessions) {
         let channel = adminChannel
         /// The cookie attribute that keeps a cookie set over https off plain http.
-        @Sendable func secure(_ request: Request, _ context: AuthRequestContext) -> String {
-            channel.isHTTPS(request, context) ? "; Secure" : ""
+        @Sendable func secure(_ verdict: AdminChannel.Verdict) -> String { verdict.isHTTPS ? "; Secure" : "" }
+        /// In place of the sign-in form where a key could be read on the way.
+        @Sendable func insecure() -> Response {
+            Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
         }
         router.get("admin/style.css") { _, _ in
             Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300",
@@ -40,18 +42,16 @@ extension AuthService {
             return Self.redirect("/admin/apps/\(self.adminHomeApp?.id ?? "local")/users")
         }
         router.get("admin/login") { request, context in
-            guard let action = channel.signInAction(request, context) else {
-                return Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
-            }
+            let verdict = channel.verdict(request, context)
+            guard let action = channel.signInAction(verdict) else { return insecure() }
             let token = Secrets.randomHex(bytes: 32)
             var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": token, "action": action]), layout: [:])
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(request, context))"))
+            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(verdict))"))
             return response
         }
         router.post("admin/login") { request, context in
-            guard channel.acceptsKey(request, context) else {
-                return Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
-            }
+            let verdict = channel.verdict(request, context)
+            guard channel.acceptsKey(verdict, request) else { return insecure() }
             let form = try await Self.pageForm(request, context)
             guard let token = form["csrf"], let cookie = Self.cookie(Self.loginCookie, request),
                   Secrets.constantTimeEqual(Array(token.utf8), Array(cookie.utf8)) else {
@@ -65,23 +65,24 @@ extension AuthService {
                 }
                 let again = Secrets.randomHex(bytes: 32)
                 var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key.",
-                                                                                       "action": channel.signInAction(request, context) ?? "/admin/login"]),
+                                                                                       "action": channel.signInAction(verdict) ?? "/admin/login"]),
                                          layout: [:], status: .unauthorized)
-                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(request, context))"))
+                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(verdict))"))
                 return response
             }
             if let home { await self.adminRecord("admin_signed_in", app: home, user: nil, by: AdminActor(request, context, keyName: name)) }
             let (id, _) = sessions.start(keyName: name, now: self.clock.now)
             var response = Self.redirect("/admin")
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure(request, context))"))
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(request, context))"))
+            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure(verdict))"))
+            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(verdict))"))
             return response
         }
         router.post("admin/logout") { request, context in
-            try await self.pagePost(request, context, sessions) { _, _ in
+            let verdict = channel.verdict(request, context)
+            return try await self.pagePost(request, context, sessions) { _, _ in
                 if let id = Self.cookie(Self.pageCookie, request) { sessions.end(id) }
                 var response = Self.redirect("/admin/login")
-                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(request, context))"))
+                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(verdict))"))
                 return response
             }
         }
