@@ -43,7 +43,6 @@ extension AdminClient {
             guard fd >= 0 else { throw AuthClientError(code: "ExportFailed", message: "cannot write \(path): \(String(cString: strerror(errno)))") }
             _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
             temporary = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
-            _ = fchmod(fd, 0o600)
         }
         var finished = false
         defer {

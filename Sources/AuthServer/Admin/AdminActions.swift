@@ -49,28 +49,27 @@ extension AuthService {
         await adminRecord("session_revoked", app: app, user: id, by: actor)
     }
 
-    /// Records an admin action: the key's name as the actor, with its address and agent.
     /// Records a request the admin API or page refused (`admin_refused`, with its error code),
     /// up to 120 a minute per address, so that guessing at keys shows in the audit log.
     func adminRefused(app: AppRuntime, from actor: AdminActor, code: String) async {
         // Refusals come from anyone, like failed logins: kept with the auth events (auditLog).
         guard let auditWriter, adminRefusals.take(actor.address, now: clock.now) else { return }
-        let entry = AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
-                               address: actor.address, userAgent: actor.userAgent, detail: code)
-        do {
-            try await auditWriter.write([entry])
-        } catch {
-            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "admin_refused"])
-        }
+        await write(AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
+                               address: actor.address, userAgent: actor.userAgent, detail: code), to: auditWriter)
     }
 
+    /// Records an admin action: the key's name as the actor, with its address and agent.
     func adminRecord(_ event: String, app: AppRuntime, user: String?, by actor: AdminActor, detail: String? = nil) async {
-        let entry = AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user,
-                               address: actor.address, userAgent: actor.userAgent, detail: detail, actor: "admin:\(actor.keyName)")
+        await write(AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user, address: actor.address,
+                               userAgent: actor.userAgent, detail: detail, actor: "admin:\(actor.keyName)"), to: adminAuditWriter)
+    }
+
+    /// Writes `entry`; a failure is logged, never the caller's (the change it records is made).
+    private func write(_ entry: AuditEvent, to writer: AuditWriter) async {
         do {
-            try await adminAuditWriter.write([entry])
+            try await writer.write([entry])
         } catch {
-            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(event)"])
+            logger.error("audit log unavailable", metadata: ["error": "\(error)", "event": "\(entry.event)"])
         }
     }
 }

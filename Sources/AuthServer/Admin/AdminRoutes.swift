@@ -53,8 +53,9 @@ extension AuthService {
             return Self.adminJSON(["id": .string(id), "deleted": true])
         }
         apps.delete(":app/users/:id/sessions") { request, context in
-            let (app, found) = try await self.adminTarget(context)
-            let revoked = try await self.adminRevokeSessions(app: app, id: found.user.id, by: AdminActor(request, context))
+            let app = try self.app(context.parameters.get("app") ?? "")
+            let id = context.parameters.get("id") ?? ""
+            let revoked = try await self.adminRevokeSessions(app: app, id: id, by: AdminActor(request, context))
             return Self.adminJSON(["revoked": .int64(Int64(revoked))])
         }
         apps.put(":app/users/:id/custom_data") { request, context in

@@ -10,13 +10,13 @@ struct AuditRoute: Equatable {
     /// The route's event, or nil for a route that is not audited (reads, refreshes, function
     /// calls; their own events, such as a plugin killed, are still written).
     /// - Parameter linking: the request's decoded `link` parameter is `true` (as the login
-    ///   route reads it).
-    init?(method: HTTPRequest.Method, path: String, linking: Bool) {
+    ///   route reads it); decoding the query is left to the login route's requests.
+    init?(method: HTTPRequest.Method, path: String, linking: @autoclosure () -> Bool) {
         guard method != .get, path.hasPrefix(Routes.base + "/") else { return nil }
         let parts = path.dropFirst(Routes.base.count + 1).split(separator: "/").map(String.init)
         switch (method, parts.count, parts.first) {
         case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[5] == "login":
-            self.init(event: linking ? "link" : "login", appId: parts[1], provider: parts[4])
+            self.init(event: linking() ? "link" : "login", appId: parts[1], provider: parts[4])
         case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[4] == ProviderType.userpass:
             guard let event = ["register": "register", "confirm": "confirm", "reset": "reset_done", "change": "password_changed"][parts[5]]
             else { return nil }

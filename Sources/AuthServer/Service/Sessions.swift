@@ -105,9 +105,7 @@ extension AuthService {
         for (what, step) in steps {
             do {
                 let deleted = try await step()
-                if deleted > 0 && what == "anonymous users" {
-                    logger.info("deleted anonymous users older than 90 days", metadata: ["count": "\(deleted)"])
-                }
+                if deleted > 0 { logger.info("swept", metadata: ["step": "\(what)", "count": "\(deleted)"]) }
             } catch {
                 logger.error("sweep failed", metadata: ["step": "\(what)", "error": "\(error)"])
             }

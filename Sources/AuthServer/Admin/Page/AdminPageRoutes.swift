@@ -125,7 +125,7 @@ extension AuthService {
                     let app = try self.app(context.parameters.get("app") ?? "")
                     let id = context.parameters.get("id") ?? ""
                     let back = "/admin/apps/\(app.id)/users/\(id)"
-                    let actor = AdminActor(keyName: session.keyName, address: context.clientAddress, userAgent: request.headers[.userAgent])
+                    let actor = AdminActor(request, context, keyName: session.keyName)
                     if (action == "disable" || action == "delete") && form["confirm"] != "yes" {
                         let question = action == "delete" ? "Delete user \(id)?" : "Disable user \(id)?"
                         let explanation = action == "delete"
@@ -153,7 +153,7 @@ extension AuthService {
             try await self.pagePost(request, context, sessions) { session, _ in
                 let app = try self.app(context.parameters.get("app") ?? "")
                 let id = context.parameters.get("id") ?? ""
-                let actor = AdminActor(keyName: session.keyName, address: context.clientAddress, userAgent: request.headers[.userAgent])
+                let actor = AdminActor(request, context, keyName: session.keyName)
                 try await self.adminRevokeSession(app: app, id: id, session: context.parameters.get("session") ?? "", by: actor)
                 return Self.redirect("/admin/apps/\(app.id)/users/\(id)")
             }

@@ -10,33 +10,32 @@ enum AuditEventsTable {
          .text(e.address), .text(e.userAgent), .text(e.detail), .text(e.actor)]
     }
 
-    /// Newest first, filtered (arguments: app twice, user twice, event twice, since twice,
-    /// before twice, limit; a NULL filter matches all).
-    static let select: SQL = """
+    /// The columns and the filters both reads share (a NULL filter matches all; arguments:
+    /// app, user, event and since, each twice: ``filterArguments(_:)``).
+    private static let filtered = """
         SELECT id, time, app_id, event, outcome, user_id, provider, address, user_agent, detail, actor FROM audit_events
         WHERE (CAST(? AS TEXT) IS NULL OR app_id = ?) AND (CAST(? AS TEXT) IS NULL OR user_id = ?)
             AND (CAST(? AS TEXT) IS NULL OR event = ?) AND (CAST(? AS BIGINT) IS NULL OR time >= ?)
-            AND (CAST(? AS BIGINT) IS NULL OR id < ?)
-        ORDER BY id DESC LIMIT ?
         """
 
-    static func selectArguments(_ f: AuditFilter) -> [SQLValue] {
+    private static func filterArguments(_ f: AuditFilter) -> [SQLValue] {
         [.text(f.appId), .text(f.appId), .text(f.userId), .text(f.userId), .text(f.event), .text(f.event),
-         .integer(f.since), .integer(f.since), .integer(f.before), .integer(f.before), .integer(f.limit)]
+         .integer(f.since), .integer(f.since)]
     }
 
-    /// Oldest first, above an id (arguments: as `select`, with `after` for `before`).
-    static let selectAfter: SQL = """
-        SELECT id, time, app_id, event, outcome, user_id, provider, address, user_agent, detail, actor FROM audit_events
-        WHERE (CAST(? AS TEXT) IS NULL OR app_id = ?) AND (CAST(? AS TEXT) IS NULL OR user_id = ?)
-            AND (CAST(? AS TEXT) IS NULL OR event = ?) AND (CAST(? AS BIGINT) IS NULL OR time >= ?)
-            AND id > ?
-        ORDER BY id LIMIT ?
-        """
+    /// Newest first, filtered, below an id when `before` is set (arguments: the filters,
+    /// before twice, limit).
+    static let select = SQL(filtered + "\n    AND (CAST(? AS BIGINT) IS NULL OR id < ?)\nORDER BY id DESC LIMIT ?")
+
+    static func selectArguments(_ f: AuditFilter) -> [SQLValue] {
+        filterArguments(f) + [.integer(f.before), .integer(f.before), .integer(f.limit)]
+    }
+
+    /// Oldest first, filtered, above an id (arguments: the filters, after, limit).
+    static let selectAfter = SQL(filtered + "\n    AND id > ?\nORDER BY id LIMIT ?")
 
     static func selectAfterArguments(_ f: AuditFilter, after: Int64) -> [SQLValue] {
-        [.text(f.appId), .text(f.appId), .text(f.userId), .text(f.userId), .text(f.event), .text(f.event),
-         .integer(f.since), .integer(f.since), .integer(after), .integer(f.limit)]
+        filterArguments(f) + [.integer(after), .integer(f.limit)]
     }
 
     static func event<Row: SQLRow>(_ row: Row) throws -> AuditEvent {
