@@ -19,6 +19,11 @@
 // TRUSTED (REPL, batch scripts): every standard library as lua5.4 opens them, C modules
 // included, plus the coroutine overrides and os.execute / io.popen that leave the host's
 // descriptors out of the programs they run (execguard.c); authsh_ignore_environment is lua's -E.
+//
+// BOTH: math.random is seeded from the system's random source (getrandom), not from Lua's
+// time-and-address default, which repeats for two states started in the same second in a
+// process laid out alike (no ASLR): two scripts would then draw the same "unique" names, and a
+// plugin's codes could be guessed from the time it started.
 
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
 #include "luashims.h"
@@ -27,6 +32,7 @@
 #include "sandboxlib.h"
 
 #include <string.h>
+#include <sys/random.h>
 
 #include <lauxlib.h>
 #include <lualib.h>
@@ -121,6 +127,18 @@ static void make_readonly(lua_State *L, const char *name) {
     lua_pop(L, 1);
 }
 
+/// Seeds math.random with 128 bits from getrandom; keeps Lua's own seed if that fails. [-0, +0, -]
+static void seed_random(lua_State *L) {
+    lua_Integer seed[2];
+    if (getrandom(seed, sizeof seed, 0) != (ssize_t)sizeof seed) return;
+    lua_getglobal(L, LUA_MATHLIBNAME);
+    lua_getfield(L, -1, "randomseed");
+    lua_pushinteger(L, seed[0]);
+    lua_pushinteger(L, seed[1]);
+    lua_call(L, 2, 0);
+    lua_pop(L, 1);
+}
+
 static void open_sandboxed(lua_State *L) {
     static const luaL_Reg libs[] = {
         {LUA_GNAME, luaopen_base},        {LUA_STRLIBNAME, luaopen_string},
@@ -131,6 +149,7 @@ static void open_sandboxed(lua_State *L) {
         luaL_requiref(L, lib->name, lib->func, 1);
         lua_pop(L, 1);
     }
+    seed_random(L);
     // os: time, clock and date only.
     lua_pushcfunction(L, luaopen_os);
     lua_call(L, 0, 1);                                     // stack: full os
@@ -186,6 +205,7 @@ static void open_sandboxed(lua_State *L) {
 // cost every library of the Lua ecosystem (lpeg, cjson, luasocket, ...).
 static void open_trusted(lua_State *L) {
     luaL_openlibs(L);
+    seed_random(L);
     shims_open_coroutine_overrides(L);
     shims_guard_exec(L);
 }

@@ -12,7 +12,7 @@
 --
 -- Run: authsh scripts/recipes/account-exists.lua
 
-local email = ("grace+%d@example.com"):format(os.time() * 1000 + math.random(999))
+local email = ("grace+%d@example.com"):format(math.random(1 << 53))
 local password = "s3cret-pass"
 
 register{ email = email, password = password }

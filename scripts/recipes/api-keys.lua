@@ -6,7 +6,7 @@
 --
 -- Run: authsh scripts/recipes/api-keys.lua
 
-local email = ("erin+%d@example.com"):format(os.time() * 1000 + math.random(999))
+local email = ("erin+%d@example.com"):format(math.random(1 << 53))
 local password = "s3cret-pass"
 
 register{ email = email, password = password }

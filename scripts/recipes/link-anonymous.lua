@@ -6,7 +6,7 @@
 --
 -- Run: authsh scripts/recipes/link-anonymous.lua
 
-local email = ("dave+%d@example.com"):format(os.time() * 1000 + math.random(999))
+local email = ("dave+%d@example.com"):format(math.random(1 << 53))
 local password = "s3cret-pass"
 
 -- reuse = false: always a new anonymous user, not one left logged in by an earlier run.

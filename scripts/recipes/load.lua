@@ -10,7 +10,7 @@
 local n = math.tointeger(tonumber(arg[1] or "200"))
 assert(n and n >= 1, "usage: authsh scripts/recipes/load.lua [N], N a positive whole number")
 
-local run = os.time() * 1000 + math.random(999)
+local run = math.random(1 << 53)
 local password = "load-pass"
 local a = auth.app{ id = app.id, persist = false } -- same app and server as `app`
 local progress = auth.progress(n)

@@ -8,7 +8,7 @@
 --
 -- Run: authsh scripts/recipes/reauthenticate.lua
 
-local run = os.time() * 1000 + math.random(999)
+local run = math.random(1 << 53)
 local email, other = ("heidi+%d@example.com"):format(run), ("ivan+%d@example.com"):format(run)
 local password = "s3cret-pass"
 for _, address in ipairs{ email, other } do

@@ -6,7 +6,7 @@
 --
 -- Run: authsh scripts/recipes/reset-by-email.lua
 
-local email = ("bob+%d@example.com"):format(os.time() * 1000 + math.random(999))
+local email = ("bob+%d@example.com"):format(math.random(1 << 53))
 local oldPassword, newPassword = "old-secret", "new-secret"
 
 -- An account to work with: register, confirm, log in.

@@ -15,7 +15,7 @@ local function useResetFunction(on)
 end
 
 local function main()
-  local email = ("carol+%d@example.com"):format(os.time() * 1000 + math.random(999))
+  local email = ("carol+%d@example.com"):format(math.random(1 << 53))
   local function logsIn(password) -- true when the password logs in
     return (pcall(login, credentials.emailPassword(email, password)))
   end

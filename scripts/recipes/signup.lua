@@ -5,7 +5,8 @@
 --
 -- Run: authsh scripts/recipes/signup.lua
 
-local email = ("alice+%d@example.com"):format(os.time() * 1000 + math.random(999))
+-- authsh seeds math.random from the system's random source: every run draws a new address.
+local email = ("alice+%d@example.com"):format(math.random(1 << 53))
 local password = "s3cret-pass"
 
 register{ email = email, password = password }

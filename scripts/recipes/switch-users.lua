@@ -5,7 +5,7 @@
 --
 -- Run: authsh scripts/recipes/switch-users.lua
 
-local run = os.time() * 1000 + math.random(999)
+local run = math.random(1 << 53)
 local password = "s3cret-pass"
 
 -- Register, confirm and log in a new email/password user.
