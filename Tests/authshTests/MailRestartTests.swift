@@ -17,29 +17,68 @@ import Testing
             .map { try String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
     }
 
-    static func freePort() throws -> Int {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) } }
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
-        return Int(UInt16(bigEndian: address.sin_port))
+    /// A port held for an SMTP server started later: bound with SO_REUSEADDR but not listening,
+    /// so a connection to it is refused (the server is down) and no other process is given it
+    /// meanwhile (a port picked, closed and bound seconds later was once taken by another test's
+    /// server, which never answered). aiosmtpd binds with SO_REUSEADDR too, so the sink can
+    /// take the port while it is still held; ``release()`` once the sink listens.
+    final class PortReservation {
+        let port: Int
+        private var fd: Int32
+
+        init() throws {
+            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+            guard s >= 0 else { throw TerminalError(message: "cannot reserve a port: errno \(errno)") }
+            var on: Int32 = 1
+            setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_addr.s_addr = inet_addr("127.0.0.1")
+            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+            let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, length) } }
+            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &length) } }
+            guard bound == 0 else {
+                close(s)
+                throw TerminalError(message: "cannot reserve a port: errno \(errno)")
+            }
+            fd = s
+            port = Int(UInt16(bigEndian: address.sin_port))
+        }
+
+        func release() {
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+
+        deinit { release() }
     }
 
-    /// A directory with a mailbox, a free port for the SMTP server, and `authsh serve`
+    /// Starts the sink on a reserved port and waits until it listens (its log says so).
+    static func startSink(on reservation: PortReservation, directory: String, stall: Int = 0) async throws -> ChildProcess {
+        let sink = try startSink(port: reservation.port, directory: directory, stall: stall)
+        let log = directory + "/../sink.log"
+        for _ in 0..<400 {
+            if ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("listening \(reservation.port)") {
+                reservation.release()
+                return sink
+            }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        sink.stop()
+        throw TerminalError(message: "the SMTP sink did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    /// A directory with a mailbox, a port held for the SMTP server, and `authsh serve`
     /// arguments for a server (on a SQLite file there) that mails to that port with these timeouts.
-    static func mailSetup(connectTimeout: Int, commandTimeout: Int) throws -> (directory: String, mailbox: String, port: Int, arguments: [String]) {
+    static func mailSetup(connectTimeout: Int, commandTimeout: Int) throws -> (directory: String, mailbox: String, port: PortReservation, arguments: [String]) {
         let directory = try Binary.temporaryDirectory()
         let mailbox = directory + "/mail"
         try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
-        let port = try Self.freePort()
+        let port = try PortReservation()
         let config = directory + "/config.json"
         try Data(#"""
             {"apps": [{"id": "local", "rateLimits": {"enabled": false}}],
-             "mail": {"host": "127.0.0.1", "port": \#(port), "security": "none", "from": "no-reply@example.com",
+             "mail": {"host": "127.0.0.1", "port": \#(port.port), "security": "none", "from": "no-reply@example.com",
                       "retryDelaysSeconds": [1], "connectTimeoutSeconds": \#(connectTimeout), "commandTimeoutSeconds": \#(commandTimeout)}}
             """#.utf8).write(to: URL(fileURLWithPath: config))
         return (directory, mailbox, port, ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"])
@@ -56,7 +95,7 @@ import Testing
         try await Task.sleep(for: .seconds(1))
         first.process.stop()
 
-        let sink = try Self.startSink(port: port, directory: mailbox)
+        let sink = try await Self.startSink(on: port, directory: mailbox)
         defer { sink.stop() }
         let second = try await Self.serve(arguments, log: directory + "/second.log")
         defer { second.process.stop() }
@@ -81,7 +120,7 @@ import Testing
     @Test func aMailWhoseDeliveryTheKillInterruptedIsSentAgainAfterTheRestart() async throws {
         // A lease of 1 + 8 x 2 + 10 = 27 s.
         let (directory, mailbox, port, arguments) = try Self.mailSetup(connectTimeout: 1, commandTimeout: 2)
-        let sink = try Self.startSink(port: port, directory: mailbox, stall: 30)
+        let sink = try await Self.startSink(on: port, directory: mailbox, stall: 30)
         defer { sink.stop() }
 
         let first = try await Self.serve(arguments, log: directory + "/first.log")

@@ -1,15 +1,9 @@
 """Headless Chromium driven through the Chrome DevTools Protocol, for the browser tests: start it,
 call protocol methods, evaluate JavaScript in the page, wait for a condition, take screenshots.
 Events that arrive while waiting for an answer go to `on_event` (console messages, errors)."""
-import base64, json, shutil, socket, subprocess, tempfile, time, urllib.request
+import base64, json, shutil, subprocess, tempfile, time, urllib.request
 
 import websocket  # websocket-client
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Browser:
@@ -24,15 +18,18 @@ class Browser:
         chromium = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
         if not chromium:
             raise RuntimeError("no chromium on the PATH")
-        port = free_port()
         self.profile = tempfile.mkdtemp(prefix="authsh-chromium-")
         self.process = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
-                                         "--disable-dev-shm-usage", f"--remote-debugging-port={port}",
+                                         "--disable-dev-shm-usage", "--remote-debugging-port=0",
                                          f"--user-data-dir={self.profile}", f"--window-size={self.window}", "about:blank"],
                                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        # Chromium picks its own port and writes it to DevToolsActivePort in the profile (a port
+        # picked here and closed could be taken by another process before Chromium binds it).
         target = None
         for _ in range(200):
             try:
+                with open(f"{self.profile}/DevToolsActivePort") as f:
+                    port = int(f.readline())
                 targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json"))
                 target = next(t for t in targets if t["type"] == "page")
                 break

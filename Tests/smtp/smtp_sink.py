@@ -75,12 +75,14 @@ def main():
         ok = auth_data.login.decode() == user and auth_data.password.decode() == password
         return AuthResult(success=ok, handled=False)
 
-    port = a.port
+    # aiosmtpd needs a port number: a port bound here (SO_REUSEADDR, not listening) is held
+    # until the server listens on it too, so no other process is given it in between.
+    port, held = a.port, None
     if port == 0:
-        s = socket.socket()
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-        s.close()
+        held = socket.socket()
+        held.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
 
     kwargs = {}
     if a.starttls:
@@ -91,6 +93,8 @@ def main():
         kwargs.update(authenticator=authenticator, auth_required=True, auth_require_tls=True)
     controller = Controller(Handler(), hostname="127.0.0.1", port=port, server_hostname="localhost", **kwargs)
     controller.start()
+    if held:
+        held.close()
     print(f"listening {port}", flush=True)
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
     try:
