@@ -36,8 +36,8 @@ void shims_watchdog_forget(lua_State *L);
 /// `coroutine` table with authsh's (both profiles). [-0, +0, m]
 void shims_open_coroutine_overrides(lua_State *L);
 
-/* execguard.c: os.execute and io.popen make the host's own sockets and anonymous inodes
-   close-on-exec first. */
+/* execguard.c: os.execute and io.popen whose programs hold none of the host's own sockets and
+   anonymous inodes (sorted out in the child, between fork and exec). */
 void shims_guard_exec(lua_State *L);
 
 #endif

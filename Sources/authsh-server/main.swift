@@ -3,7 +3,7 @@ import Glibc
 
 // authsh-server COMMAND ...: the server's commands, run by `authsh serve|admin|audit`, and
 // `embedded`, the dev server authsh starts for its scripts.
-let arguments = CommandLine.arguments
+let arguments = ProcessArguments.orExit(program: "authsh-server")
 let rest = Array(arguments.dropFirst(2))
 switch arguments.count > 1 ? arguments[1] : "" {
 case "serve": exit(Serve.main(rest))

@@ -65,6 +65,19 @@ import Testing
         #expect(r.stderr == "authsh: cannot open no-such-script.lua (No such file or directory)\n")
     }
 
+    /// Where /proc is not mounted, Swift's runtime reads no command line: authsh ran as if given
+    /// no argument (`-e CODE` was dropped, standard input ran, exit 0). Both programs say so.
+    @Test(arguments: ["authsh", "authsh-server"])
+    func withoutProcTheProgramSaysWhatIsMissing(_ program: String) throws {
+        let hideProc = #"mount -t tmpfs none /proc && exec "$0" "$@""#
+        let r = try Binary.run(["--mount", "--propagation", "private", "sh", "-c", hideProc,
+                                Binary.productsDirectory.appendingPathComponent(program).path, "-e", "print(1)"],
+                               stdin: "print('standard input ran')", executable: "/usr/bin/unshare")
+        #expect(r.status == 71, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout == "")
+        #expect(r.stderr == "\(program): cannot read the command line: /proc is not mounted, and \(program) needs it\n")
+    }
+
     @Test func helpTeachesAndVersionNamesLua() throws {
         let help = try Binary.run(["--help"])
         #expect(help.status == 0)
