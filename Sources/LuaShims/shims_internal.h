@@ -7,6 +7,8 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 struct authsh_control {
     size_t used;             // bytes allocated now
@@ -36,8 +38,25 @@ void shims_watchdog_forget(lua_State *L);
 /// `coroutine` table with authsh's (both profiles). [-0, +0, m]
 void shims_open_coroutine_overrides(lua_State *L);
 
-/* execguard.c: os.execute and io.popen whose programs hold none of the host's own sockets and
-   anonymous inodes (sorted out in the child, between fork and exec). */
+// execguard.c
+/// Replaces os.execute and io.popen by authsh's, whose programs hold none of the host's own
+/// sockets and anonymous inodes; remembers what the process was started with, once. [-0, +0, m]
 void shims_guard_exec(lua_State *L);
+
+// shellspawn.c
+/// How `/bin/sh -c command` starts.
+typedef struct {
+    const char *command;
+    int from, to;                         // dup3(from, to) first, when from >= 0 (a popen pipe)
+    int default_interrupt, default_quit;  // SIGINT / SIGQUIT back to SIG_DFL (os.execute ignores them)
+    uint64_t mask;                        // the program's signal mask, as the kernel keeps it
+    int first_realtime;                   // set by the spawn: SIGRTMIN
+    int failure;                          // set by the child: an errno when the shell could not run
+} shims_shell_start;
+/// Remembers, once, the sockets and anonymous inodes the process was started with (they pass).
+void shims_remember_inherited(void);
+/// Starts the shell, holding none of the host's other sockets and anonymous inodes: the pid
+/// (which exits 127 with `failure` set if the shell could not run), or -1 with errno.
+pid_t shims_spawn_shell(shims_shell_start *start);
 
 #endif
