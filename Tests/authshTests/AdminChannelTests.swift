@@ -32,6 +32,44 @@ import Testing
         #expect(remoteAPI.hasPrefix("HTTP/1.1 403") && remoteAPI.contains("adminOverHTTP"), "\(remoteAPI.prefix(300))")
     }
 
+    /// authsh listens in plain http only: a client from another address that names `publicURL`'s
+    /// https host reached it without TLS (a browser sent to `http://` that name, on a port the
+    /// server listens on), so it gets no form and its key is refused. A TLS terminator that adds
+    /// no headers counts only from this machine or from `trustedProxies`.
+    @Test(.enabled(if: Self.otherAddress != nil, "this machine has no address but loopback"), arguments: [false, true])
+    func thePublicHostFromAnotherAddressIsHTTPSOnlyThroughATrustedProxy(otherIsTrusted: Bool) async throws {
+        let directory = try Binary.temporaryDirectory()
+        let other = try #require(Self.otherAddress)
+        let config = directory + "/config.json"
+        let proxies = otherIsTrusted ? "[\"" + other + "\"]" : "[]"
+        try Data(#"""
+            {"publicURL": "https://auth.example.com", "trustedProxies": \#(proxies),
+             "adminKeys": [{"name": "ops", "key": {"env": "TEST_CHANNEL_KEY"}}], "apps": [{"id": "local"}]}
+            """#.utf8).write(to: URL(fileURLWithPath: config))
+        setenv("TEST_CHANNEL_KEY", AdminCommandTests.key, 1)
+        let (server, origin) = try await MailRestartTests.serve(["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
+                                                               log: directory + "/serve.log")
+        defer { server.stop() }
+        let port = try #require(origin.split(separator: ":").last.flatMap { Int($0) })
+        let page = "GET /admin/login HTTP/1.1\r\nHost: auth.example.com\r\nConnection: close\r\n\r\n"
+        let api = "GET /api/admin/v1/apps/local/users HTTP/1.1\r\nHost: auth.example.com\r\n"
+            + "Authorization: Bearer \(AdminCommandTests.key)\r\nConnection: close\r\n\r\n"
+        // From this machine (a terminator beside the server): https.
+        let localPage = try Self.exchange(page, address: "127.0.0.1", port: port)
+        #expect(localPage.hasPrefix("HTTP/1.1 200") && localPage.contains(#"action="https://auth.example.com/admin/login""#), "\(localPage.prefix(300))")
+        #expect(try Self.exchange(api, address: "127.0.0.1", port: port).hasPrefix("HTTP/1.1 200"))
+        // From another address: https only if it is a trusted proxy.
+        let remotePage = try Self.exchange(page, address: other, port: port)
+        let remoteAPI = try Self.exchange(api, address: other, port: port)
+        if otherIsTrusted {
+            #expect(remotePage.hasPrefix("HTTP/1.1 200") && remotePage.contains(#"name="key""#), "\(remotePage.prefix(300))")
+            #expect(remoteAPI.hasPrefix("HTTP/1.1 200"), "\(remoteAPI.prefix(300))")
+        } else {
+            #expect(remotePage.hasPrefix("HTTP/1.1 403") && !remotePage.contains(#"name="key""#), "\(remotePage.prefix(300))")
+            #expect(remoteAPI.hasPrefix("HTTP/1.1 403") && remoteAPI.contains("adminOverHTTP"), "\(remoteAPI.prefix(300))")
+        }
+    }
+
     /// One of this machine's IPv4 addresses that is not a loopback one, if it has any.
     static let otherAddress: String? = {
         var list: UnsafeMutablePointer<ifaddrs>?

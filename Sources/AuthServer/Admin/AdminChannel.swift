@@ -11,11 +11,13 @@ import Hummingbird
 ///   them it came from a client on the proxy's machine, and is judged as a direct one.
 /// - A request from any other peer that carries proxy headers came through a proxy the server
 ///   was not told about: nothing is known of the client's side of it, so it is not trusted.
-/// - A direct request is over https when `publicURL` is https and the request is addressed to
-///   its host (a TLS terminator that adds no headers; the same server reached at another
-///   address or port, over http, is not), and it is safe from this machine: a loopback peer
-///   that addressed a loopback host. (A request with no peer at all came through no socket:
-///   the in-process testing router. It counts as this machine.)
+/// - A direct request is over https when `publicURL` is https, the request is addressed to its
+///   host, and its peer is this machine or a trusted proxy: a TLS terminator that adds no
+///   headers. (authsh listens in plain http only, so any other peer that names the public host,
+///   a browser sent to `http://` that name on a port the server listens on, came without TLS; so
+///   does the same server reached at another address or port.) It is safe from this machine: a
+///   loopback peer that addressed a loopback host. (A request with no peer at all came through no
+///   socket: the in-process testing router. It counts as this machine.)
 ///
 /// What the server cannot see, the sign-in form guards: it posts to an absolute URL, the https
 /// origin or the loopback address the request named. A page that reached a remote browser
@@ -60,12 +62,18 @@ struct AdminChannel: Sendable {
         if context.fromTrustedProxy && proxied { return context.forwardedProto == "https" ? .https(origin: nil) : .unsafe }
         // Direct (a trusted proxy's address without a proxy's headers is a client on its machine).
         guard !proxied, let host = Self.host(request) else { return .unsafe }
-        if let httpsAuthority, host == httpsAuthority { return .https(origin: "https://" + httpsAuthority) }
-        guard Loopback.isLoopback(host: host) else { return .unsafe }
-        guard let peer = context.peerAddress else { return .loopback(origin: "http://" + host) }
-        guard let bytes = TrustedProxies.bytes(peer), bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
-        else { return .unsafe }
+        if let httpsAuthority, host == httpsAuthority {
+            return context.fromTrustedProxy || Self.fromThisMachine(context) ? .https(origin: "https://" + httpsAuthority) : .unsafe
+        }
+        guard Loopback.isLoopback(host: host), Self.fromThisMachine(context) else { return .unsafe }
         return .loopback(origin: "http://" + host)
+    }
+
+    /// The peer is a loopback address, or there is none (the in-process testing router).
+    private static func fromThisMachine(_ context: AuthRequestContext) -> Bool {
+        guard let peer = context.peerAddress else { return true }
+        guard let bytes = TrustedProxies.bytes(peer) else { return false }
+        return bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
     }
 
     /// Where the sign-in form posts, or nil where a key must not be asked for.
