@@ -104,37 +104,35 @@ public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilt
 
 /// Reads the audit log as `tail -f` does (`authsh audit --follow`): the newest events that
 /// `filter` selects, oldest first, then every `interval` the events recorded since, until the
-/// task is cancelled. `body` gets each batch (never empty). Events are found by id: on a
-/// PostgreSQL database that several instances write, an event whose transaction commits after
-/// a later id was read is not shown (SQLite has one writer, and ids in commit order).
+/// task is cancelled. `body` gets each batch (never empty). An event whose transaction commits
+/// after later ones were read (PostgreSQL, several instances) is shown when it commits, if that
+/// is within `grace` of its id being found missing (``AuditFollower``).
 public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter, interval: Duration = .seconds(1),
-                           _ body: @Sendable ([AuditEvent]) -> Void) async throws {
+                           grace: Duration = .seconds(10), _ body: @Sendable ([AuditEvent]) -> Void) async throws {
     let store = try await openStore(configuration)
     defer { (store as? PostgresStore)?.close() }
-    let first = try await store.auditEvents(filter)
-    if !first.isEmpty { body(first.reversed()) }
-    // Above the newest seen; with none yet, above the newest of any (events before the start
-    // that the filter skipped are not news).
-    var last: Int64 = 0
-    if let newest = first.first {
-        last = newest.id
-    } else if let newest = try await store.auditEvents(AuditFilter(limit: 1)).first {
-        last = newest.id
-    }
-    var next = filter
-    next.limit = 1000
+    // The newest id first, then the filter's newest below it: nothing committed between is lost.
+    let top = try await store.auditEvents(AuditFilter(limit: 1)).first?.id ?? 0
+    var first = filter
+    first.before = top + 1
+    let newest = try await store.auditEvents(first)
+    if !newest.isEmpty { body(newest.reversed()) }
+    var follower = AuditFollower(after: top, grace: grace)
+    let batch = 1000
     while true {
         try await Task.sleep(for: interval)
-        next.after = last
-        // A full batch may have more behind it: read on at once.
+        // Every event above `settled`, unfiltered (a missing id must not be taken for one the
+        // filter skips), a batch at a time.
+        var read: [AuditEvent] = []
+        var after = follower.settled
         while true {
-            let batch = try await store.auditEvents(next)
-            guard let newest = batch.last else { break }
-            body(batch)
-            last = newest.id
-            next.after = last
-            if batch.count < next.limit { break }
+            let page = try await store.auditEvents(AuditFilter(after: after, limit: batch))
+            read += page
+            guard let last = page.last, page.count == batch else { break }
+            after = last.id
         }
+        let shown = follower.take(read, now: .now).filter(filter.matches)
+        if !shown.isEmpty { body(shown) }
     }
 }
 
