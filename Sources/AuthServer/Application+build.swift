@@ -105,8 +105,9 @@ public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilt
 /// Reads the audit log as `tail -f` does (`authsh audit --follow`): the newest events that
 /// `filter` selects, oldest first, then every `interval` the events recorded since, until the
 /// task is cancelled. `body` gets each batch (never empty). An event whose transaction commits
-/// after later ones were read (PostgreSQL, several instances) is shown when it commits, if that
-/// is within `grace` of its id being found missing (``AuditFollower``).
+/// after later ones were read (PostgreSQL, several instances), before the start included, is
+/// shown when it commits, if that is within `grace` of its id being found missing
+/// (``AuditFollower``).
 public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter, interval: Duration = .seconds(1),
                            grace: Duration = .seconds(10), _ body: @Sendable ([AuditEvent]) -> Void) async throws {
     let store = try await openStore(configuration)
@@ -117,7 +118,12 @@ public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFi
     first.before = top + 1
     let newest = try await store.auditEvents(first)
     if !newest.isEmpty { body(newest.reversed()) }
-    var follower = AuditFollower(after: top, grace: grace)
+    // The follower starts a window below `top`: an id under it whose transaction was still open
+    // at the start is waited for as any other. What the window holds now was shown above or
+    // filtered out: it is taken without being shown.
+    var follower = AuditFollower(after: max(0, top - AuditFollower.startWindow), grace: grace)
+    let window = try await store.auditEvents(AuditFilter(after: follower.settled, limit: Int(AuditFollower.startWindow)))
+    _ = follower.take(window.filter { $0.id <= top }, now: .now)  // above `top` came after the first page: news
     let batch = 1000
     while true {
         try await Task.sleep(for: interval)

@@ -32,8 +32,9 @@
 extern char **environ;
 
 /// The sockets and anonymous inodes the process was started with (from descriptor 0 up), with
-/// what /proc/self/fd said each was, so that a number closed and reused by authsh is not taken
-/// for the inherited one; past INHERITED_MAX they are kept back from programs. Written once
+/// what /proc/self/fd said each was, so that a socket number closed and reused by authsh is not
+/// taken for the inherited one (an anonymous inode's link names no inode: `anon_inode:[eventpoll]`
+/// is every epoll's, so for those the number decides); past INHERITED_MAX they are kept back. Written once
 /// (pthread_once) before any reader; read by the children without a lock.
 #define INHERITED_MAX 64
 #define TARGET_MAX 64
@@ -163,7 +164,7 @@ static int shell_child(void *argument) {
     if (start->from >= 0) {
         long done = start->from == start->to ? syscall(SYS_fcntl, start->from, F_SETFD, 0)
                                               : syscall(SYS_dup3, start->from, start->to, 0);
-        if (done < 0) fail(start, errno);
+        if (done < 0) fail(start, *start->error);
     }
     if (each_descriptor(cloexec_if_host) != 0) {
         static const char message[] = "authsh: cannot read /proc/self/fd to keep authsh's sockets from the program; it was not run\n";
@@ -173,13 +174,14 @@ static int shell_child(void *argument) {
     syscall(SYS_rt_sigprocmask, SIG_SETMASK, &start->mask, NULL, sizeof start->mask);
     char *const argv[] = {"sh", "-c", (char *)start->command, NULL};
     syscall(SYS_execve, "/bin/sh", argv, environ);
-    fail(start, errno);
+    fail(start, *start->error);
 }
 
 pid_t shims_spawn_shell(shims_shell_start *start) {
     shims_remember_inherited();
     start->failure = 0;
     start->first_realtime = SIGRTMIN;
+    start->error = &errno;
     const size_t size = 64 * 1024;
     void *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
     if (stack == MAP_FAILED) return -1;

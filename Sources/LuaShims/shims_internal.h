@@ -51,6 +51,8 @@ typedef struct {
     int default_interrupt, default_quit;  // SIGINT / SIGQUIT back to SIG_DFL (os.execute ignores them)
     uint64_t mask;                        // the program's signal mask, as the kernel keeps it
     int first_realtime;                   // set by the spawn: SIGRTMIN
+    int *error;                           // set by the spawn: &errno, taken in the parent (the
+                                          // child must not call __errno_location through the PLT)
     int failure;                          // set by the child: an errno when the shell could not run
 } shims_shell_start;
 /// Remembers, once, the sockets and anonymous inodes the process was started with (they pass).

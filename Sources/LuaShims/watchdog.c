@@ -1,4 +1,5 @@
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
+#define _GNU_SOURCE  // pipe2
 #include "luashims.h"
 #include "shims_internal.h"
 
@@ -79,14 +80,10 @@ static void *watchdog_main(void *arg) {
     return NULL;
 }
 
-static int make_pipe(int fds[2]) {
-    if (pipe(fds) != 0) return 0;
-    for (int i = 0; i < 2; i++) {
-        fcntl(fds[i], F_SETFL, fcntl(fds[i], F_GETFL) | O_NONBLOCK);
-        fcntl(fds[i], F_SETFD, FD_CLOEXEC);
-    }
-    return 1;
-}
+/// Close-on-exec from the start (pipe2): a program another thread runs meanwhile never holds it.
+static int make_pipe(int fds[2]) { return authsh_pipe(fds) == 0; }
+
+int authsh_pipe(int fds[2]) { return pipe2(fds, O_CLOEXEC | O_NONBLOCK); }
 
 /// Set when the watchdog could not start (no pipe, no thread): deadlines cannot be kept, so
 /// arming one fails and the run that needs it is refused (fail closed).

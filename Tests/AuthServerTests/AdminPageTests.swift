@@ -211,6 +211,17 @@ import Testing
             }
             let accepted = try await post(host: "127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)\r\n")
             #expect(accepted.hasPrefix("HTTP/1.1 303") && accepted.contains("authsh_admin="), "\(accepted.prefix(300))")
+            // The session cookie stands for the key: read where the key would be, and nowhere else.
+            let cookie = try #require(accepted.split(separator: "\r\n").first { $0.hasPrefix("set-cookie: authsh_admin=") || $0.hasPrefix("Set-Cookie: authsh_admin=") })
+            let session = String(cookie.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
+            func users(host: String) async throws -> String {
+                try await RawHTTP.exchange(port: port, "GET /admin/apps/local/users HTTP/1.1\r\nHost: \(host)\r\nCookie: \(session)\r\nConnection: close\r\n\r\n")
+            }
+            #expect(try await users(host: "127.0.0.1:\(port)").hasPrefix("HTTP/1.1 200"))
+            for host in ["192.0.2.2:\(port)", "auth.example.com:80"] {
+                let elsewhere = try await users(host: host)
+                #expect(elsewhere.hasPrefix("HTTP/1.1 30") && elsewhere.lowercased().contains("location: /admin/login"), "\(host): \(elsewhere.prefix(200))")
+            }
         }
     }
 

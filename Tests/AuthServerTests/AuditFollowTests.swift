@@ -34,6 +34,17 @@ import Testing
         #expect(follower.take([Self.event(15)], now: start + .seconds(14)).isEmpty)
     }
 
+    @Test func whatTheStartWindowHoldsIsTakenUnshownAndItsGapsAreWaitedFor() {
+        let start = ContinuousClock.now
+        var follower = AuditFollower(after: 0, grace: .seconds(10))
+        // At the start, ids 1, 2 and 4 are there (shown by the first page, or filtered out); 3 is
+        // still in an open transaction.
+        _ = follower.take([Self.event(1), Self.event(2), Self.event(4)], now: start)
+        #expect(follower.settled == 2)
+        #expect(follower.take([Self.event(3), Self.event(4), Self.event(5)], now: start + .seconds(1)).map(\.id) == [3, 5])
+        #expect(follower.settled == 5)
+    }
+
     @Test func aHugeJumpIsNotWaitedForIdByIdForever() {
         let start = ContinuousClock.now
         var follower = AuditFollower(after: 0, grace: .seconds(10))
@@ -45,21 +56,25 @@ import Testing
     }
 
     /// A real PostgreSQL database: an event written in a transaction that stays open while a
-    /// later one commits and is shown, then commits: the follower shows it.
-    @Test func anEventCommittedAfterALaterOneIsShownOnPostgreSQL() async throws {
+    /// later one commits and is shown, then commits: the follower shows it, whether the
+    /// transaction began while the follower ran or before it started.
+    @Test(arguments: [false, true])
+    func anEventCommittedAfterALaterOneIsShownOnPostgreSQL(openBeforeTheStart: Bool) async throws {
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()
         var config = ServerConfiguration()
         config.database = .postgres(try PostgresDatabase(url: cluster.url(database: name), key: "database", passwordAllowed: false,
                                                          environment: [:]))
+        (try await openStore(config) as? PostgresStore)?.close()  // the schema
         final class Shown: Sendable { let details = Mutex<[String]>([]) }
         let box = Shown(), configuration = config
-        let follower = Task {
-            try await followAuditLog(configuration, filter: AuditFilter(event: "login"), interval: .milliseconds(100)) { events in
-                box.details.withLock { $0 += events.map { $0.detail ?? "" } }
+        func startFollowing() -> Task<Void, any Error> {
+            Task {
+                try await followAuditLog(configuration, filter: AuditFilter(event: "login"), interval: .milliseconds(100)) { events in
+                    box.details.withLock { $0 += events.map { $0.detail ?? "" } }
+                }
             }
         }
-        defer { follower.cancel() }
         func waitFor(_ detail: String) async throws -> Bool {
             for _ in 0..<100 {
                 if box.details.withLock({ $0.contains(detail) }) { return true }
@@ -67,29 +82,33 @@ import Testing
             }
             return false
         }
+        func insert(_ detail: String, event: String = "login") -> String {
+            "INSERT INTO audit_events (time, app_id, event, outcome, detail) VALUES (1800000000, 'local', '\(event)', 'success', '\(detail)');"
+        }
         let connection = try await PostgresConnection.connect(
             configuration: .init(unixSocketPath: cluster.socketPath, username: "authsh", password: nil, database: name),
             id: 1, logger: Logger(label: "audit-follow-test"))
         defer { Task { try? await connection.close() } }
-        // The follower made the schema; wait for it.
-        var ready = false
-        for _ in 0..<100 where !ready {
-            ready = (try? await connection.query("SELECT 1 FROM audit_events LIMIT 1", logger: connection.logger)) != nil
-            if !ready { try await Task.sleep(for: .milliseconds(50)) }
+        var follower: Task<Void, any Error>?
+        defer { follower?.cancel() }
+        var expected = ["fast", "slow"]
+        if !openBeforeTheStart {
+            // Started once it shows an event recorded now.
+            follower = startFollowing()
+            try await Task.sleep(for: .milliseconds(200))
+            try await cluster.execute(insert("marker"), database: name)
+            #expect(try await waitFor("marker"), "\(box.details.withLock { $0 })")
+            expected.insert("marker", at: 0)
         }
-        #expect(ready)
         try await connection.query("BEGIN", logger: connection.logger)
-        try await connection.query("""
-            INSERT INTO audit_events (time, app_id, event, outcome, detail) VALUES (1800000000, 'local', 'login', 'success', 'slow')
-            """, logger: connection.logger)
-        try await cluster.execute("""
-            INSERT INTO audit_events (time, app_id, event, outcome, detail) VALUES (1800000001, 'local', 'login', 'success', 'fast');
-            INSERT INTO audit_events (time, app_id, event, outcome, detail) VALUES (1800000001, 'local', 'logout', 'success', 'skipped')
-            """, database: name)
+        try await connection.query(PostgresQuery(unsafeSQL: insert("slow")), logger: connection.logger)
+        try await cluster.execute(insert("fast") + insert("skipped", event: "logout"), database: name)
+        if openBeforeTheStart { follower = startFollowing() }  // its first page shows "fast"
         #expect(try await waitFor("fast"), "\(box.details.withLock { $0 })")
+        try await Task.sleep(for: .milliseconds(300))
         try await connection.query("COMMIT", logger: connection.logger)
         #expect(try await waitFor("slow"), "\(box.details.withLock { $0 })")
         try await Task.sleep(for: .milliseconds(300))
-        #expect(box.details.withLock { $0 } == ["fast", "slow"], "each once, the filter applied")
+        #expect(box.details.withLock { $0 } == expected, "each once, the filter applied")
     }
 }

@@ -106,8 +106,9 @@ struct AdminChannel: Sendable {
     }
 
     /// The refusal of a key sent where it could be read on the way.
-    static let refusal = ServiceError(.forbidden, "an admin key is taken only over https (publicURL, or a proxy in trustedProxies "
-        + "that sends X-Forwarded-Proto: https) or from this machine; config adminOverHTTP: true takes it over plain http too")
+    static let refusal = ServiceError(.forbidden, "an admin key is taken only over https (a TLS proxy on this machine or in "
+        + "trustedProxies that sends X-Forwarded-Proto: https or names publicURL's https host) or from this machine; "
+        + "config adminOverHTTP: true takes it over plain http too")
 
     /// The headers a proxy adds.
     private static let proxyHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port",

@@ -20,6 +20,9 @@ struct AuditFollower {
     private var noted: Int64
     /// Missing ids remembered at most: past this, the oldest are given up at once.
     static let missingAtMost: Int64 = 100_000
+    /// How far below the newest id at the start a follower begins (what is there then is taken
+    /// unshown), so that an id whose transaction was still open at the start is waited for.
+    static let startWindow: Int64 = 1000
 
     /// A follower that shows what comes after `id`.
     init(after id: Int64, grace: Duration = .seconds(10)) {

@@ -17,12 +17,7 @@ final class Inbox: Sendable {
 
     init() {
         var fds: [Int32] = [-1, -1]
-        if pipe(&fds) == 0 {
-            for fd in fds {
-                _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-                _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            }
-        } else {
+        if authsh_pipe(&fds) != 0 {
             // No pipe (out of descriptors): `wait` polls the list every millisecond instead.
             fds = [-1, -1]
         }

@@ -107,6 +107,10 @@ int authsh_end_run(lua_State *L);
 int authsh_killed(lua_State *L);
 /// Sets an fd written to when the state is killed (wakes a scheduler blocked in poll); -1 = none.
 void authsh_set_wakefd(lua_State *L, int fd);
+
+/// A non-blocking pipe whose ends are close-on-exec from the start (pipe2), so that a program
+/// os.execute runs on another thread meanwhile never holds them. 0, or -1 with errno.
+int authsh_pipe(int fds[2]);
 /// Raises the kill error of the current run when one is pending; returns otherwise.
 /// C loops that Lua code drives call it now and then. [-0, +0, v]
 void authsh_checkkill(lua_State *L);

@@ -37,8 +37,8 @@ extension AuthService {
             Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400", .xContentTypeOptions: "nosniff"],
                      body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.icon)))
         }
-        router.get("admin") { request, _ in
-            guard self.pageSession(request, sessions) != nil else { return Self.redirect("/admin/login") }
+        router.get("admin") { request, context in
+            guard self.pageSession(request, context, sessions) != nil else { return Self.redirect("/admin/login") }
             return Self.redirect("/admin/apps/\(self.adminHomeApp?.id ?? "local")/users")
         }
         router.get("admin/login") { request, context in
@@ -181,14 +181,17 @@ extension AuthService {
 
     // MARK: Sessions and forms
 
-    private func pageSession(_ request: Request, _ sessions: AdminPageSessions) -> AdminPageSessions.Session? {
-        Self.cookie(Self.pageCookie, request).flatMap { sessions.session($0, now: clock.now) }
+    /// The signed-in session the request's cookie names, if the request came where a key would
+    /// be taken: the cookie stands for the key, and is read on no other channel.
+    private func pageSession(_ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions) -> AdminPageSessions.Session? {
+        guard adminChannel.apiTakesKey(request, context) else { return nil }
+        return Self.cookie(Self.pageCookie, request).flatMap { sessions.session($0, now: clock.now) }
     }
 
     /// A page for a signed-in admin (else to the sign-in page); errors become pages.
     private func pageGet(_ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
                          _ body: (AdminPageSessions.Session, AppRuntime) async throws -> (title: String, content: String)) async throws -> Response {
-        guard let session = pageSession(request, sessions) else { return Self.redirect("/admin/login") }
+        guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
         do {
             let app = try app(context.parameters.get("app") ?? "")
             let (title, content) = try await body(session, app)
@@ -202,7 +205,7 @@ extension AuthService {
     /// A form post of a signed-in admin with the session's CSRF token (else 403); errors become pages.
     private func pagePost(_ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
                           _ body: (AdminPageSessions.Session, [String: String]) async throws -> Response) async throws -> Response {
-        guard let session = pageSession(request, sessions) else { return Self.redirect("/admin/login") }
+        guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
         let form = try await Self.pageForm(request, context)
         guard let token = form["csrf"], Secrets.constantTimeEqual(Array(token.utf8), Array(session.csrf.utf8)) else { return Self.forbidden() }
         do {

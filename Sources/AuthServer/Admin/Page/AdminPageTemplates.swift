@@ -37,7 +37,7 @@ enum AdminPageTemplates {
         "login": """
         <h1>Sign in</h1>
         {{#error}}<p class="error" role="alert">{{error}}</p>{{/error}}
-        {{#insecure}}<p class="error" role="alert" id="insecure">An admin key typed here would cross the network in clear. Open this page over https: set the server's <code>publicURL</code> to its https origin, or list the proxy that terminates TLS in <code>trustedProxies</code> (it must send <code>X-Forwarded-Proto</code>). From this machine, http://127.0.0.1 works too.</p>{{/insecure}}
+        {{#insecure}}<p class="error" role="alert" id="insecure">An admin key typed here would cross the network in clear. Open this page over https: list the proxy that terminates TLS in <code>trustedProxies</code> (it sends <code>X-Forwarded-Proto</code>, or names the server's https <code>publicURL</code> host), or run it on this machine. From this machine, http://127.0.0.1 works too.</p>{{/insecure}}
         {{^insecure}}
         <form method="post" action="{{action}}" class="stack">
         <input type="hidden" name="csrf" value="{{csrf}}">
