@@ -20,7 +20,7 @@ public func buildApplication(
     onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in },
     onMetricsListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
 ) async throws -> some ApplicationProtocol {
-    let store = try await openStore(configuration)
+    let store = try await openStore(configuration, serving: true)
     let metrics = configuration.metricsPort == nil ? nil : ServerMetrics()
     let service = try await AuthService(configuration: configuration, store: store, metrics: metrics)
     let router = Router(context: AuthRequestContext.self)
@@ -144,8 +144,9 @@ public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFi
 
 /// Opens the configured database. For SQLite the data directory is made (or made again) 0700
 /// and the database 0600, whether or not they existed: the database holds the signing keys,
-/// and SQLite gives its `-wal` and `-shm` files the database's mode.
-func openStore(_ configuration: ServerConfiguration) async throws -> any AuthStore {
+/// and SQLite gives its `-wal` and `-shm` files the database's mode. `serving`: for a server
+/// (a PostgreSQL pool that keeps its connections), not a command that reads and exits.
+func openStore(_ configuration: ServerConfiguration, serving: Bool = false) async throws -> any AuthStore {
     switch configuration.database {
     case .memory:
         return try SQLiteStore(path: nil)
@@ -155,7 +156,7 @@ func openStore(_ configuration: ServerConfiguration) async throws -> any AuthSto
         return try openSQLite(path)
     case .postgres(let database):
         do {
-            return try await PostgresStore(configuration: database.clientConfiguration, logger: configuration.logger,
+            return try await PostgresStore(configuration: database.clientConfiguration(serving: serving), logger: configuration.logger,
                                            startupTimeout: database.startupTimeout)
         } catch {
             // The URL without its password, and what failed.

@@ -63,13 +63,10 @@ struct AuditCommand: ParsableCommand {
 
 /// Running `authsh audit`.
 enum Audit {
-    static func main(_ args: [String]) -> Int32 {
-        let command: AuditCommand
-        do {
-            command = try AuditCommand.parse(args)
-        } catch {
-            return CommandLineUsage.report(error, of: AuditCommand.self)
-        }
+    static func main(_ args: [String]) -> Int32 { CommandLineUsage.run(AuditCommand.self, args, read) }
+
+    /// Prints the events the command selects (and, with `--follow`, those recorded after).
+    private static func read(_ command: AuditCommand) -> Int32 {
         guard let configuration = command.place.configuration(command: "authsh audit") else { return Serve.configError }
         if let missing = DatabaseOptions.missingDatabase(configuration) {
             Output.error("authsh audit: no database at \(missing)")

@@ -1,7 +1,7 @@
 import ArgumentParser
+import AuthProtocol
 import AuthServer
 import CommandSupport
-import Dispatch
 import Glibc
 import Logging
 
@@ -25,13 +25,10 @@ enum Embedded {
     /// How long the server may take to stop once `authsh` has gone.
     static let stopSeconds: UInt32 = 5
 
-    static func main(_ args: [String]) -> Int32 {
-        let command: EmbeddedCommand
-        do {
-            command = try EmbeddedCommand.parse(args)
-        } catch {
-            return CommandLineUsage.report(error, of: EmbeddedCommand.self)
-        }
+    static func main(_ args: [String]) -> Int32 { CommandLineUsage.run(EmbeddedCommand.self, args, serve) }
+
+    /// Reads the admin key, starts the server, answers its origin, and serves until stdin ends.
+    private static func serve(_ command: EmbeddedCommand) -> Int32 {
         // The terminal's signals are authsh's (Ctrl-C interrupts a script, not its server):
         // authsh spawns this process with them blocked, and they stay ignored here.
         for signal in [SIGINT, SIGQUIT, SIGTSTP] { Glibc.signal(signal, SIG_IGN) }
@@ -81,7 +78,7 @@ enum Embedded {
     /// Once standard input ends (authsh has exited, however it ended), stops the server as
     /// SIGTERM does, and ends the process if that takes longer than `stopSeconds`.
     private static func stopWhenAuthshEnds() {
-        DispatchQueue.global().async {
+        BlockingThread.detach {  // not on one of the threads async code shares
             var buffer = [UInt8](repeating: 0, count: 256)
             while true {
                 let n = read(0, &buffer, buffer.count)

@@ -110,15 +110,7 @@ enum Serve {
     /// Exit status for a configuration that cannot be served (sysexits EX_CONFIG).
     static let configError: Int32 = 78
 
-    static func main(_ args: [String]) -> Int32 {
-        let command: ServeCommand
-        do {
-            command = try ServeCommand.parse(args)
-        } catch {
-            return CommandLineUsage.report(error, of: ServeCommand.self)
-        }
-        return serve(command)
-    }
+    static func main(_ args: [String]) -> Int32 { CommandLineUsage.run(ServeCommand.self, args, serve) }
 
     private static func serve(_ command: ServeCommand) -> Int32 {
         var base = ServerConfiguration()

@@ -1,7 +1,6 @@
 import AuthProtocol
 import CLinux
 import CommandSupport
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -29,24 +28,24 @@ enum EmbeddedServer {
     static func starter(dataDirectory: String, plugins: String?, adminKey: AdminKey, child: Child) -> @Sendable () async throws -> String {
         {
             let key = adminKey.value
-            // Waiting for the child blocks: not on one of the few threads async code shares.
-            return try await withCheckedThrowingContinuation { continuation in
-                DispatchQueue.global().async {
-                    continuation.resume(with: Result { () throws(EmbeddedServerError) in
-                        let (origin, pid) = try start(serverDirectory: dataDirectory + "/server", plugins: plugins, adminKey: key)
-                        child.started(pid)
-                        return origin
-                    })
+            // Waiting for the child blocks: on a thread of its own, not one async code shares.
+            return try await BlockingThread.run {
+                Result { () throws(EmbeddedServerError) in
+                    let started = try start(serverDirectory: dataDirectory + "/server", plugins: plugins, adminKey: key)
+                    child.started(pid: started.pid, stdin: started.stdin)
+                    return started.origin
                 }
-            }
+            }.get()
         }
     }
 
     /// How long the server may take to say where it listens before it is given up.
     static let startTimeout: Duration = .seconds(60)
 
-    /// Spawns the server and waits for its origin.
-    static func start(serverDirectory: String, plugins: String?, adminKey: String) throws(EmbeddedServerError) -> (origin: String, pid: pid_t) {
+    /// Spawns the server and waits for its origin; `stdin` is the write end of the child's
+    /// standard input, kept open while it runs (its closing stops the server).
+    static func start(serverDirectory: String, plugins: String?, adminKey: String)
+        throws(EmbeddedServerError) -> (origin: String, pid: pid_t, stdin: Int32) {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         guard clinux_pipe_cloexec(&toChild) == 0 else { throw EmbeddedServerError(systemCall: "pipe") }
@@ -60,7 +59,8 @@ enum EmbeddedServer {
 
         // The key goes into the pipe before the child exists (it fits the pipe's buffer many
         // times over): a child that dies at once cannot make this write raise SIGPIPE.
-        // toChild[1] then stays open, on purpose, until this process ends: that end is the
+        // toChild[1] then stays open, on purpose, while the server runs (``Child`` closes it once
+        // the server has exited): its closing, at the latest when this process ends, is the
         // signal for the server to stop. (It is close-on-exec: no program this one runs holds it.)
         guard Output.write(toChild[1], adminKey + "\n") else {
             let error = EmbeddedServerError(systemCall: "write")
@@ -79,7 +79,7 @@ enum EmbeddedServer {
             throw EmbeddedServerError(message: ServerProgram.missing(program, errno: status))
         }
         let answer = LineReader.readLine(fromChild[0], timeout: startTimeout)
-        if case .line(let line) = answer, line.hasPrefix("http://") { return (line, pid) }
+        if case .line(let line) = answer, line.hasPrefix("http://") { return (line, pid, toChild[1]) }
         // It did not start: it is ending, or is made to, and leaves no zombie and no descriptor behind.
         Self.reap(pid)
         close(toChild[1])
@@ -131,17 +131,20 @@ enum EmbeddedServer {
 extension EmbeddedServer {
     /// The running server's process, as far as this process knows it.
     final class Child: Sendable {
-        private let pid = Mutex<pid_t>(0)
+        /// The server's process and the write end of its standard input; pid 0 when none runs.
+        private let state = Mutex<(pid: pid_t, stdin: Int32)>((0, -1))
 
-        func started(_ pid: pid_t) { self.pid.withLock { $0 = pid } }
+        func started(pid: pid_t, stdin: Int32) { state.withLock { $0 = (pid, stdin) } }
 
-        /// False once the server has exited (it is then waited for: no zombie stays).
+        /// False once the server has exited (it is then waited for, and its standard input
+        /// closed: no zombie and no descriptor stays).
         var isRunning: Bool {
-            pid.withLock { pid in
-                guard pid > 0 else { return false }
+            state.withLock { child in
+                guard child.pid > 0 else { return false }
                 var status: Int32 = 0
-                guard waitpid(pid, &status, WNOHANG) == 0 else {
-                    pid = 0
+                guard waitpid(child.pid, &status, WNOHANG) == 0 else {
+                    close(child.stdin)
+                    child = (0, -1)
                     return false
                 }
                 return true

@@ -4,8 +4,8 @@ import PostgresNIO
 import PostgresTestSupport
 import Testing
 
-/// The store's PostgreSQL pool keeps all its connections and runs a keep-alive after 5 s of
-/// idleness. (postgres-nio's pool keeps each of its timers' tasks alive until the timer's time
+/// A server's PostgreSQL pool keeps all its connections and runs a keep-alive after 5 s of
+/// idleness; a command's opens them as it needs them. (postgres-nio's pool keeps each of its timers' tasks alive until the timer's time
 /// is up, even when the timer is cancelled: with idle timeouts of 60 s and keep-alives after
 /// 30 s, memory grew with the request rate. `scripts/bench server --postgres` shows the memory.)
 @Suite struct PostgresPoolTests {
@@ -15,7 +15,7 @@ import Testing
         var config = ServerConfiguration()
         config.database = .postgres(try PostgresDatabase(url: cluster.url(database: name) + "&pool=3", key: "database",
                                                          passwordAllowed: false, environment: [:]))
-        let store = try #require(try await openStore(config) as? PostgresStore)
+        let store = try #require(try await openStore(config, serving: true) as? PostgresStore)
         defer { store.close() }
         let observer = try await PostgresConnection.connect(
             configuration: .init(unixSocketPath: cluster.socketPath, username: "authsh", password: nil, database: "postgres"),
@@ -39,5 +39,16 @@ import Testing
         // Idle for longer than the keep-alive: each has run it.
         try await Task.sleep(for: PostgresDatabase.keepAlive + .seconds(2))
         #expect(try await count("query = 'SELECT 1;'") == 3)
+        // A command (`authsh audit`) holds only what it used.
+        store.close()
+        let command = try #require(try await openStore(config) as? PostgresStore)
+        defer { command.close() }
+        _ = try await command.auditEvents(AuditFilter(limit: 1))
+        var left = 3
+        for _ in 0..<60 where left > 1 {
+            left = try await count("true")
+            if left > 1 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(left == 1)
     }
 }

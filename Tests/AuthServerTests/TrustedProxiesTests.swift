@@ -9,7 +9,8 @@ import Testing
 @Suite struct TrustedProxiesTests {
     static func client(_ proxies: [String], peer: String, _ header: String...) throws -> String? {
         let trusted = try TrustedProxies(proxies)
-        return trusted.client(peer: try SocketAddress(ipAddress: peer, port: 1), forwardedFor: header).map { AuthRequestContext.clientKey($0) }
+        guard trusted.isTrusted(peer: try SocketAddress(ipAddress: peer, port: 1)) else { return nil }
+        return trusted.client(forwardedFor: header).map { AuthRequestContext.clientKey($0) }
     }
 
     @Test func theRightmostAddressThatIsNotATrustedProxy() throws {

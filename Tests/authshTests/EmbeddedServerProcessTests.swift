@@ -38,7 +38,10 @@ import Testing
         let errors = Pipe()
         let (process, input, output) = try Self.start([
             "--data", data, "-e",
-            #"local u = login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read(); u:refreshCustomData(); print("again", whoami().id == u.id)"#,
+            // `pipes`: how many pipes authsh holds (a dead server's stdin must not stay among them).
+            #"local function pipes() local p = io.popen("ls -l /proc/$PPID/fd"); local n = select(2, p:read("a"):gsub("pipe:", "")); p:close(); return n end "#
+                + #"local u = login(credentials.anonymous()); local before = pipes(); io.write("ready\n"); io.flush(); io.read(); "#
+                + #"u:refreshCustomData(); print("again", whoami().id == u.id, pipes() - before)"#,
         ], directory: data, standardError: errors)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
@@ -51,7 +54,7 @@ import Testing
         let rest = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(String(decoding: rest, as: UTF8.self) == "again\ttrue\n", "\(said)")
+        #expect(String(decoding: rest, as: UTF8.self) == "again\ttrue\t0\n", "\(said)")
         #expect(process.terminationStatus == 0)
     }
 

@@ -59,7 +59,7 @@ struct AdminChannel: Sendable {
 
     func verdict(_ request: Request, _ context: AuthRequestContext) -> Verdict {
         let proxied = Self.cameThroughAProxy(request)
-        if context.fromTrustedProxy && proxied { return context.forwardedProto == "https" ? .https(origin: nil) : .unsafe }
+        if context.fromTrustedProxy && proxied { return Self.forwardedProto(request) == "https" ? .https(origin: nil) : .unsafe }
         // Direct (a trusted proxy's address without a proxy's headers is a client on its machine).
         guard !proxied, let host = Self.host(request) else { return .unsafe }
         if let httpsAuthority, host == httpsAuthority {
@@ -69,11 +69,13 @@ struct AdminChannel: Sendable {
         return .loopback(origin: "http://" + host)
     }
 
+    private static let ipv6Loopback = [UInt8](repeating: 0, count: 15) + [1]
+
     /// The peer is a loopback address, or there is none (the in-process testing router).
     private static func fromThisMachine(_ context: AuthRequestContext) -> Bool {
         guard let peer = context.peerAddress else { return true }
         guard let bytes = TrustedProxies.bytes(peer) else { return false }
-        return bytes.count == 4 ? bytes[0] == 127 : bytes == [UInt8](repeating: 0, count: 15) + [1]
+        return bytes.count == 4 ? bytes[0] == 127 : bytes == ipv6Loopback
     }
 
     /// Where the sign-in form posts, or nil where a key must not be asked for.
@@ -109,6 +111,13 @@ struct AdminChannel: Sendable {
     static let refusal = ServiceError(.forbidden, "an admin key is taken only over https (a TLS proxy on this machine or in "
         + "trustedProxies that sends X-Forwarded-Proto: https or names publicURL's https host) or from this machine; "
         + "config adminOverHTTP: true takes it over plain http too")
+
+    /// The scheme a proxy says the client used (`X-Forwarded-Proto`), lowercased. The proxy's
+    /// own value is the last one: anything before it is what the client wrote.
+    private static func forwardedProto(_ request: Request) -> String? {
+        let schemes = request.headers[values: .xForwardedProto].flatMap { $0.split(separator: ",") }
+        return schemes.last.map { String($0.filter { !$0.isWhitespace }).lowercased() }
+    }
 
     /// The headers a proxy adds.
     private static let proxyHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port",

@@ -13,8 +13,6 @@ public struct AuthRequestContext: RequestContext {
     public let peerAddress: SocketAddress?
     /// True when the peer is a trusted proxy (``ForwardedClientMiddleware``).
     public internal(set) var fromTrustedProxy = false
-    /// The scheme a trusted proxy says the client used (its `X-Forwarded-Proto`), lowercased.
-    public internal(set) var forwardedProto: String?
     /// The name of the admin key the request presented (admin routes only, once checked).
     public internal(set) var adminKeyName: String?
 

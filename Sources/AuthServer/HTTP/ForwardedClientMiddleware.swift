@@ -1,9 +1,10 @@
 import HTTPTypes
 import Hummingbird
 
-/// Takes the client's address from `X-Forwarded-For`, and the scheme it used from
-/// `X-Forwarded-Proto`, for requests that a trusted proxy forwarded (``TrustedProxies``); every
-/// later middleware and route sees them.
+/// Takes the client's address from `X-Forwarded-For` for requests that a trusted proxy
+/// forwarded (``TrustedProxies``), and marks them as from a trusted proxy; every later
+/// middleware and route sees both. (`X-Forwarded-Proto` is read by ``AdminChannel``, the one
+/// place that asks.)
 struct ForwardedClientMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     let trusted: TrustedProxies
@@ -12,9 +13,6 @@ struct ForwardedClientMiddleware: RouterMiddleware {
         guard trusted.isTrusted(peer: context.peerAddress) else { return try await next(request, context) }
         var context = context
         context.fromTrustedProxy = true
-        // The proxy's own value is the last one: anything before it is what the client wrote.
-        let schemes = request.headers[values: .xForwardedProto].flatMap { $0.split(separator: ",") }
-        context.forwardedProto = schemes.last.map { String($0.filter { !$0.isWhitespace }).lowercased() }
         let header = request.headers[values: .xForwardedFor]
         if !header.isEmpty, let client = trusted.client(forwardedFor: header) {
             context.clientAddress = AuthRequestContext.clientKey(client)

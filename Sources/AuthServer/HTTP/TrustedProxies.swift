@@ -64,12 +64,6 @@ public struct TrustedProxies: Sendable, Equatable {
         return contains(bytes)
     }
 
-    /// The client's address for a request that came from `peer` with these `X-Forwarded-For`
-    /// header values (in order), or nil to keep the peer's.
-    func client(peer: SocketAddress?, forwardedFor headers: [String]) -> SocketAddress? {
-        isTrusted(peer: peer) ? client(forwardedFor: headers) : nil
-    }
-
     /// The client's address for a request that a trusted proxy sent with these
     /// `X-Forwarded-For` header values, or nil to keep the proxy's.
     func client(forwardedFor headers: [String]) -> SocketAddress? {

@@ -25,7 +25,7 @@ struct AuditFollower {
     static let startWindow: Int64 = 1000
 
     /// A follower that shows what comes after `id`.
-    init(after id: Int64, grace: Duration = .seconds(10)) {
+    init(after id: Int64, grace: Duration) {
         settled = id
         noted = id
         self.grace = grace
@@ -39,9 +39,11 @@ struct AuditFollower {
             missing[event.id] = nil
             new.append(event)
         }
-        guard let newest = taken.max() else { return [] }
+        // `noted` is at least `settled`, and the highest id taken before this call.
+        let newest = max(noted, new.lazy.map(\.id).max() ?? noted)
+        guard newest > settled else { return [] }
         if newest - settled > Self.missingAtMost { giveUp(through: newest - Self.missingAtMost) }
-        var id = max(settled, noted) + 1
+        var id = noted + 1
         while id < newest {
             if !taken.contains(id) { missing[id] = now }
             id += 1
