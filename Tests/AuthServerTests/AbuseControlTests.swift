@@ -89,6 +89,36 @@ import Testing
         }
     }
 
+    /// The status line of an email/password login sent from loopback address `source`.
+    static func login(port: Int, _ email: String, _ password: String, from source: String) async throws -> String {
+        let body = #"{"provider":"local-userpass","username":"\#(email)","password":"\#(password)"}"#
+        let answer = try await RawHTTP.exchange(port: port, "POST \(Routes.login("local", provider: "local-userpass")) HTTP/1.1\r\n"
+            + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+            + "Connection: close\r\n\r\n\(body)", from: source)
+        return String(answer.prefix(12))
+    }
+
+    /// The per-account login limit (10 a minute) slows the addresses that fail on the account,
+    /// never one that has not: whatever guessers do, from one address or many, and whatever
+    /// else spends requests on that account (`auth/methods`), the owner's password is checked.
+    @Test func theAccountLimitNeverStopsAnAddressThatHasNotFailed() async throws {
+        try await TestServer.run(TestServer.configuration(apps: [Self.app()]), mode: .live) { c in
+            try await c.registerConfirmed("owner@example.com")
+            let port = try #require(c.client.port)
+            // One address tries 11 times (back-off refuses some: they count all the same).
+            for _ in 1...11 { _ = try await Self.login(port: port, "owner@example.com", "wrong-guess", from: "127.0.0.2") }
+            for _ in 1...11 { _ = try await c.call(.get, Routes.app("local") + "/auth/methods?email=owner@example.com") }
+            #expect(try await Self.login(port: port, "owner@example.com", "password1", from: "127.0.0.3") == "HTTP/1.1 200")
+            // Eleven addresses fail once each: the account's failures are over its limit, so an
+            // address that failed is stopped, right password or not ...
+            for n in 10...20 { #expect(try await Self.login(port: port, "owner@example.com", "wrong-guess", from: "127.0.0.\(n)") == "HTTP/1.1 401") }
+            #expect(try await Self.login(port: port, "owner@example.com", "wrong-guess", from: "127.0.0.10") == "HTTP/1.1 429")
+            #expect(try await Self.login(port: port, "owner@example.com", "password1", from: "127.0.0.11") == "HTTP/1.1 429")
+            // ... and the owner, from an address that has not failed, still logs in.
+            #expect(try await Self.login(port: port, "owner@example.com", "password1", from: "127.0.0.4") == "HTTP/1.1 200")
+        }
+    }
+
     @Test func enumerationProtectionAnswersAlikeForEveryAddress() async throws {
         let dir = try PluginDirectory(["reset.lua": #"return function(req) return { status = "fail" } end"#])
         let protected = TestServer.withPlugins(dir.path) { $0.emailEnumerationProtection = true }

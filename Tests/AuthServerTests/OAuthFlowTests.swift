@@ -127,6 +127,37 @@ import Testing
         }
     }
 
+    /// RFC 8252 section 7.3: a loopback redirect is an IP literal. A name that looks like one
+    /// (`127.www.attacker-example.com` resolves wherever its owner says) or an address written
+    /// in a form that one parser reads as a name is no loopback redirect, PKCE or not; neither
+    /// at the OAuth start nor at the dev identity provider.
+    @Test func aNameDressedAsLoopbackIsNoLoopbackRedirect() async throws {
+        let dressed = ["http://127.www.attacker-example.com/cb", "http://127.0.0.1.attacker-example.com/cb",
+                       "http://127.0.0.01/cb", "http://0177.0.0.1/cb", "http://0x7f.0.0.1/cb", "http://127.1/cb",
+                       "http://2130706433/cb", "http://127.0.0.1./cb", "http://localhost/cb", "http://localhost./cb",
+                       "http://[::ffff:127.0.0.1]/cb", "http://[::ffff:7f00:1]/cb", "https://127.0.0.1/cb"]
+        try await Self.live { c in
+            let challenge = DevIdP.pkce().challenge
+            let clientId = try #require(try await DevIdP(c: c).provider("oauth2-github")["clientId"]?.stringValue)
+            let good = try await Self.hop(c, DevIdP.authorizePath("oauth2-github") + "?" + FormEncoding.encode([
+                ("client_id", clientId), ("redirect_uri", "http://127.0.0.1:9/cb"), ("state", "s")]))
+            #expect(good.status == 200, "\(good)")
+            for redirect in dressed {
+                let hop = try await Self.hop(c, Self.start([("redirect", redirect), ("state", "s"), ("code_challenge", challenge),
+                                                            ("code_challenge_method", "S256")]))
+                #expect(hop.status == 400 && hop.location == nil, "\(redirect): \(hop)")
+                let idp = try await Self.hop(c, DevIdP.authorizePath("oauth2-github") + "?" + FormEncoding.encode([
+                    ("client_id", clientId), ("redirect_uri", redirect), ("state", "s")]))
+                #expect(idp.status == 400, "dev IdP took \(redirect): \(idp)")
+            }
+            for redirect in ["http://127.0.0.1:8000/cb", "http://127.5.6.7/cb", "http://[::1]:8000/cb"] {
+                let hop = try await Self.hop(c, Self.start([("redirect", redirect), ("state", "s"), ("code_challenge", challenge),
+                                                            ("code_challenge_method", "S256")]))
+                #expect(hop.status == 302, "\(redirect): \(hop)")
+            }
+        }
+    }
+
     @Test func loopbackFlowGivesASingleUseLoginCodeBoundToTheChallenge() async throws {
         try await Self.live { c in
             func loginCode(app: String = "local", provider: String = "oauth2-github", challenge: String, deny: Bool = false) async throws -> [(String, String)] {

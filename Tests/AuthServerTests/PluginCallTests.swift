@@ -174,4 +174,37 @@ import Testing
             #expect(try await c.function("first", ["x"], token: token).body == "x")
         }
     }
+
+    /// A caller chooses how many values land on a Lua stack: up to the limit they all reach
+    /// the function (a new Lua thread has room for 20: the rest were written past its end, and
+    /// the server died), past it a 400 names the limit. `reset/call` takes them with no
+    /// sign-in at all.
+    @Test func manyArgumentsReachTheFunctionUpToALimitThatIsNamed() async throws {
+        let count = "return { count = function(...) return select('#', ...) end }"
+        let reset = "return function(request, ...) return { status = select('#', ...) == 100 and 'success' or 'fail' } end"
+        let dir = try PluginDirectory(["m.lua": count, "reset.lua": reset])
+        let config = TestServer.withPlugins(dir.path) {
+            $0.providers.userpass?.runResetFunction = true
+            $0.providers.userpass?.resetFunctionName = "reset"
+        }
+        try await TestServer.run(config) { (c: Client) async throws in
+            let token = try await c.anonymousToken()
+            for n in [19, 20, 21, 64, 100] {
+                let r = try await c.function("count", Array(repeating: .int32(1), count: n), token: token)
+                #expect(r.status == 200 && r.body == .int32(Int32(n)), "\(n): \(r.body)")
+            }
+            for n in [101, 1000] {
+                let r = try await c.function("count", Array(repeating: .int32(1), count: n), token: token)
+                #expect(r.status == 400 && r.code == "InvalidParameter" && r.message?.contains("at most 100") == true, "\(n): \(r.body)")
+            }
+            try await c.registerConfirmed("many@example.com")
+            let hundred = try await c.userpass("reset/call", ["email": "many@example.com", "password": "password2",
+                                                              "arguments": .array(Array(repeating: "x", count: 100))])
+            #expect(hundred.status == 200, "\(hundred.body)")
+            let thousand = try await c.userpass("reset/call", ["email": "many@example.com", "password": "password3",
+                                                               "arguments": .array(Array(repeating: "x", count: 1000))])
+            #expect(thousand.status == 400 && thousand.message?.contains("at most 100") == true, "\(thousand.body)")
+            #expect(try await c.function("count", [1], token: token).body == .int32(1))
+        }
+    }
 }

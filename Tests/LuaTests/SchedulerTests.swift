@@ -131,4 +131,26 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
             ($0 as? LuaError)?.message.contains("a task cannot wait for itself") == true
         }
     }
+
+    /// However many values a caller hands a new task or takes back from `wait`, they fit on
+    /// the stack (a new Lua thread has room for 20: more were written past its end) or the
+    /// call fails with an error; the process never dies.
+    @Test func manyArgumentsAndResultsFitTheStack() throws {
+        for profile in [LuaState.Profile.trusted, .sandboxed(.init())] {
+            let lua = try tasksState(profile)
+            let f = try lua.load("return select('#', ...), select(1000, ...)", name: "=f")
+            let arguments = (1...1000).map { LuaValue.integer(Int64($0)) }
+            #expect(try lua.run(f, arguments: arguments).values() == [1000, 1000])
+            #expect(try lua.evaluate("""
+                local values = {}
+                for i = 1, 5000 do values[i] = i end
+                local t = spawn(function(...) return select('#', ...), ... end, table.unpack(values))
+                local r = table.pack(wait(t))
+                local tasks = {}
+                for i = 1, 300 do tasks[i] = spawn(function() echo(1); return i end) end
+                local firsts = table.pack(wait(table.unpack(tasks)))
+                return r.n, r[1], r[5001], firsts.n, firsts[300]
+                """) == [5001, 5000, 5000, 300, 300])
+        }
+    }
 }

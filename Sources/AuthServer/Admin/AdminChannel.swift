@@ -114,7 +114,7 @@ struct AdminChannel: Sendable {
 
     /// The scheme a proxy says the client used (`X-Forwarded-Proto`), lowercased. The proxy's
     /// own value is the last one: anything before it is what the client wrote.
-    private static func forwardedProto(_ request: Request) -> String? {
+    static func forwardedProto(_ request: Request) -> String? {
         let schemes = request.headers[values: .xForwardedProto].flatMap { $0.split(separator: ",") }
         return schemes.last.map { String($0.filter { !$0.isWhitespace }).lowercased() }
     }
@@ -124,7 +124,7 @@ struct AdminChannel: Sendable {
                                        "X-Forwarded-Scheme", "X-Forwarded-Ssl", "Front-End-Https", "Forwarded", "X-Real-IP", "Via"]
         .compactMap { HTTPField.Name($0) }
 
-    private static func cameThroughAProxy(_ request: Request) -> Bool {
+    static func cameThroughAProxy(_ request: Request) -> Bool {
         proxyHeaders.contains { request.headers[$0] != nil }
     }
 

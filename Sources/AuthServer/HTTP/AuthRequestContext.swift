@@ -11,6 +11,8 @@ public struct AuthRequestContext: RequestContext {
     public internal(set) var clientAddress: String
     /// The connection's peer.
     public let peerAddress: SocketAddress?
+    /// The address the client connected to (this side of the connection).
+    public let localAddress: SocketAddress?
     /// True when the peer is a trusted proxy (``ForwardedClientMiddleware``).
     public internal(set) var fromTrustedProxy = false
     /// The name of the admin key the request presented (admin routes only, once checked).
@@ -19,6 +21,7 @@ public struct AuthRequestContext: RequestContext {
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress
+        localAddress = source.channel.localAddress
         clientAddress = Self.clientKey(peerAddress)
     }
 

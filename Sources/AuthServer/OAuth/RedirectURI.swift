@@ -1,3 +1,5 @@
+import AuthProtocol
+
 /// A client redirect URI of the web redirect and loopback flows, and the allow-list rule
 /// that keeps the server from being an open redirect.
 struct RedirectURI: Equatable {
@@ -43,9 +45,11 @@ struct RedirectURI: Equatable {
         self.rest = String(afterScheme[authorityEnd...])
     }
 
-    /// True for `127.0.0.1` (any 127/8 address) and `[::1]`: RFC 8252 loopback redirects.
+    /// True for `http://127.0.0.1` (any 127/8 address in plain dotted decimal) and
+    /// `http://[::1]`: RFC 8252 loopback redirects. An IP literal only, never a name
+    /// (`127.www.example.com`, `localhost`): see ``Loopback``.
     var isLoopback: Bool {
-        scheme == "http" && (host == "[::1]" || (host.hasPrefix("127.") && host.split(separator: ".").count == 4))
+        scheme == "http" && Loopback.isLoopbackLiteral(host)
     }
 
     /// True when `self`, a redirect a client asked for, is allowed by `pattern`, one of

@@ -6,11 +6,12 @@ extension AuthService {
     func addClientRoutes(to router: Router<AuthRequestContext>) {
         let app = router.group(RouterPath(Routes.base + "/app/:app"))
         app.get("location") { request, context in
-            let host = request.head.authority ?? "127.0.0.1"
             _ = try self.app(context.parameters.get("app") ?? "")
+            let base = self.clientBaseURL(request, context)
+            let ws = base.hasPrefix("https://") ? "wss://" + base.dropFirst(8) : "ws://" + base.dropFirst(7)
             return JSONResponse.make([
                 "deployment_model": "GLOBAL", "location": "US-VA",
-                "hostname": .string("http://\(host)"), "ws_hostname": .string("ws://\(host)"),
+                "hostname": .string(base), "ws_hostname": .string(String(ws)),
             ])
         }
         app.get(".well-known/jwks.json") { _, context in

@@ -24,6 +24,15 @@ final class RateLimiter: Sendable {
     /// Takes one request from `key`'s bucket. Returns nil when allowed, or the seconds until
     /// the next request would be (at least 1).
     func take(_ key: String, limit: Int, window: Int, now: Int64) -> Int? {
+        bucket(key, limit: limit, window: window, now: now, taking: true)
+    }
+
+    /// What ``take(_:limit:window:now:)`` would answer, taking nothing.
+    func peek(_ key: String, limit: Int, window: Int, now: Int64) -> Int? {
+        bucket(key, limit: limit, window: window, now: now, taking: false)
+    }
+
+    private func bucket(_ key: String, limit: Int, window: Int, now: Int64, taking: Bool) -> Int? {
         guard limit > 0 else { return nil }
         let rate = Double(limit) / Double(window)
         return state.withLock { state in
@@ -39,7 +48,7 @@ final class RateLimiter: Sendable {
                 state.buckets[key] = bucket
                 return max(1, Int(((1 - bucket.tokens) / rate).rounded(.up)))
             }
-            bucket.tokens -= 1
+            if taking { bucket.tokens -= 1 }
             state.buckets[key] = bucket
             return nil
         }

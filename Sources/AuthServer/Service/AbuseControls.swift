@@ -23,6 +23,18 @@ extension AuthService {
         }
     }
 
+    /// The per-account `login` limit of a password check: it counts the account's failed
+    /// checks from every address, and stops only addresses that have failed on the account
+    /// themselves (``checkPassword(app:email:password:address:)``). An address that has not
+    /// failed always reaches the check, so guessers cannot lock the owner out.
+    /// Returns the seconds to wait, or nil; `counting` a failure takes one from the bucket.
+    func passwordFailureLimit(app: AppRuntime, account: String, counting: Bool) -> Int? {
+        guard rateLimited(app), let limit = app.config.rateLimits.limits[.login] else { return nil }
+        let key = "\(app.id)\u{0}\(RateLimits.Route.login.rawValue)\u{0}f\u{0}" + account
+        return counting ? limiter.take(key, limit: limit.perAccount, window: limit.windowSeconds, now: clock.now)
+            : limiter.peek(key, limit: limit.perAccount, window: limit.windowSeconds, now: clock.now)
+    }
+
     static func tooMany(_ seconds: Int) -> ServiceError {
         ServiceError(.tooManyRequests, "too many requests: try again in \(seconds) second\(seconds == 1 ? "" : "s")",
                      retryAfter: seconds)

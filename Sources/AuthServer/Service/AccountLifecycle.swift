@@ -80,7 +80,7 @@ extension AuthService {
         else { throw ServiceError(.invalidParameter, "the user has no email/password identity") }
         let newPassword = try body.string("newPassword")
         try Self.checkPasswordLength(newPassword)
-        try checkRate(.login, app: app, address: address, account: email.lowercased())
+        try checkRate(.login, app: app, address: address)
         _ = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
         let hash = try await hasher.hash(newPassword)
         try await store.changePassword(app: app.id, email: email, hash: hash, keepSession: claims.session ?? "")

@@ -112,11 +112,19 @@ extension AuthService {
         }
     }
 
-    /// The body's `arguments` array (absent: none).
+    /// How many `arguments` a client may pass to a plugin function (`functions/call`, and
+    /// `reset/call` after the request table).
+    static let maxArguments = 100
+
+    /// The body's `arguments` array (absent: none), at most ``maxArguments`` of them.
     static func arguments(_ body: RequestBody) throws(ServiceError) -> [EJSON] {
         switch body.document["arguments"] {
         case nil, .null?: return []
-        case .array(let items)?: return items
+        case .array(let items)?:
+            guard items.count <= maxArguments else {
+                throw ServiceError(.invalidParameter, "parameter 'arguments' has \(items.count) values: at most \(maxArguments) are allowed")
+            }
+            return items
         case let other?:
             throw ServiceError(.invalidParameter, "parameter 'arguments' must be an array, got \(other.typeName)")
         }

@@ -125,7 +125,7 @@ extension AuthService {
             return Proof(identity: identity(newId()))
         case ProviderType.userpass where providers.userpass != nil:
             let email = try body.string("username")
-            try checkRate(.login, app: app, address: address, account: email.lowercased())
+            try checkRate(.login, app: app, address: address)
             let account = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
             var id = identity(account.identityId, data: ["email": .string(account.email)])
             // A login needs a confirmed account: its email is verified unless anyone could confirm it.
@@ -182,14 +182,19 @@ extension AuthService {
         let now = clock.now
         let limited = rateLimited(app)
         let standing = limited ? try await backoff.standing(address: address, account: backoffKey, now: now) : nil
-        if let wait = standing?.wait {
+        // Only an address that failed on this account waits: for its own back-off, or for the
+        // account's failures from everywhere (the per-account `login` limit).
+        if let wait = standing?.wait ?? (standing?.failed == true ? passwordFailureLimit(app: app, account: backoffKey, counting: false) : nil) {
             AuditTrail.event("lockout")
             throw Self.tooMany(wait)
         }
         let account = try await store.userpassAccount(app: app.id, email: email)
         let matches = try await hasher.verify(password, against: account?.passwordHash ?? dummyHash)
         guard let account, matches else {
-            if limited { try await backoff.failed(address: address, account: backoffKey, now: now) }
+            if limited {
+                try await backoff.failed(address: address, account: backoffKey, now: now)
+                _ = passwordFailureLimit(app: app, account: backoffKey, counting: true)
+            }
             throw ServiceError(.invalidPassword, "invalid username/password")
         }
         if standing?.failed == true { try await backoff.succeeded(address: address, account: backoffKey) }

@@ -5,7 +5,7 @@ extension LuaScheduler {
     /// `spawn(f, ...)`: a new task, started on the next scheduler turn.
     func spawnFromLua(_ L: OpaquePointer) throws -> LuaTaskHandle {
         guard isRunning else { throw LuaRaise("spawn: no chunk is running") }
-        let record = spawn(from: L, count: lua_gettop(L))         // stack: f, args... (moved)
+        let record = try spawn(from: L, count: lua_gettop(L))         // stack: f, args... (moved)
         let handle = LuaTaskHandle(task: record.id)
         record.handle = handle
         return handle
@@ -24,7 +24,7 @@ extension LuaScheduler {
             if let failure = records.lazy.compactMap(\.failure).first {
                 throw LuaRaise(failure.value ?? .string(LuaString(failure.message)))
             }
-            return .pushed(pushJoined(records, style: style, on: L, flag: false))
+            return .pushed(try pushJoined(records, style: style, on: L, flag: false))
         }
         let operation = try reserveOperation(L, name: name) { task in
             Operation(task: task, joins: records, remaining: pending.count, style: style)
@@ -50,7 +50,14 @@ extension LuaScheduler {
     /// Pushes the joined tasks' results for a continuation (`flag`: with the leading status
     /// integer, and the first failure's value after a 1 instead) or a direct return. Returns
     /// the count.
-    func pushJoined(_ records: [TaskRecord], style: WaitStyle, on L: OpaquePointer, flag: Bool = true) -> Int32 {
+    static let tooManyResults = "'wait': too many results for the Lua stack"
+
+    /// Throws, having pushed nothing, when L's stack cannot grow to hold them.
+    func pushJoined(_ records: [TaskRecord], style: WaitStyle, on L: OpaquePointer, flag: Bool = true) throws(LuaRaise) -> Int32 {
+        let tooMany = LuaRaise(Self.tooManyResults)
+        // Room for the flag, a failure's value, and the largest of each style's pushes below.
+        let widest = style == .firstOfEach ? records.count : 1
+        guard lua_checkstack(L, Int32(clamping: widest + 3)) != 0 else { throw tooMany }
         for record in records { record.observed = true }
         if let failed = records.first(where: { $0.failure != nil }) {
             lua_pushinteger(L, 1)
@@ -67,7 +74,10 @@ extension LuaScheduler {
             guard let record = records.first else { return count }
             lua_rawgeti(L, clua_registryindex, lua_Integer(record.resultsRef))   // stack: packed
             let n = Int32(Self.packedCount(L, -1))
-            lua_checkstack(L, n + 1)
+            guard lua_checkstack(L, n + 1) != 0 else {
+                clua_pop(L, count + 1)
+                throw tooMany
+            }
             for i in 1...max(n, 1) where n > 0 { lua_rawgeti(L, -Int32(i), lua_Integer(i)) }
             clua_remove(L, -(n + 1))
             count += n

@@ -72,9 +72,16 @@ final class LuaScheduler {
         }
 
         // The main task: function and arguments on a new thread.
-        function.push(on: L)
-        for argument in arguments { try LuaStack.push(argument, on: L) }
-        let main = spawn(from: L, count: Int32(arguments.count) + 1)
+        let base = lua_gettop(L)
+        let main: TaskRecord
+        do {
+            function.push(on: L)
+            for argument in arguments { try LuaStack.push(argument, on: L) }
+            main = try spawn(from: L, count: Int32(arguments.count) + 1)
+        } catch {
+            lua_settop(L, base)
+            throw error
+        }
 
         try drive(until: main)
         if let failure = main.failure { throw failure }
@@ -133,10 +140,18 @@ final class LuaScheduler {
     }
 
     /// Creates a task from the function and `count - 1` arguments at the top of L (popped),
-    /// ready to start on the next turn.
-    func spawn(from L: OpaquePointer, count: Int32) -> TaskRecord {
+    /// ready to start on the next turn. Throws, leaving L as it was, when the new thread's
+    /// stack cannot hold them (a new thread has room for `LUA_MINSTACK` values only: moving
+    /// more without growing it first writes past its end).
+    func spawn(from L: OpaquePointer, count: Int32) throws -> TaskRecord {
+        // The thread, and what authsh_mark_root pushes above it.
+        guard lua_checkstack(L, 5) != 0 else { throw LuaError(.memory, "no room on the Lua stack to start a task") }
         // Never nil: Lua raises on allocation failure (and the cap is off while the host runs).
         let thread = lua_newthread(L)!                           // stack: f, args..., thread
+        guard lua_checkstack(thread, count + 1) != 0 else {
+            clua_pop(L, 1)                                       // stack: f, args...
+            throw LuaError(.memory, "too many arguments for a task (\(count - 1))")
+        }
         authsh_mark_root(L)                                      // to Lua, a task is the main thread
         let threadRef = luaL_ref(L, clua_registryindex)          // stack: f, args...
         lua_xmove(L, thread, count)
@@ -209,7 +224,13 @@ final class LuaScheduler {
             lua_rotate(co, -2, 1)
             return 2
         case .joined(let records, let style):
-            return pushJoined(records, style: style, on: co)
+            do {
+                return try pushJoined(records, style: style, on: co)
+            } catch {
+                lua_pushinteger(co, 1)
+                LuaStack.pushString(Self.tooManyResults, on: co)
+                return 2
+            }
         }
     }
 
