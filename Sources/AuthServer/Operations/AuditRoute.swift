@@ -7,13 +7,20 @@ struct AuditRoute: Equatable {
     var appId: String?
     var provider: String?
 
-    /// The route's event, or nil for a route that is not audited (reads, refreshes, function
-    /// calls; their own events, such as a plugin killed, are still written).
+    /// The route's event, or nil for a route that is not audited (reads but the OAuth callback,
+    /// refreshes, function calls; their own events, such as a plugin killed, are still written).
     /// - Parameter linking: the request's decoded `link` parameter is `true` (as the login
     ///   route reads it); decoding the query is left to the login route's requests.
     init?(method: HTTPRequest.Method, path: String, linking: @autoclosure () -> Bool) {
-        guard method != .get, path.hasPrefix(Routes.base + "/") else { return nil }
+        guard path.hasPrefix(Routes.base + "/") else { return nil }
         let parts = path.dropFirst(Routes.base.count + 1).split(separator: "/").map(String.init)
+        // The web redirect flow's callback (a GET, or Apple's form post) finishes a login or a
+        // link; its app and provider come from the flow (``AuditTrail``).
+        if parts == ["auth", "callback"], method == .get || method == .post {
+            self.init(event: "login")
+            return
+        }
+        guard method != .get else { return nil }
         switch (method, parts.count, parts.first) {
         case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[5] == "login":
             self.init(event: linking() ? "link" : "login", appId: parts[1], provider: parts[4])

@@ -19,6 +19,9 @@ final class AuditTrail: Sendable {
         var provider: String?
         /// Replaces the route's event (a 429 from the back-off is a `lockout`).
         var event: String?
+        /// The request failed though its answer does not say so (the web redirect flow
+        /// answers a failed sign-in with a redirect): the error code.
+        var failure: String?
         var extras: [Extra] = []
     }
 
@@ -33,6 +36,12 @@ final class AuditTrail: Sendable {
     }
 
     static func provider(_ type: String) { current?.state.withLock { $0.provider = type } }
+
+    /// The request acted for this app (before a user is known).
+    static func app(_ id: String) { current?.state.withLock { $0.appId = id } }
+
+    /// The request failed with `code`, whatever its status.
+    static func failed(_ code: String) { current?.state.withLock { $0.failure = code } }
 
     /// The request's event is `name` rather than its route's.
     static func event(_ name: String) { current?.state.withLock { $0.event = name } }

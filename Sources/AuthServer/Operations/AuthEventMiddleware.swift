@@ -59,7 +59,8 @@ struct AuthEventMiddleware: RouterMiddleware {
             var event = state.event ?? route.event
             if state.event == nil && status == 429 { event = "rate_limited" }
             if state.event == nil && code == "InvalidPassword" { event = "password_failed" }
-            if let main = entry(event, outcome: status < 400 ? "success" : "failure", detail: status < 400 ? nil : code ?? "status \(status)") {
+            let failure = state.failure ?? (status < 400 ? nil : code ?? "status \(status)")
+            if let main = entry(event, outcome: failure == nil ? "success" : "failure", detail: failure) {
                 events.insert(main, at: 0)
             }
         }
@@ -67,7 +68,7 @@ struct AuthEventMiddleware: RouterMiddleware {
         if let metrics {
             for e in events { metrics.authEvent(e.event, outcome: e.outcome) }
             // A login request, whatever its event became (a wrong password, a lockout, a 429).
-            if route?.event == "login", let main = events.first {
+            if route?.event == "login", state.event != "link", state.event != "login_code", let main = events.first {
                 let provider = main.provider.flatMap { state.provider == $0 || isProvider(main.appId, $0) ? $0 : nil }
                 metrics.login(provider: provider, outcome: main.outcome)
             }

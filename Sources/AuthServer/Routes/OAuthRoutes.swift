@@ -119,6 +119,10 @@ extension AuthService {
         guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
         }
+        AuditTrail.app(flow.app)
+        AuditTrail.provider(flow.provider)
+        // A link, or (with PKCE) a login code for the client's own login request, audited there.
+        if flow.linkToken != nil { AuditTrail.event("link") } else if flow.challenge != nil { AuditTrail.event("login_code") }
         guard let app = apps[flow.app], let provider = app.oauth(flow.provider) else {
             throw ServiceError(.authProviderNotFound, "the provider of this sign-in is no longer enabled")
         }
@@ -142,6 +146,7 @@ extension AuthService {
             if flow.linkToken != nil { fragment.append(("_baas_link", "ok")) }
             return Self.redirect(flow.redirect, fragment: fragment)
         } catch let error as ServiceError {
+            AuditTrail.failed(error.code.rawValue)
             if flow.challenge != nil {
                 return Self.redirect(flow.redirect, query: [("error", error.message), ("state", flow.clientState)])
             }
