@@ -187,9 +187,17 @@ public struct LuaFormatter {
                 // A valid UTF-8 sequence is kept; a stray byte becomes \xNN.
                 let length = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1
                 if length > 1, i + length <= bytes.count,
-                    let text = String(validating: bytes[i..<(i + length)], as: UTF8.self)
+                    let text = String(validating: bytes[i..<(i + length)], as: UTF8.self), let scalar = text.unicodeScalars.first
                 {
-                    out += text
+                    // A character that would act on the terminal rather than show (a C1 control,
+                    // a bidi override, a zero-width one) is written as Lua's `\u{XXXX}` escape:
+                    // the rule of the commands' TerminalText.
+                    switch scalar.properties.generalCategory {
+                    case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned:
+                        out += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+                    default:
+                        out += text
+                    }
                     i += length
                     continue
                 }

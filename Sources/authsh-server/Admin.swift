@@ -101,12 +101,12 @@ enum Admin {
                 var filters = o.filters
                 repeat {
                     let page = try await client.listUsers(filters)
-                    for user in page.users { print(o.json ? user.encodedString(.relaxed) : AdminOutput.line(user)) }
+                    for user in page.users { print(o.json ? AdminOutput.json(value: user) : AdminOutput.line(user)) }
                     filters["cursor"] = page.next
                 } while o.all && filters["cursor"] != nil
             case .show(let id):
                 let user = try await client.user(id)
-                print(o.json ? user.encodedString(.relaxed) : AdminOutput.details(user))
+                print(o.json ? AdminOutput.json(value: user) : AdminOutput.details(user))
             case .disable(let id):
                 try await client.disable(id)
                 print(o.json ? AdminOutput.json(["id": .string(id), "disabled": true]) : "disabled \(id)")
@@ -134,10 +134,10 @@ enum Admin {
                     let report = try await client.importFile(path, continueOnError: o.continueOnError) { progress.show($0) }
                     progress.finish()
                     if o.json {
-                        print(report.encodedString(.relaxed))
+                        print(AdminOutput.json(value: report))
                     } else {
                         print("imported \(report["imported"]?.integerValue ?? 0), skipped \(report["skipped"]?.integerValue ?? 0) (there already), rejected \(report["rejectedCount"]?.integerValue ?? 0)")
-                        for r in report["rejected"]?.arrayValue ?? [] { print("  line \(r["line"]?.integerValue ?? 0): \(r["reason"]?.stringValue ?? "")") }
+                        for r in report["rejected"]?.arrayValue ?? [] { print("  line \(r["line"]?.integerValue ?? 0): \(TerminalText.safe(r["reason"]?.stringValue ?? ""))") }
                     }
                 } catch let error as AuthClientError where !error.details.isEmpty {
                     progress.finish()

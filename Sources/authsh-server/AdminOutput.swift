@@ -1,9 +1,16 @@
 import AuthProtocol
 import AuthServer
+import CommandSupport
 
-/// How `authsh admin` prints users as text (and its `--json` one-liners).
+/// How `authsh admin` prints users as text (and its `--json` one-liners). Users' fields came
+/// from outside (an email, an IdP's external id, custom data): what reaches the terminal goes
+/// through ``TerminalText``.
 enum AdminOutput {
-    static func json(_ doc: EJSONDocument) -> String { EJSON.document(doc).encodedString(.relaxed) }
+    /// One JSON line, with characters that could act on a terminal escaped.
+    static func json(_ doc: EJSONDocument) -> String { json(value: .document(doc)) }
+
+    /// One JSON line of any value, with characters that could act on a terminal escaped.
+    static func json(value: EJSON) -> String { TerminalText.safeJSON(value.encodedString(.relaxed)) }
 
     /// One user on one line: id, state, created, last login, emails, providers.
     static func line(_ user: EJSON) -> String {
@@ -14,7 +21,7 @@ enum AdminOutput {
                      "created=" + time(user["createdAt"]), "last_login=" + time(user["lastLoginAt"])]
         if !emails.isEmpty { parts.append("email=" + emails.sorted().joined(separator: ",")) }
         parts.append("providers=" + (providers.isEmpty ? "-" : providers.joined(separator: ",")))
-        return parts.joined(separator: " ")
+        return TerminalText.safe(parts.joined(separator: " "))
     }
 
     /// A user's page as text: the line, then identities, sessions, keys, custom data, audit.
@@ -38,7 +45,7 @@ enum AdminOutput {
             if let address = e["address"]?.stringValue { text += " address=\(address)" }
             lines.append(text)
         }
-        return lines.joined(separator: "\n")
+        return lines.map { TerminalText.safe($0) }.joined(separator: "\n")
     }
 
     /// ISO-8601 of unix seconds, or `-` for none.

@@ -115,7 +115,7 @@ enum Audit {
                              ("detail", e.detail), ("actor", e.actor)] {
             if let value { d[key] = .string(value) }
         }
-        return EJSON.document(d).encodedString(.relaxed)
+        return TerminalText.safeJSON(EJSON.document(d).encodedString(.relaxed))
     }
 
     /// A value as one shell-safe-looking token: quoted when it has spaces or quotes.

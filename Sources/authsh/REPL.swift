@@ -107,7 +107,8 @@ struct REPL {
         do {
             let results = try session.run(Array(source.utf8), name: "=" + name,
                                           arguments: argument.map { [.string(LuaString($0))] } ?? [])
-            if let text = try results.values().first?.stringValue { print(text) }
+            // Emails, ids and mail subjects the server sent.
+            if let text = try results.values().first?.stringValue { print(TerminalText.safe(text, keepingLines: true)) }
         } catch let error as LuaError {
             session.report(error)
         } catch {

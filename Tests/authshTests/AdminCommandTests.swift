@@ -67,6 +67,41 @@ import Testing
         #expect(gone.status == 1 && gone.stderr.contains("UserNotFound"))
     }
 
+    /// Values a client chose (an external id, a name) reach the operator's terminal as text:
+    /// ESC, BEL, C1 controls and bidi overrides are shown as escapes in `users list` and
+    /// `users show`, as text and as JSON, never sent as they are.
+    @Test func clientChosenStringsCannotActOnTheTerminal() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let plugins = directory + "/plugins"
+        try FileManager.default.createDirectory(atPath: plugins, withIntermediateDirectories: true)
+        try Data("return function(p) return { id = p.id, name = p.name } end".utf8).write(to: URL(fileURLWithPath: plugins + "/login.lua"))
+        let config = directory + "/config.json"
+        try Data(#"{"apps": [{"id": "local", "providers": {"custom-function": {"enabled": true}}}]}"#.utf8).write(to: URL(fileURLWithPath: config))
+        let data = directory + "/data"
+        let (server, origin) = try await MailRestartTests.serve(["--config", config, "--data", data, "--plugins", plugins],
+                                                                 log: directory + "/serve.log")
+        defer { server.stop() }
+        let hostile = #"\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202egnp.exe"#
+        let login = try await JSONHTTP(origin: origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/custom-function/login",
+                                                            json: #"{"id": "x\#(hostile)", "name": "n\#(hostile)"}"#)
+        let id = try #require(login["user_id"], "\(login.text)")
+        server.stop()
+        let raw: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}"]
+        for arguments in [["users", "list"], ["--json", "users", "list"], ["users", "show", id], ["--json", "users", "show", id]] {
+            let run = try Binary.run(["admin", "--data", data] + arguments)
+            #expect(run.status == 0, "\(arguments): \(run.stderr)")
+            #expect(!run.stdout.unicodeScalars.contains { raw.contains($0) }, "\(arguments) printed a control: \(run.stdout.debugDescription)")
+            if arguments.contains("show") {
+                #expect(run.stdout.contains(arguments.first == "--json" ? #"\u001b"# : #"\u{001B}"#), "\(arguments): \(run.stdout)")
+            }
+        }
+        // JSON stays JSON, with the same strings.
+        let json = try Binary.run(["admin", "--data", data, "--json", "users", "show", id])
+        let user = try #require(Self.lines(json.stdout).first)
+        let identities = user["identities"] as? [[String: Any]] ?? []
+        #expect(identities.first?["externalId"] as? String == "x\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m\u{202E}gnp.exe")
+    }
+
     /// `export` and `import` directly on data directories: a private file, whole or not at all,
     /// read back into an empty directory, twice.
     @Test func exportAndImportBetweenDataDirectories() async throws {
