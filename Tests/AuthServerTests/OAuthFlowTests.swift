@@ -158,6 +158,21 @@ import Testing
         }
     }
 
+    /// A client's `idp_` parameters reach the IdP, but never as one of the protocol's own: a
+    /// request object (`request`, `request_uri`) would replace the server's `redirect_uri`.
+    @Test func idpParametersCannotSetTheProtocolsOwn() async throws {
+        try await Self.live { c in
+            for name in ["idp_request", "idp_request_uri", "idp_redirect_uri", "idp_client_id", "idp_Request_URI", "idp_state"] {
+                let hop = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"),
+                                                            (name, "https://evil.example/req")]))
+                #expect(hop.status == 400 && hop.location == nil && hop.body.contains(name), "\(name): \(hop)")
+            }
+            let fine = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"),
+                                                         ("idp_login_hint", "ada@example.com")]))
+            #expect(fine.status == 302 && fine.location?.contains("login_hint=ada%40example.com") == true, "\(fine)")
+        }
+    }
+
     @Test func loopbackFlowGivesASingleUseLoginCodeBoundToTheChallenge() async throws {
         try await Self.live { c in
             func loginCode(app: String = "local", provider: String = "oauth2-github", challenge: String, deny: Bool = false) async throws -> [(String, String)] {

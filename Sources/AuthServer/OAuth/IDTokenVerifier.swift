@@ -2,7 +2,7 @@ import AuthProtocol
 import JWTKit
 
 /// Verifies an OpenID Connect ID token: an asymmetric signature by a key of the issuer's
-/// JWKS, then the issuer, the audience, the expiry, the issue time and (when the flow sent
+/// JWKS, then the issuer, the audience (and the authorized party), the expiry, the issue time and (when the flow sent
 /// one) the nonce. Each failure is a 401 `AuthError` saying which check failed, never what
 /// the token holds.
 struct IDTokenVerifier {
@@ -51,6 +51,11 @@ struct IDTokenVerifier {
         default: aud = []
         }
         guard aud.contains(audience) else { throw Self.invalid("wrong audience") }
+        // OIDC Core 3.1.3.7: a token for several audiences must say which party it was issued
+        // to (azp), and an azp present must be this client.
+        if aud.count > 1 || claims["azp"] != nil {
+            guard claims["azp"]?.stringValue == audience else { throw Self.invalid("authorized party (azp) is not this client") }
+        }
         guard let exp = claims["exp"].flatMap(Self.seconds) else { throw Self.invalid("no expiry (exp)") }
         guard exp + Double(Self.leeway) > Double(now) else { throw Self.invalid("expired") }
         if let iat = claims["iat"].flatMap(Self.seconds), iat > Double(now + Self.leeway) {

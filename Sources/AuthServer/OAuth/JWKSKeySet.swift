@@ -4,7 +4,8 @@ import JWTKit
 
 /// An IdP's signing keys from its JWKS URL: fetched on first use, kept, and fetched again
 /// when a token names a key id the set does not hold (the IdP rotated its keys), at most once
-/// a minute, so tokens with made-up key ids cannot make the server hammer the IdP.
+/// a minute, so tokens with made-up key ids cannot make the server hammer the IdP. A fetch
+/// that failed is not tried again for ``failureMemory``.
 actor JWKSKeySet {
     let url: String
     private let http: IdentityProviderHTTP
@@ -14,6 +15,10 @@ actor JWKSKeySet {
     private var fetchedAt: ContinuousClock.Instant?
     /// How often an unknown key id may cause a fetch.
     static let refetchInterval = Duration.seconds(60)
+    /// How long a failed fetch is remembered: logins meanwhile get its error without a fetch,
+    /// so an IdP that is down is not asked again by every login.
+    static let failureMemory = Duration.seconds(10)
+    private var failure: (error: ServiceError, at: ContinuousClock.Instant)?
 
     init(url: String, http: IdentityProviderHTTP) {
         self.url = url
@@ -25,7 +30,14 @@ actor JWKSKeySet {
     func keys(for kid: String?) async throws(ServiceError) -> JWTKeyCollection {
         if let keys, known(kid) { return keys }
         if keys != nil, let fetchedAt, fetchedAt.duration(to: .now) < Self.refetchInterval { throw unknown(kid) }
-        try await fetch()
+        if let failure, failure.at.duration(to: .now) < Self.failureMemory { throw failure.error }
+        do {
+            try await fetch()
+            failure = nil
+        } catch {
+            failure = (error, .now)
+            throw error
+        }
         guard let keys, known(kid) else { throw unknown(kid) }
         return keys
     }

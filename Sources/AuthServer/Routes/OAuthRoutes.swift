@@ -40,6 +40,15 @@ extension AuthService {
         return (app, provider)
     }
 
+    /// The authorization request's own parameters, which a client's `idp_` parameters may not
+    /// set: the ones the server sends, and those that would replace them (RFC 9101 request
+    /// objects carry their own `redirect_uri` and `client_id`; RFC 9126 pushed requests too).
+    static let protocolParameters: Set<String> = [
+        "client_id", "redirect_uri", "response_type", "state", "nonce", "scope", "code_challenge", "code_challenge_method",
+        "response_mode", "request", "request_uri", "client_secret", "client_assertion", "client_assertion_type",
+        "code", "code_verifier", "grant_type",
+    ]
+
     /// This server's callback URL, registered at the IdP.
     func callbackURL() throws(ServiceError) -> String {
         guard let base = publicURL ?? origin.value else {
@@ -97,12 +106,14 @@ extension AuthService {
         if provider.config.isOpenIDConnect { fields.append(("nonce", flow.nonce)) }
         if provider.config.kind == .apple && !scopes.isEmpty { fields.append(("response_mode", "form_post")) }
         // The client's custom parameters (`idp_allow_signup=false` sends `allow_signup=false`),
-        // never one of the protocol's own.
-        let reserved: Set<String> = ["client_id", "redirect_uri", "response_type", "state", "nonce", "scope",
-                                     "code_challenge", "code_challenge_method", "response_mode"]
+        // never one of the protocol's own: those are refused.
         for (key, value) in query where key.hasPrefix("idp_") {
             let name = String(key.dropFirst(4))
-            if !name.isEmpty, !reserved.contains(name) { fields.append((name, value)) }
+            guard !name.isEmpty else { continue }
+            guard !Self.protocolParameters.contains(name.lowercased()) else {
+                throw ServiceError(.invalidParameter, "parameter '\(printable(key, limit: 40))' is not allowed: the server sets the protocol's own parameters")
+            }
+            fields.append((name, value))
         }
         let location = authorization + (authorization.contains("?") ? "&" : "?") + FormEncoding.encode(fields)
         if q("providerRedirectHeader") == "true" {

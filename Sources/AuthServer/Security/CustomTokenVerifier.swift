@@ -101,12 +101,29 @@ final class CustomTokenVerifier: Sendable {
     }
 }
 
-/// The keys of a JWKS URL, fetched at most every 10 minutes.
+/// The keys of a JWKS URL, fetched at most every 10 minutes. A fetch that failed is not tried
+/// again for ``failureMemory`` seconds: logins meanwhile get its error, so a JWKS URL that is
+/// down is not asked again by every login.
 actor JWKSCache {
+    static let failureMemory: Int64 = 10
     private var cached: (keys: JWTKeyCollection, fetchedAt: Int64)?
+    private var failure: (error: any Error, at: Int64)?
 
     func keys(from uri: String, now: Int64) async throws -> JWTKeyCollection {
         if let cached, now - cached.fetchedAt < 600 { return cached.keys }
+        if let failure, now - failure.at < Self.failureMemory, now >= failure.at { throw failure.error }
+        do {
+            let keys = try await fetch(uri)
+            cached = (keys, now)
+            failure = nil
+            return keys
+        } catch {
+            failure = (error, now)
+            throw error
+        }
+    }
+
+    private func fetch(_ uri: String) async throws -> JWTKeyCollection {
         var request = HTTPClientRequest(url: uri)
         request.method = .GET
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
@@ -116,7 +133,6 @@ actor JWKSCache {
         let body = try await response.body.collect(upTo: 1 << 20)
         let keys = JWTKeyCollection()
         try await keys.add(jwksJSON: String(buffer: body))
-        cached = (keys, now)
         return keys
     }
 }
