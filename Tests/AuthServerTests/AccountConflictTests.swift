@@ -92,6 +92,30 @@ import Testing
         }
     }
 
+    /// Emails compare as mail is delivered: ASCII case never matters, nothing else folds. An
+    /// address with the Kelvin sign (U+212A, which Unicode lowercases to `k`) is another
+    /// mailbox: it neither meets the holder of `kelvin@example.com` (nor names its providers),
+    /// nor can it be registered.
+    @Test func emailsCompareByASCIICaseOnlyAndFoldingCharactersAreRefused() async throws {
+        try await Self.live { c, idp in
+            let owner = try await c.login("local-userpass", try await Vouching.password.body(c, idp, email: "kelvin@example.com"))
+            #expect(owner.status == 200, "\(owner.body)")
+            for email in ["\u{212A}elvin@example.com", "kelvin@exampl\u{0435}.com", "\u{FF4B}elvin@example.com"] {
+                let other = try await c.login("custom-token", ["token": .string(Self.jwt(sub: "sub-\(email)", email: email))])
+                #expect(other.status == 200 && other["user_id"] != owner["user_id"], "\(email): \(other.body)")
+                #expect(other.body["providers"] == nil)
+            }
+            let same = try await c.login("custom-token", ["token": .string(Self.jwt(sub: "sub-upper", email: "KELVIN@Example.COM"))])
+            #expect(same.status == 409 && same.body["providers"] == ["local-userpass"], "\(same.body)")
+            for email in ["\u{212A}elvin@example.com", "\u{C9}lodie@example.com", "\u{FB01}le@example.com"] {
+                let refused = try await c.userpass("register", ["email": .string(email), "password": "password1"])
+                #expect(refused.status == 400 && refused.code == "InvalidParameter" && refused.message?.contains("folds") == true,
+                        "\(email): \(refused.body)")
+            }
+            #expect(try await c.userpass("register", ["email": "\u{E9}lodie@example.com", "password": "password1"]).status == 201)
+        }
+    }
+
     @Test func anUnverifiedEmailNeverConflictsOrLinks() async throws {
         try await Self.live { c, idp in
             let owner = try await c.login("local-userpass", try await Vouching.password.body(c, idp, email: "victim@example.com"))

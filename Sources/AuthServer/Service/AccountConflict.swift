@@ -12,12 +12,37 @@ extension AuthService {
     /// How long a pending credential can be linked.
     static let pendingCredentialLifetime: Int64 = 600
 
-    /// `email` as an identity vouches for it: trimmed and lowercased; nil when it is no
-    /// address (no `@`, or longer than 254 bytes).
+    /// `email` as an identity vouches for it: trimmed, its ASCII letters lowercased and every
+    /// other character kept as it is; nil when it is no address (no `@`, or longer than 254
+    /// bytes) or holds a character that folds into another (``foldsIntoAnother(_:)``).
+    ///
+    /// Emails are compared the way mail is delivered to them, not the way Unicode folds text:
+    /// ASCII case never matters, and nothing else is folded. (Unicode lowercasing made the
+    /// Kelvin sign U+212A a `k`, so `\u{212A}elvin@example.com` collided with the holder of
+    /// `kelvin@example.com`, a different mailbox, and the 409 named that holder's providers.)
     static func vouchedEmail(_ email: String) -> String? {
-        let e = email.trimmingCharacters(in: .whitespaces).lowercased()
-        guard e.utf8.count <= 254, let at = e.firstIndex(of: "@"), at != e.startIndex, e.index(after: at) != e.endIndex else { return nil }
+        let e = asciiLowercased(email.trimmingCharacters(in: .whitespaces))
+        guard e.utf8.count <= 254, let at = e.firstIndex(of: "@"), at != e.startIndex, e.index(after: at) != e.endIndex,
+            !e.unicodeScalars.contains(where: foldsIntoAnother)
+        else { return nil }
         return e
+    }
+
+    /// `text` with A to Z lowercased and nothing else changed.
+    static func asciiLowercased(_ text: String) -> String {
+        var out = String.UnicodeScalarView()
+        for scalar in text.unicodeScalars {
+            out.append((65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar)
+        }
+        return String(out)
+    }
+
+    /// A character outside ASCII that case folding or compatibility normalization (NFKC)
+    /// turns into another: `É`, the Kelvin sign, fullwidth letters, ligatures. An address with
+    /// one could be taken for a different one by anything that folds (a database's `lower()`,
+    /// a mail system), so it is refused at registration and vouches for nothing.
+    static func foldsIntoAnother(_ scalar: Unicode.Scalar) -> Bool {
+        !scalar.isASCII && scalar.properties.changesWhenNFKCCaseFolded
     }
 
     /// Whether a confirmed email/password account proves its email: not with `autoConfirm`,

@@ -188,6 +188,10 @@ extension AuthService {
             if scalar.properties.isWhitespace { throw refuse("it contains whitespace") }
             if scalar.properties.generalCategory == .format { throw refuse("it contains an invisible formatting character") }
             if "()<>[]\\,;:\"".unicodeScalars.contains(scalar) { throw refuse("it contains '\(scalar)'") }
+            if foldsIntoAnother(scalar) {
+                throw refuse("it contains U+\(String(scalar.value, radix: 16, uppercase: true)), which folds into another character "
+                             + "(write the address in lowercase, as it is delivered)")
+            }
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
         guard parts.count == 2 else { throw refuse(parts.count == 1 ? "it has no '@'" : "it has more than one '@'") }
