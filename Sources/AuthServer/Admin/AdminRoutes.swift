@@ -62,7 +62,9 @@ extension AuthService {
             let (app, found) = try await self.adminTarget(context)
             let data: EJSONDocument?
             switch try await Self.adminBody(request, context) {
-            case .document(let d): data = d
+            case .document(let d):
+                if let problem = CustomDataLimits.problem(d) { throw ServiceError(.invalidParameter, problem) }
+                data = d
             case .null: data = nil
             default: throw ServiceError(.invalidParameter, "custom data must be a JSON object, or null to remove it")
             }

@@ -84,8 +84,10 @@ enum TransferLine {
         }
         let type = try optionalString(d, "type", path: "") ?? "normal"
         guard type == "normal" || type == "server" else { throw Invalid("'type' must be normal or server") }
+        let customData = try document(d, "customData", path: "")
+        if let customData, let problem = CustomDataLimits.problem(customData) { throw Invalid("'customData': \(problem)") }
         var user = UserRecord(id: id, appId: app, type: type, data: try document(d, "data", path: "") ?? [:],
-                              customData: try document(d, "customData", path: ""), disabled: try bool(d, "disabled", path: "") ?? false,
+                              customData: customData, disabled: try bool(d, "disabled", path: "") ?? false,
                               createdAt: try time(d, "createdAt", path: "") ?? now)
         guard case .array(let identities)? = d["identities"], !identities.isEmpty else {
             throw Invalid("'identities' must be a non-empty array")

@@ -34,10 +34,7 @@ enum PluginLimits {
     /// How deeply a stored value may nest (reading parses 64 levels; canonical EJSON wraps
     /// numbers in one more).
     static let storeValueDepth = 32
-    /// Custom data rides in every access token of its user: tokens must stay well inside the
-    /// 80 KiB header limit, and their verifier parses 32 levels.
-    static let customDataBytes = 16 << 10
-    static let customDataDepth = 20
+    // Custom data's limits are CustomDataLimits: the same wherever it comes in.
     static let emailBodyBytes = 64 << 10
     static let emailSubjectBytes = 998
     static let logLineBytes = 4096
@@ -242,14 +239,7 @@ final class PluginContext: Sendable {
                     throw LuaArgumentError(index: 2, message: error.description)
                 }
                 document = d
-                let size = EJSON.document(d).encoded(.canonical).count
-                guard size <= PluginLimits.customDataBytes else {
-                    throw LuaArgumentError(index: 2, message: "custom data is \(size) bytes as EJSON, over the limit of \(PluginLimits.customDataBytes)")
-                }
-                let depth = EJSON.document(d).depth
-                guard depth <= PluginLimits.customDataDepth else {
-                    throw LuaArgumentError(index: 2, message: "custom data nests \(depth) levels, over the limit of \(PluginLimits.customDataDepth)")
-                }
+                if let problem = CustomDataLimits.problem(d) { throw LuaArgumentError(index: 2, message: problem) }
             }
             let store = services.store, app = services.appId, data = document
             return .async {
