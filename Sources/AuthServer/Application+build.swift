@@ -142,9 +142,10 @@ public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFi
     }
 }
 
-/// Opens the configured database. For SQLite the data directory is made (or made again) 0700
-/// and the database 0600, whether or not they existed: the database holds the signing keys,
-/// and SQLite gives its `-wal` and `-shm` files the database's mode. `serving`: for a server
+/// Opens the configured database. For SQLite a missing data directory is created 0700, one
+/// that others can write to is refused (``PrivateFiles``), and the database is made 0600
+/// whether or not it existed: it holds the signing keys, and SQLite gives its `-wal` and `-shm`
+/// files the database's mode. `serving`: for a server
 /// (a PostgreSQL pool that keeps its connections), not a command that reads and exits.
 func openStore(_ configuration: ServerConfiguration, serving: Bool = false) async throws -> any AuthStore {
     switch configuration.database {

@@ -21,11 +21,35 @@ import Testing
         try await TestServer.run(TestServer.configuration(database: .directory(dir))) { c in
             #expect(try await c.anonymous().status == 200)
             let directory = try Self.mode(dir)
-            #expect(directory == 0o700)
+            // A directory authsh made is 0700; one that was there is left as it was.
+            #expect(directory == (existed ? 0o755 : 0o700))
             for file in ["authsh.sqlite", "authsh.sqlite-wal", "authsh.sqlite-shm"] {
                 let mode = try Self.mode(dir + "/" + file)
                 #expect(mode == 0o600, "\(file)")
             }
+        }
+    }
+
+    /// A database in a directory others can write to (a shared 1777 one, a group-writable one,
+    /// one of another user) is refused with a message that names it, and the directory is left
+    /// as it was: it used to be made 0700, taking a shared directory away from everyone else.
+    @Test func aDirectoryOthersCanWriteToIsRefusedNotChanged() async throws {
+        let base = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-shared-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        var cases: [(mode: Int, owner: uid_t?, why: String)] = [(0o1777, nil, "written by other users"), (0o775, nil, "written by other users")]
+        if geteuid() == 0 { cases.append((0o755, 65534, "another user")) }
+        for (n, c) in cases.enumerated() {
+            let dir = base + "/\(n)"
+            try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)
+            #expect(chmod(dir, mode_t(c.mode)) == 0)
+            if let owner = c.owner { #expect(chown(dir, owner, 65534) == 0) }
+            for database in [ServerConfiguration.Database.sqliteFile(dir + "/x.sqlite"), .directory(dir)] {
+                await #expect { try await buildApplication(TestServer.configuration(database: database)) } throws: {
+                    "\($0)".contains(dir) && "\($0)".contains(c.why)
+                }
+            }
+            #expect(try Self.mode(dir) == c.mode, "the directory was changed")
+            #expect(!FileManager.default.fileExists(atPath: dir + "/x.sqlite") && !FileManager.default.fileExists(atPath: dir + "/authsh.sqlite"))
         }
     }
 }

@@ -9,7 +9,8 @@ public struct ServerConfiguration: Sendable {
         case memory
         /// SQLite: `authsh.sqlite` in this directory (created 0700 if missing).
         case directory(String)
-        /// SQLite: this file (`sqlite:PATH`; its directory is created 0700 if missing).
+        /// SQLite: this file (`sqlite:PATH`; its directory is created 0700 if missing, and refused
+        /// if others can write to it).
         case sqliteFile(String)
         /// PostgreSQL, which several instances can share.
         case postgres(PostgresDatabase)
