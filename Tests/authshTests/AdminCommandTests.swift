@@ -17,7 +17,7 @@ import Testing
         try Data(#"""
             {"adminKeys": [{"name": "ops", "key": {"env": "TEST_ADMIN_KEY"}}],
              "apps": [{"id": "local", "rateLimits": {"enabled": false},
-                       "providers": {"local-userpass": {"autoConfirm": true}}}]}
+                       "providers": {"anon-user": {}, "local-userpass": {"autoConfirm": true}}}]}
             """#.utf8).write(to: URL(fileURLWithPath: config))
         setenv("TEST_ADMIN_KEY", Self.key, 1)
         let data = directory + "/data"

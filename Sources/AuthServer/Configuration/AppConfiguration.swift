@@ -32,7 +32,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// a login (`auth_time`) at most this many seconds old, else 401 `RequiresRecentLogin`.
     public var recentLoginSeconds: Int64?
 
-    /// The authentication providers of an app; nil or false means disabled.
+    /// The authentication providers of an app; nil or false means disabled. In code, and for a
+    /// config app with no `providers` key, anonymous, email/password and API keys are on; a
+    /// config's `providers` object turns on exactly the providers it lists.
     public struct Providers: Sendable, Equatable {
         public var anonymous = true
         public var userpass: Userpass? = Userpass()
@@ -194,7 +196,12 @@ extension AppConfiguration.Providers {
     init(ejson: EJSON, path: String) throws(ConfigError) {
         var r = try ConfigReader(ejson, path: path)
         self.init()
-        // A provider absent from the object keeps its zero-config default.
+        // A `providers` object lists the providers the app has: one absent from it is off (its
+        // routes answer 404). Only an app with no `providers` at all keeps the zero-config
+        // ones (anonymous, email/password, API keys).
+        anonymous = false
+        userpass = nil
+        apiKey = false
         if let v = r.value(ProviderType.anonymous) {
             var p = try ConfigReader(v, path: r.keyPath(ProviderType.anonymous))
             anonymous = try p.bool("enabled", default: true)
