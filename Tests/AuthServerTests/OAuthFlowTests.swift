@@ -239,3 +239,43 @@ import Testing
         }
     }
 }
+
+/// The sign-ins under way (20,000 per app) are shared: one client (an IPv4 address or an
+/// IPv6 /64) starts at most 100 within a flow's lifetime, and its network (a /24, a /48) 1,000,
+/// so a client with many /64s cannot take every other client's sign-in away.
+@Suite struct SignInShareTests {
+    @Test func oneClientOrOneNetworkCannotFillTheSignInsUnderWay() async throws {
+        var app = AppConfiguration(id: "local")
+        app.rateLimits.enabled = true
+        app.rateLimits.limits[.login] = .init(perAddress: 0, perAccount: 0, windowSeconds: 60)
+        var config = TestServer.configuration(apps: [app])
+        config.trustedProxies = try TrustedProxies(["127.0.0.1", "::1"])
+        try await TestServer.run(config, mode: .live) { c in
+            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
+                "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]],
+            ])
+            #expect(patch.status == 200, "\(patch.body)")
+            func start(from client: String) async throws -> OAuthFlowTests.Hop {
+                let path = OAuthFlowTests.start([("redirect", "https://app.example.com/cb"), ("state", "s")])
+                return try await c.client.execute(uri: path, method: .get, headers: [HTTPField.Name("X-Forwarded-For")!: client], body: nil) { r in
+                    OAuthFlowTests.Hop(status: Int(r.status.code), location: r.headers[.location], baasLocation: nil, body: String(buffer: r.body))
+                }
+            }
+            for _ in 1...100 { #expect(try await start(from: "2001:db8:1:1::1").status == 302) }
+            let over = try await start(from: "2001:db8:1:1::2")
+            #expect(over.status == 429 && over.body.contains("sign-ins under way"), "\(over)")
+            for net in 2...10 {
+                var statuses = Set<Int>()
+                for _ in 1...100 { statuses.insert(try await start(from: "2001:db8:1:\(net)::1").status) }
+                #expect(statuses == [302], "/64 number \(net): \(statuses)")
+            }
+            // The /48 is at its share: fresh /64s in it are refused (the share refills
+            // continuously, 1,000 per 10 minutes, so a slow run may see a few more get in).
+            var refused = false
+            for n in 11..<211 where !refused { refused = try await start(from: "2001:db8:1:\(n)::1").status == 429 }
+            #expect(refused, "the /48 is over its share")
+            #expect(try await start(from: "2001:db8:2::1").status == 302, "another network is served")
+            #expect(try await start(from: "6.6.6.6").status == 302)
+        }
+    }
+}

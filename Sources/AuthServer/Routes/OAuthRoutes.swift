@@ -83,6 +83,7 @@ extension AuthService {
             throw ServiceError(.invalidParameter, "redirect URI is not allowed for \(type): add it to the provider's redirectURIs")
         }
         try checkRate(.login, app: app, address: context.clientAddress)
+        try checkSignInShare(app: app, address: context.clientAddress)
         var linkToken: String?
         if q("link") == "true" {
             let token = try request.bearerToken()

@@ -35,6 +35,35 @@ extension AuthService {
             : limiter.peek(key, limit: limit.perAccount, window: limit.windowSeconds, now: clock.now)
     }
 
+    /// Sign-ins under way one client may start within a flow's lifetime (10 minutes), and its
+    /// network (an IPv4 /24, an IPv6 /48) together: the app's 20,000 would otherwise be one
+    /// client's to fill (a /48 holds 65,536 /64s, each a client of its own).
+    static let signInShare = (client: 100, network: 1000)
+
+    /// Counts a sign-in started by the client at `address` (``AuthRequestContext/clientAddress``)
+    /// against its share and its network's; 429 over either. On with the app's rate limits.
+    func checkSignInShare(app: AppRuntime, address: String) throws(ServiceError) {
+        guard rateLimited(app) else { return }
+        let window = Int(OAuthFlows.flowLifetime)
+        let prefix = "\(app.id)\u{0}signin\u{0}"
+        for (key, limit) in [(address, Self.signInShare.client), (Self.network(of: address), Self.signInShare.network)] {
+            if let wait = limiter.take(prefix + key, limit: limit, window: window, now: clock.now) {
+                throw ServiceError(.tooManyRequests, "too many sign-ins under way from your network: try again in \(wait) second\(wait == 1 ? "" : "s")",
+                                   retryAfter: wait)
+            }
+        }
+    }
+
+    /// The network a client key belongs to: `a.b.c.0/24` of an IPv4 address, the /48 of an
+    /// IPv6 /64 (``AuthRequestContext/clientKey(_:)`` writes its 8 bytes in hex, dot-separated).
+    static func network(of client: String) -> String {
+        if client.hasSuffix("::/64") {
+            return client.dropLast(5).split(separator: ".").prefix(6).joined(separator: ".") + "::/48"
+        }
+        let parts = client.split(separator: ".")
+        return parts.count == 4 ? parts.prefix(3).joined(separator: ".") + ".0/24" : client
+    }
+
     static func tooMany(_ seconds: Int) -> ServiceError {
         ServiceError(.tooManyRequests, "too many requests: try again in \(seconds) second\(seconds == 1 ? "" : "s")",
                      retryAfter: seconds)
