@@ -158,6 +158,54 @@ import Testing
         }
     }
 
+    /// A web redirect link finishes only in the browser that started it: the start sets a
+    /// cookie for the callback, and a browser that brings the IdP's answer without it (the
+    /// victim of an attacker who started the link with their own token) links nothing.
+    @Test func aLinkFinishesOnlyInTheBrowserThatStartedIt() async throws {
+        try await Self.live { c in
+            func startLink(_ token: String) async throws -> (authorize: String, cookie: String) {
+                try await c.client.execute(uri: Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"), ("link", "true"),
+                                                            ("providerRedirectHeader", "true")]),
+                                           method: .get, headers: [.authorization: "Bearer \(token)"], body: nil) { r in
+                    let cookie = try #require(r.headers[.setCookie], "no cookie")
+                    #expect(cookie.contains("HttpOnly") && cookie.contains("Path=/api/client/v2.0/auth/callback")
+                            && cookie.contains("SameSite=Lax") && cookie.contains("Max-Age=600"), "\(cookie)")
+                    return (try #require(r.headers[HTTPField.Name("X-Baas-Location")!]), String(cookie.prefix { $0 != ";" }))
+                }
+            }
+            func callback(_ url: String, cookie: String?) async throws -> String {
+                var path = url
+                if let r = url.range(of: "://") { path = String(url[r.upperBound...].drop { $0 != "/" }) }
+                var headers: HTTPFields = [.userAgent: "Mozilla/5.0 (X11; Linux x86_64) Chrome/120"]
+                if let cookie { headers[.cookie] = cookie }
+                return try await c.client.execute(uri: path, method: .get, headers: headers, body: nil) { r in
+                    #expect(r.headers[.setCookie]?.contains("Max-Age=0") == true, "the cookie is cleared")
+                    return r.headers[.location] ?? ""
+                }
+            }
+            func identities(_ token: String) async throws -> [String] {
+                try await c.profile(token).body["identities"]?.arrayValue?.compactMap { $0["provider_type"]?.stringValue } ?? []
+            }
+            let attacker = try #require(try await c.anonymous()["access_token"])
+            let planted = try await startLink(attacker)
+            // The victim's browser, signed in at the IdP, comes back without the attacker's cookie.
+            let victim = try await callback(try await Self.approve(c, planted.authorize, email: "victim@example.com"), cookie: nil)
+            #expect(victim.contains("_baas_error=") && victim.contains("another") && !victim.contains("_baas_link"), "\(victim)")
+            #expect(try await identities(attacker) == ["anon-user"])
+            // A cookie of another flow does not do either.
+            let first = try await startLink(attacker), second = try await startLink(attacker)
+            let wrong = try await callback(try await Self.approve(c, first.authorize, email: "victim@example.com"), cookie: second.cookie)
+            #expect(wrong.contains("_baas_error="), "\(wrong)")
+
+            // The browser that started it finishes it.
+            let owner = try #require(try await c.anonymous()["access_token"])
+            let mine = try await startLink(owner)
+            let done = try await callback(try await Self.approve(c, mine.authorize, email: "owner@example.com"), cookie: mine.cookie)
+            #expect(done.contains("_baas_link=ok"), "\(done)")
+            #expect(try await identities(owner) == ["anon-user", "oauth2-github"])
+        }
+    }
+
     /// A client's `idp_` parameters reach the IdP, but never as one of the protocol's own: a
     /// request object (`request`, `request_uri`) would replace the server's `redirect_uri`.
     @Test func idpParametersCannotSetTheProtocolsOwn() async throws {

@@ -22,11 +22,11 @@ extension AuthService {
         }
         let callback = RouterPath(Routes.base + "/auth/callback")
         router.get(callback) { request, _ in
-            try await self.callback(Self.query(request))
+            try await self.callback(Self.query(request), request)
         }
         // Apple answers with a form post when it is asked for the name or email.
         router.post(callback) { request, context in
-            try await self.callback(try await Self.form(request, context))
+            try await self.callback(try await Self.form(request, context), request)
         }
     }
 
@@ -94,10 +94,12 @@ extension AuthService {
         guard let authorization = endpoints.authorization else {
             throw ServiceError(.authProviderNotFound, "\(type) has no authorization endpoint configured")
         }
+        // A web redirect link is bound to this browser; a loopback one is bound by PKCE.
+        let binding = linkToken != nil && challenge == nil ? LinkBinding.make() : nil
         let flow = OAuthFlows.Flow(app: app.id, provider: type, redirect: redirect, clientState: clientState,
                                    nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
                                    challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
-                                   expires: clock.now + OAuthFlows.flowLifetime)
+                                   expires: clock.now + OAuthFlows.flowLifetime, binding: binding?.digest)
         let state = try await flows.start(flow, now: clock.now)
         var fields = [("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
                       ("response_type", "code"), ("state", state),
@@ -117,16 +119,22 @@ extension AuthService {
             fields.append((name, value))
         }
         let location = authorization + (authorization.contains("?") ? "&" : "?") + FormEncoding.encode(fields)
+        var response: Response
         if q("providerRedirectHeader") == "true" {
-            var response = JSONResponse.empty
+            response = JSONResponse.empty
             response.headers[HTTPField.Name("X-Baas-Location")!] = location
-            return response
+        } else {
+            response = Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
         }
-        return Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
+        if let binding {
+            let https = adminChannel.verdict(request, context).isHTTPS
+            response.headers.append(HTTPField(name: .setCookie, value: LinkBinding.setCookie(state: state, value: binding.value, https: https)))
+        }
+        return response
     }
 
     /// The IdP's answer: exchange the code, then answer the client's redirect.
-    private func callback(_ query: [(String, String)]) async throws -> Response {
+    private func callback(_ query: [(String, String)], _ request: Request) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
@@ -138,7 +146,19 @@ extension AuthService {
         guard let app = apps[flow.app], let provider = app.oauth(flow.provider) else {
             throw ServiceError(.authProviderNotFound, "the provider of this sign-in is no longer enabled")
         }
+        var response = try await answer(flow, app: app, provider: provider, query: query, request: request, state: state)
+        if flow.binding != nil { response.headers.append(HTTPField(name: .setCookie, value: LinkBinding.clearCookie(state: state))) }
+        return response
+    }
+
+    /// The callback's redirect for a flow taken: the login or link done, or its error.
+    private func answer(_ flow: OAuthFlows.Flow, app: AppRuntime, provider: OAuthProvider, query: [(String, String)],
+                        request: Request, state: String) async throws -> Response {
+        func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         do {
+            guard LinkBinding.accepts(request, state: state, digest: flow.binding) else {
+                throw ServiceError(.authError, "this link was started in another browser: start it again from the app")
+            }
             if let error = q("error") {
                 let what = error == "access_denied" ? "the person denied the sign-in" : "the identity provider answered \(printable(error, limit: 40))"
                 throw ServiceError(.authError, what)

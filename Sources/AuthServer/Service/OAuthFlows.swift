@@ -28,6 +28,8 @@ struct OAuthFlows: Sendable {
         var linkToken: String?
         var deviceId: String?
         var expires: Int64
+        /// The digest of the browser's link cookie (``LinkBinding``): a web redirect link.
+        var binding: String? = nil
     }
 
     let store: any AuthStore
@@ -123,6 +125,7 @@ struct OAuthFlows: Sendable {
                                 "verifier": .string(flow.verifier), "expires": .int64(flow.expires)]
         if let v = flow.challenge { d["challenge"] = .string(v) }
         if let v = flow.linkToken { d["linkToken"] = .string(v) }
+        if let v = flow.binding { d["binding"] = .string(v) }
         if let v = flow.deviceId { d["deviceId"] = .string(v) }
         return d
     }
@@ -133,7 +136,7 @@ struct OAuthFlows: Sendable {
               let verifier = d["verifier"]?.stringValue, case .int64(let expires)? = d["expires"] else { return nil }
         return Flow(app: app, provider: provider, redirect: redirect, clientState: clientState, nonce: nonce, verifier: verifier,
                     challenge: d["challenge"]?.stringValue, linkToken: d["linkToken"]?.stringValue,
-                    deviceId: d["deviceId"]?.stringValue, expires: expires)
+                    deviceId: d["deviceId"]?.stringValue, expires: expires, binding: d["binding"]?.stringValue)
     }
 
     private static func document(_ proof: AuthService.Proof) -> EJSONDocument {

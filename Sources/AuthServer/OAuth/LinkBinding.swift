@@ -1,0 +1,66 @@
+import AuthProtocol
+import HTTPTypes
+import Hummingbird
+
+/// Binds a web redirect link flow (`link=true` without PKCE) to the browser that started it
+/// (RFC 6749 section 10.12, RFC 9700 section 4.7.1). Without it, whoever brings the IdP's
+/// answer to the callback finishes the link: an attacker starts a link with their own token,
+/// sends the IdP's sign-in page to a victim, and the victim's IdP identity lands on the
+/// attacker's account, so the victim's later sign-ins open it.
+///
+/// The start answers with a cookie of its own (one per flow, named after the state's digest,
+/// HttpOnly, for the callback's path only, 10 minutes) and the flow keeps the digest of its
+/// value. realm-web starts a link with `credentials: "include"`, so its browser keeps the
+/// cookie and sends it when the IdP sends it back. The callback of a link flow finishes only
+/// with that cookie, when a browser brings it: a request a browser sends says so (its user
+/// agent is `Mozilla/...`, and it sends `Sec-Fetch-*`), and a victim is always sent back by a
+/// browser. A client that follows the redirects itself (a script holding the user's own token)
+/// is no victim, and is not asked for a cookie it never had.
+///
+/// Over plain http (dev mode on loopback) the cookie is `SameSite=Lax`, which browsers send on
+/// the IdP's redirect (a GET) but not on Apple's form post; over https it is
+/// `SameSite=None; Secure`, sent on both.
+struct LinkBinding {
+    /// The cookie's name for a flow's `state`.
+    static func cookieName(state: String) -> String {
+        "authsh_link_" + Hex.encode(Secrets.digest(state)).prefix(16)
+    }
+
+    /// A new binding: the cookie's value, and the digest the flow keeps.
+    static func make() -> (value: String, digest: String) {
+        let value = Secrets.randomHex(bytes: 24)
+        return (value, Hex.encode(Secrets.digest(value)))
+    }
+
+    /// The `Set-Cookie` of the start's answer.
+    static func setCookie(state: String, value: String, https: Bool) -> String {
+        "\(cookieName(state: state))=\(value); Path=\(Routes.base)/auth/callback; Max-Age=\(OAuthFlows.flowLifetime); HttpOnly; "
+            + (https ? "Secure; SameSite=None" : "SameSite=Lax")
+    }
+
+    /// The `Set-Cookie` that clears it (the callback's answer).
+    static func clearCookie(state: String) -> String {
+        "\(cookieName(state: state))=; Path=\(Routes.base)/auth/callback; Max-Age=0; HttpOnly"
+    }
+
+    /// Whether the callback `request` may finish a link flow whose binding digest is `digest`.
+    static func accepts(_ request: Request, state: String, digest: String?) -> Bool {
+        guard let digest else { return true }
+        let name = cookieName(state: state)
+        let cookies = request.headers[values: .cookie].flatMap { $0.split(separator: ";") }
+        for cookie in cookies {
+            let pair = cookie.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
+            if pair.count == 2, pair[0] == name, Secrets.constantTimeEqual(Array(Hex.encode(Secrets.digest(pair[1])).utf8), Array(digest.utf8)) {
+                return true
+            }
+        }
+        return !cameFromABrowser(request)
+    }
+
+    /// A browser says it is one: every current browser sends `Sec-Fetch-*` on a navigation and a
+    /// `Mozilla/` user agent; a page cannot make it leave them out.
+    static func cameFromABrowser(_ request: Request) -> Bool {
+        if request.headers[HTTPField.Name("Sec-Fetch-Mode")!] != nil || request.headers[.secFetchSite] != nil { return true }
+        return request.headers[.userAgent]?.hasPrefix("Mozilla/") ?? false
+    }
+}
