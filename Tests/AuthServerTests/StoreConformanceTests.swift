@@ -273,9 +273,16 @@ import Testing
     func pluginValuesSigningKeysAndHousekeeping(_ engine: Engine) async throws {
         try await Self.withStore(engine) { store in
             #expect(try await store.pluginValue(app: "app", key: "k") == nil)
-            try await store.setPluginValue(["n": .int32(1)], app: "app", key: "k")
-            try await store.setPluginValue(["n": .int32(2)], app: "app", key: "k")
+            #expect(try await store.setPluginValue(["n": .int32(1)], app: "app", key: "k", keyLimit: 2))
+            #expect(try await store.setPluginValue(["n": .int32(2)], app: "app", key: "k", keyLimit: 2))
             #expect(try await store.pluginValue(app: "app", key: "k") == ["n": .int32(2)])
+            // A new key past the limit is refused; a held key is still replaced; other apps count apart.
+            #expect(try await store.setPluginValue(1, app: "app", key: "k2", keyLimit: 2))
+            #expect(try await store.setPluginValue(1, app: "app", key: "k3", keyLimit: 2) == false)
+            #expect(try await store.pluginValue(app: "app", key: "k3") == nil)
+            #expect(try await store.setPluginValue(3, app: "app", key: "k2", keyLimit: 2))
+            #expect(try await store.setPluginValue(1, app: "other", key: "k3", keyLimit: 2))
+            try await store.deletePluginValue(app: "app", key: "k2")
             #expect(try await store.pluginValue(app: "other", key: "k") == nil)
             try await store.deletePluginValue(app: "app", key: "k")
             #expect(try await store.pluginValue(app: "app", key: "k") == nil)

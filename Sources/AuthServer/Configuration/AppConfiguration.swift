@@ -19,6 +19,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var values = EJSONDocument()
     /// Rate limits of the unauthenticated routes (``RateLimits``).
     public var rateLimits = RateLimits()
+    /// Bounds on what plugins may do through `context` (``PluginQuota``).
+    public var pluginLimits = PluginQuota()
     /// When on, register, confirm/send, reset/send and reset/call answer alike whether or not
     /// an email has an account (and register of a taken email mails its owner); off by
     /// default, as App Services behaved.
@@ -133,6 +135,9 @@ extension AppConfiguration {
         if let v = r.value("rateLimits") {
             rateLimits = try RateLimits(ejson: v, path: r.keyPath("rateLimits"))
         }
+        if let v = r.value("pluginLimits") {
+            pluginLimits = try PluginQuota(ejson: v, path: r.keyPath("pluginLimits"))
+        }
         emailEnumerationProtection = try r.bool("emailEnumerationProtection", default: false)
         oneAccountPerEmail = try r.bool("oneAccountPerEmail", default: false)
         recentLoginSeconds = try r.integer("recentLoginSeconds", in: 1...31_536_000)
@@ -185,6 +190,7 @@ extension AppConfiguration {
         doc["providers"] = .document(p)
         doc["values"] = .document(values)
         doc["rateLimits"] = rateLimits.ejson
+        doc["pluginLimits"] = pluginLimits.ejson
         doc["emailEnumerationProtection"] = .bool(emailEnumerationProtection)
         doc["oneAccountPerEmail"] = .bool(oneAccountPerEmail)
         doc["recentLoginSeconds"] = recentLoginSeconds.map(EJSON.int64) ?? .null

@@ -1,7 +1,8 @@
 import AuthProtocol
 
 /// How often a client address, and an account, may call the unauthenticated routes that cost
-/// the server (a password hash, a new user) or reach a person (a mail): app key `rateLimits`.
+/// the server (a password hash, a new user) or reach a person (a mail), and plugin functions
+/// (`functions/call`): app key `rateLimits`.
 ///
 /// ```json
 /// "rateLimits": {
@@ -46,6 +47,8 @@ public struct RateLimits: Sendable, Equatable {
         case token
         /// Reset and confirmation functions: `reset/call`, `confirm/call`.
         case function
+        /// `functions/call`, per address and per calling user.
+        case call
     }
 
     /// nil: on, except in dev mode.
@@ -61,6 +64,7 @@ public struct RateLimits: Sendable, Equatable {
         .mail: Limit(perAddress: 20, perAccount: 5, windowSeconds: 3600),
         .token: Limit(perAddress: 30, perAccount: 10, windowSeconds: 600),
         .function: Limit(perAddress: 20, perAccount: 10, windowSeconds: 3600),
+        .call: Limit(perAddress: 600, perAccount: 300, windowSeconds: 60),
     ]
 
     public init(enabled: Bool? = nil, limits: [Route: Limit] = RateLimits.defaults) {

@@ -13,6 +13,10 @@ struct PluginInvocation: Sendable {
     /// The calling user's id: `context.user` reads the user on first use (most functions never
     /// look, so most calls skip the read).
     var userId: String?
+    /// The app's bounds on `context` (``PluginQuota``).
+    var quota = PluginQuota()
+    /// Mails this call has sent so far.
+    var mailsSent = 0
 }
 
 /// What `context` reaches, all of it scoped to one app: a plugin state serves one app only,
@@ -25,6 +29,8 @@ struct PluginServices: Sendable {
     let logger: Logger
     /// The mails' templates (`context.email.send` writes a `plugin` mail).
     var templates = MailTemplates.defaults
+    /// Mails per address per hour, for the app's states together (a class: copies share it).
+    let mailsPerAddress = RateLimiter()
 }
 
 /// Limits on what plugins hand to `context`.
@@ -152,6 +158,7 @@ final class PluginContext: Sendable {
             guard to.contains("@"), !to.contains(where: \.isWhitespace) else {
                 throw LuaArgumentError(index: 1, message: "field 'to' is not an email address")
             }
+            try countMail(to: to)
             let mail = services.templates.render("plugin", app: services.appId, values: [
                 "app": services.appId, "email": to, "subject": try field("subject", limit: PluginLimits.emailSubjectBytes),
                 "body": try field("body", limit: PluginLimits.emailBodyBytes)])
@@ -162,6 +169,25 @@ final class PluginContext: Sendable {
                 try await mailer.send(message, app: app)
                 return []
             }
+        }
+    }
+
+    /// Counts a mail against the call's `mailsPerCall` and the address's hourly share; raises
+    /// naming the limit past either.
+    private func countMail(to: String) throws {
+        let quota = try invocation("context.email.send").quota
+        let sent = slot.withLock { (current: inout PluginInvocation?) -> Int in
+            current?.mailsSent += 1
+            return current?.mailsSent ?? 0
+        }
+        guard sent <= quota.mailsPerCall else {
+            throw LuaRaise("context.email.send: at most \(quota.mailsPerCall) mails per call (pluginLimits.mailsPerCall)")
+        }
+        let key = services.appId + "\u{0}" + AuthService.asciiLowercased(to)
+        if quota.mailsPerAddressPerHour > 0,
+            services.mailsPerAddress.take(key, limit: quota.mailsPerAddressPerHour, window: 3600, now: services.clock.now) != nil {
+            throw LuaRaise("context.email.send: at most \(quota.mailsPerAddressPerHour) mails an hour to one address "
+                           + "(pluginLimits.mailsPerAddressPerHour)")
         }
     }
 
@@ -204,8 +230,12 @@ final class PluginContext: Sendable {
             guard value.depth <= PluginLimits.storeValueDepth else {
                 throw LuaArgumentError(index: 2, message: "value nests \(value.depth) levels, over the limit of \(PluginLimits.storeValueDepth)")
             }
+            let limit = try invocation("context.store.set").quota.storeKeys
             return .async {
-                try await store.setPluginValue(value, app: app, key: key)
+                guard try await store.setPluginValue(value, app: app, key: key, keyLimit: limit) else {
+                    throw LuaError(.runtime, "context.store.set: the app's store holds \(limit) keys, its limit (pluginLimits.storeKeys): "
+                                   + "delete some first")
+                }
                 return []
             }
         }

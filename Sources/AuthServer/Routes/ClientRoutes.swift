@@ -90,7 +90,8 @@ extension AuthService {
         }
         app.post("functions/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            return JSONResponse.make(try await self.callFunction(app: app, token: try request.bearerToken(), body: body))
+            return JSONResponse.make(try await self.callFunction(app: app, token: try request.bearerToken(), body: body,
+                                                                 address: context.clientAddress))
         }
 
         let auth = router.group(RouterPath(Routes.base + "/auth"))

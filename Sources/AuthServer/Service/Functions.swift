@@ -43,7 +43,7 @@ extension AuthService {
 
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
     func runPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil) async throws -> LuaValue {
-        let invocation = PluginInvocation(function: name, values: app.config.values, userId: userId)
+        let invocation = PluginInvocation(function: name, values: app.config.values, userId: userId, quota: app.config.pluginLimits)
         guard let metrics else { return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation) }
         do {
             let result = try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation)
@@ -95,9 +95,10 @@ extension AuthService {
     /// `POST {app}/functions/call`: a plugin function by name, for the user of the access token.
     /// The token is checked (signature, type, expiry, app) and so is its session (one read:
     /// a deleted or disabled user, or an ended session, calls nothing).
-    func callFunction(app: AppRuntime, token: String, body: RequestBody) async throws -> EJSON {
+    func callFunction(app: AppRuntime, token: String, body: RequestBody, address: String) async throws -> EJSON {
         let claims = try await tokens.verify(token, as: .access)
         guard claims.baas_domain_id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
+        try checkRate(.call, app: app, address: address, account: claims.sub)
         try await checkLive(claims, app: app)
         let name = try body.string("name")
         guard !Self.isRoleFunction(name, of: app.config) else {

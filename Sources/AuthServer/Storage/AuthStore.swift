@@ -114,8 +114,9 @@ public protocol AuthStore: Sendable {
 
     // Plugins' key-value store (`context.store`), one namespace per app
     func pluginValue(app: String, key: String) async throws -> EJSON?
-    /// Inserts or replaces.
-    func setPluginValue(_ value: EJSON, app: String, key: String) async throws
+    /// Replaces, or inserts while the app holds fewer than `keyLimit` keys; false when a new key
+    /// would pass the limit (nothing written).
+    func setPluginValue(_ value: EJSON, app: String, key: String, keyLimit: Int) async throws -> Bool
     func deletePluginValue(app: String, key: String) async throws
 
     // Sign-ins under way (redirect flows, login codes), shared by every instance

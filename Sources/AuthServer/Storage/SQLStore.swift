@@ -48,10 +48,15 @@ final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
         return try text.map { try EJSON(parsing: $0) }
     }
 
-    public func setPluginValue(_ value: EJSON, app: String, key: String) async throws {
+    public func setPluginValue(_ value: EJSON, app: String, key: String, keyLimit: Int) async throws -> Bool {
         let text = value.encodedString(.canonical)
-        try await engine.write("write plugin value") { r in
+        return try await engine.write("write plugin value") { r in
+            if try await r.first(PluginValuesTable.exists, [.text(app), .text(key)], { try $0.int64("found") }) == nil {
+                let held = try await r.first(PluginValuesTable.count, [.text(app)]) { try $0.int64("n") } ?? 0
+                guard held < keyLimit else { return false }
+            }
             try await r.run(PluginValuesTable.upsert, [.text(app), .text(key), .text(text)])
+            return true
         }
     }
 

@@ -6,4 +6,8 @@ enum PluginValuesTable {
         ON CONFLICT (app_id, key) DO UPDATE SET value = excluded.value
         """
     static let delete: SQL = "DELETE FROM plugin_values WHERE app_id = ? AND key = ?"
+    /// Whether the app holds `key` (arguments: app, key).
+    static let exists: SQL = "SELECT 1 AS found FROM plugin_values WHERE app_id = ? AND key = ?"
+    /// How many keys the app holds (`pluginLimits.storeKeys`).
+    static let count: SQL = "SELECT COUNT(*) AS n FROM plugin_values WHERE app_id = ?"
 }
