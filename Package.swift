@@ -40,7 +40,7 @@ let package = Package(
         // Swift: the safe Lua host.
         .target(name: "Lua", dependencies: ["CLua", "LuaShims"]),
         // What client and server share: EJSON, routes, error codes, token claims, what may travel without TLS.
-        .target(name: "AuthProtocol"),
+        .target(name: "AuthProtocol", dependencies: ["CLinux"]),
         // EJSON <-> Lua values, shared by the plugin sandbox and the Lua bindings.
         .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),
         // The App Services-compatible server.

@@ -3,7 +3,8 @@ import Glibc
 
 /// Opens a URL in the person's browser: the first command of `$BROWSER` (a colon-separated
 /// list, as xdg-utils reads it), else `xdg-open` when there is a display. The command gets
-/// the URL as its one argument (never through a shell) and its output goes nowhere.
+/// the URL as its one argument (never through a shell), its output goes nowhere, and it holds
+/// no descriptor of this process (``ProgramSpawn``).
 enum BrowserOpener {
     /// True when a browser command was started.
     static func open(_ url: String) -> Bool {
@@ -18,18 +19,10 @@ enum BrowserOpener {
     }
 
     private static func spawn(_ command: String, _ url: String) -> Bool {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for fd in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] {
-            posix_spawn_file_actions_addopen(&actions, fd, "/dev/null", fd == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-        }
-        var pid = pid_t()
-        let argv: [UnsafeMutablePointer<CChar>?] = [strdup(command), strdup(url), nil]
-        defer { argv.forEach { free($0) } }
-        guard posix_spawnp(&pid, command, &actions, nil, argv, environ) == 0 else { return false }
+        // Only /dev/null on 0 to 2 and nothing else of this process (ProgramSpawn's policy):
+        // the client's sockets carry tokens.
+        guard case .success(let child) = ProgramSpawn.spawn(command, arguments: [command, url], searchPath: true) else { return false }
         // Reaped on a thread of its own: the browser may outlive the sign-in.
-        let child = pid
         BlockingThread.detach { var status: Int32 = 0; waitpid(child, &status, 0) }
         return true
     }

@@ -102,30 +102,19 @@ enum EmbeddedServer {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
-    /// posix_spawn with the two pipe ends as the child's standard input and output and the
+    /// Starts the server with the two pipe ends as its standard input and output (its stderr
+    /// stays this process's), nothing else of this process (``ProgramSpawn``), and the
     /// terminal's signals blocked. Returns 0 or an errno.
     private static func spawn(_ program: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32, pid: inout pid_t) -> Int32 {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, standardInput, 0)
-        posix_spawn_file_actions_adddup2(&actions, standardOutput, 1)
-        // Nothing else this process has open is the server's business (its stderr stays, on 2).
-        // (glibc 2.34 or later, which CLinux is built against.)
-        _ = clinux_spawn_close_from(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        for signal in [SIGINT, SIGQUIT, SIGTSTP] { sigaddset(&blocked, signal) }
-        posix_spawnattr_setsigmask(&attributes, &blocked)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = arguments.map { strdup($0) } + [nil]
-        defer { for pointer in argv { free(pointer) } }
-        return posix_spawn(&pid, program, &actions, &attributes, argv, environ)
+        switch ProgramSpawn.spawn(program, arguments: arguments, standardInput: standardInput, standardOutput: standardOutput,
+                                  standardError: STDERR_FILENO, blockedSignals: [SIGINT, SIGQUIT, SIGTSTP]) {
+        case .success(let child):
+            pid = child
+            return 0
+        case .failure(let error):
+            return error.errno
+        }
     }
-
 }
 
 extension EmbeddedServer {

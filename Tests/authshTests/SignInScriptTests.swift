@@ -29,6 +29,35 @@ import Testing
         #expect(r.stdout == "200\tapplication/json\tAda\n401\n3\n")
     }
 
+    /// The browser `signIn` starts holds none of authsh's descriptors: no socket (the client's
+    /// connections carry tokens, the loopback listener waits for the code), no pipe of the
+    /// embedded server; only /dev/null on 0 to 2.
+    @Test func theBrowserHoldsNoDescriptorOfAuthsh() throws {
+        let data = try Binary.temporaryDirectory()
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write("#!/bin/sh\nls -l /proc/$$/fd > \"$FDS_OUT.tmp\"\nmv \"$FDS_OUT.tmp\" \"$FDS_OUT\"\n", to: dir + "/browser")
+        #expect(chmod(dir + "/browser", 0o755) == 0)
+        try Binary.write("""
+            login(credentials.anonymous())
+            local ok, err = pcall(signIn, "github", { timeout = 2 })
+            print(ok, err.code)
+            """, to: dir + "/s.lua")
+        let r = try Binary.run(["--data", data, dir + "/s.lua"],
+                               environment: ["BROWSER": dir + "/browser", "FDS_OUT": dir + "/fds"], directory: dir)
+        #expect(r.status == 0 && r.stdout == "false\tSignInTimedOut\n", "\(r.stdout) \(r.stderr)")
+        let listing = try String(contentsOfFile: dir + "/fds", encoding: .utf8)
+        let entries = listing.split(separator: "\n").filter { $0.contains(" -> ") }
+        #expect(!entries.isEmpty, "\(listing)")
+        // What the shell itself opened (its script, the listing it writes, a copy of its stdout)
+        // and /dev/null: nothing else.
+        let allowed = ["/dev/null", dir + "/browser", dir + "/fds.tmp"]
+        for entry in entries {
+            let target = entry.components(separatedBy: " -> ").last ?? ""
+            #expect(allowed.contains(target), "the browser holds \(entry)")
+        }
+        for fd in [0, 2] { #expect(entries.contains { $0.hasSuffix(" \(fd) -> /dev/null") }, "\(fd): \(listing)") }
+    }
+
     @Test func signInMistakesAreClearErrors() throws {
         let data = try Binary.temporaryDirectory()
         let r2 = try Binary.script("""
