@@ -36,6 +36,8 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     public static let executionTimeLimitExceeded = ServiceErrorCode("ExecutionTimeLimitExceeded", 400)
     public static let internalServerError = ServiceErrorCode("InternalServerError", 500)
     public static let maintenanceInProgress = ServiceErrorCode("MaintenanceInProgress", 503)
+    /// authsh: the server's database cannot be reached now; the answer carries `Retry-After`.
+    public static let serviceUnavailable = ServiceErrorCode("ServiceUnavailable", 503)
     /// authsh: the app id in the path names no app of this server.
     public static let appNotFound = ServiceErrorCode("AppNotFound", 404)
     /// authsh: no route for this method and path.

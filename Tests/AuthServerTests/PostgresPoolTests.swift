@@ -4,12 +4,14 @@ import PostgresNIO
 import PostgresTestSupport
 import Testing
 
-/// A server's PostgreSQL pool keeps all its connections and runs a keep-alive after 5 s of
-/// idleness; a command's opens them as it needs them. (postgres-nio's pool keeps each of its timers' tasks alive until the timer's time
-/// is up, even when the timer is cancelled: with idle timeouts of 60 s and keep-alives after
-/// 30 s, memory grew with the request rate. `scripts/bench server --postgres` shows the memory.)
+/// A server's PostgreSQL pool keeps one connection open, opens more as requests need them and
+/// closes those once idle for 10 s; a command's opens them as it needs them. (A minimum of 1:
+/// postgres-nio's pool trapped on a PostgreSQL restart with a minimum of 3 or more,
+/// `PostgresRestartTests`, and strands requests with none. A short idle timeout: the pool keeps
+/// each timer's task alive until its time is up, even when cancelled, so a 60 s one made memory
+/// grow with the request rate; `scripts/bench server --postgres` shows the memory.)
 @Suite struct PostgresPoolTests {
-    @Test func thePoolKeepsItsConnectionsAndKeepsThemAlive() async throws {
+    @Test func thePoolOpensConnectionsOnDemandAndClosesIdleOnes() async throws {
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()
         var config = ServerConfiguration()
@@ -29,16 +31,36 @@ import Testing
             for try await row in rows { n = try row.decode(Int.self) }
             return n
         }
-        // All three connections, though the store has needed one at most.
-        var open = 0
-        for _ in 0..<60 where open < 3 {
-            open = try await count("true")
-            if open < 3 { try await Task.sleep(for: .milliseconds(100)) }
+        // One at once; three while three requests need them at the same time; back to one
+        // once the others have been idle for 10 s.
+        func waitFor(_ n: Int, seconds: Int) async throws -> Int {
+            var open = -1
+            for _ in 0..<(seconds * 10) where open != n {
+                open = try await count("true")
+                if open != n { try await Task.sleep(for: .milliseconds(100)) }
+            }
+            return open
         }
-        #expect(open == 3)
-        // Idle for longer than the keep-alive: each has run it.
-        try await Task.sleep(for: PostgresDatabase.keepAlive + .seconds(2))
-        #expect(try await count("query = 'SELECT 1;'") == 3)
+        #expect(try await waitFor(1, seconds: 6) == 1)
+        // Three queries at once, each holding its connection until the test has counted.
+        let pool = store.engine.base.client
+        let held = try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<3 { group.addTask { _ = try await pool.query("SELECT pg_sleep(2)").collect() } }
+            let seen = try await waitFor(3, seconds: 20)
+            try await group.waitForAll()
+            return seen
+        }
+        #expect(held == 3)
+        let start = ContinuousClock.now
+        #expect(try await waitFor(1, seconds: 60) == 1, "idle connections were never closed")
+        #expect(start.duration(to: .now) >= PostgresDatabase.idleTimeout - .seconds(1), "closed before it was idle for long")
+        // The one left runs its keep-alive when idle.
+        var alive = 0
+        for _ in 0..<100 where alive == 0 {
+            alive = try await count("query = 'SELECT 1;'")
+            if alive == 0 { try await Task.sleep(for: .milliseconds(100)) }
+        }
+        #expect(alive == 1)
         // A command (`authsh audit`) holds only what it used.
         store.close()
         let command = try #require(try await openStore(config) as? PostgresStore)

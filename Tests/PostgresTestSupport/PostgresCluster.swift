@@ -37,6 +37,29 @@ public final class PostgresCluster: Sendable {
 
     private static let starting = Mutex<Task<PostgresCluster, any Error>?>(nil)
 
+    /// A cluster of the caller's own, for a test that stops and starts PostgreSQL under its
+    /// servers (the shared one serves other tests meanwhile). Stopped when the process exits.
+    public static func makePrivate() async throws -> PostgresCluster {
+        try await BlockingThread.run { Result { () throws(ClusterError) in try PostgresCluster() } }.get()
+    }
+
+    /// Stops the server at once, as a crash or a failover would (`pg_ctl -m immediate stop`).
+    public func stopImmediately() async throws {
+        let command = runAs + ["\(bin)/pg_ctl", "-D", "\(directory)/data", "-w", "-m", "immediate", "stop"]
+        try await BlockingThread.run { Result { try Self.shell(command, readOutput: false) } }.get()
+    }
+
+    /// Starts the server again on the same data, socket and port; returns once it accepts connections.
+    public func start() async throws {
+        let command = startCommand
+        try await BlockingThread.run { Result { try Self.shell(command, readOutput: false) } }.get()
+    }
+
+    private var startCommand: [String] {
+        runAs + ["\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60",
+                 "-o", "-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=200", "start"]
+    }
+
     public struct ClusterError: Error, CustomStringConvertible {
         public let description: String
     }
@@ -56,9 +79,7 @@ public final class PostgresCluster: Sendable {
             if getuid() == 0 { try Self.shell(["/bin/chown", "postgres:postgres", directory]) }
             try Self.shell(runAs + ["\(bin)/initdb", "-D", "\(directory)/data", "-A", "trust", "-U", "authsh", "-E", "UTF8", "--no-locale"])
             // The server keeps pg_ctl's standard output open: pg_ctl's is not read (a read would wait for the server to end).
-            try Self.shell(runAs + ["\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60",
-                                    "-o", "-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=200",
-                                    "start"], readOutput: false)
+            try Self.shell(startCommand, readOutput: false)
         } catch {
             throw ClusterError(description: "could not start a PostgreSQL cluster in \(directory): \(error)")
         }

@@ -47,9 +47,12 @@ final class ServerProcess {
     }
 
     deinit {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        guard process.isRunning else { return }
+        process.terminate()
+        // A server that does not finish its graceful shutdown must not hold the tests for ever:
+        // after 30 s it is killed (and the test that stopped it has said what went wrong).
+        for _ in 0..<600 where process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 }

@@ -19,6 +19,12 @@ struct ErrorMiddleware: RouterMiddleware {
             response = JSONResponse.error(e)
         } catch let e as HTTPError {
             response = JSONResponse.error(Self.translate(e))
+        } catch let e as StoreError where !e.isConflict {
+            // The database is away (PostgreSQL restarting, a disk that failed): say so, and when
+            // to try again, rather than a 500. The operation is logged, never a bound value.
+            logger.warning("database unavailable", metadata: ["path": "\(request.uri.path)", "operation": "\(e.operation)"])
+            response = JSONResponse.error(ServiceError(.serviceUnavailable, "the database is unavailable: try again shortly",
+                                                       retryAfter: Self.retryAfterUnavailable))
         } catch let e as HTTPParserError {
             // A malformed request (a bad chunk size, say): the client's mistake.
             response = JSONResponse.error(ServiceError(.badRequest, "malformed HTTP request: \(e)"))
@@ -33,6 +39,9 @@ struct ErrorMiddleware: RouterMiddleware {
         }
         return response
     }
+
+    /// Seconds a client is told to wait when the database is unavailable.
+    static let retryAfterUnavailable = 2
 
     static func translate(_ e: HTTPError) -> ServiceError {
         switch e.status {

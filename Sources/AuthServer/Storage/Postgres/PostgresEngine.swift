@@ -47,7 +47,9 @@ final class PostgresEngine: SQLEngine {
 
     func read<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         do {
-            return try await body(PostgresRunner(target: .pool(client), logger: logger))
+            return try await PostgresLease.run(client, transaction: false, logger: logger, operation: operation) { connection in
+                try await body(PostgresRunner(target: .connection(connection), logger: logger))
+            }
         } catch {
             throw Self.translate(error, operation)
         }
@@ -64,7 +66,7 @@ final class PostgresEngine: SQLEngine {
 
     func write<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         do {
-            return try await client.withTransaction(logger: logger) { connection in
+            return try await PostgresLease.run(client, transaction: true, logger: logger, operation: operation) { connection in
                 try await body(PostgresRunner(target: .connection(connection), logger: logger))
             }
         } catch {
