@@ -24,10 +24,8 @@ public enum Loopback {
     /// True for a loopback IP literal with no port: `127.x.y.z` in plain dotted decimal, or `::1`
     /// (bracketed or not). Never a name, `localhost` included.
     public static func isLoopbackLiteral(_ host: String) -> Bool {
-        var h = Substring(host)
-        if h.hasPrefix("["), h.hasSuffix("]") { h = h.dropFirst().dropLast() }
-        if h == "::1" { return true }
-        guard let octets = ipv4Octets(h) else { return false }
+        if host == "::1" || host == "[::1]" { return true }
+        guard let octets = ipv4Octets(Substring(host)) else { return false }
         return octets[0] == 127
     }
 

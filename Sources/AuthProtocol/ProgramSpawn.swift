@@ -42,13 +42,21 @@ public enum ProgramSpawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
+        // SIGPIPE as a program expects it (SwiftNIO ignores it in this process, and an ignored
+        // signal stays ignored across exec).
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var flags = Int32(POSIX_SPAWN_SETSIGDEF)
         if !blockedSignals.isEmpty {
             var blocked = sigset_t()
             sigemptyset(&blocked)
             for signal in blockedSignals { sigaddset(&blocked, signal) }
             posix_spawnattr_setsigmask(&attributes, &blocked)
-            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+            flags |= Int32(POSIX_SPAWN_SETSIGMASK)
         }
+        posix_spawnattr_setflags(&attributes, Int16(flags))
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0

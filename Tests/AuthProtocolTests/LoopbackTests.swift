@@ -37,5 +37,6 @@ import Testing
         }
         #expect(Loopback.isLoopbackLiteral("127.0.0.1") && Loopback.isLoopbackLiteral("[::1]"))
         #expect(!Loopback.isLoopbackLiteral("localhost") && !Loopback.isLoopbackLiteral("127.0.0.1:80"))
+        #expect(!Loopback.isLoopbackLiteral("[127.0.0.1]") && !Loopback.isLoopback(host: "[127.0.0.1]"))
     }
 }

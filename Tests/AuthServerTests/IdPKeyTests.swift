@@ -17,6 +17,19 @@ import Testing
         func verify(using algorithm: some JWTAlgorithm) async throws {}
     }
 
+    /// An app with one OpenID Connect provider whose issuer is the JWKS server's origin.
+    static func app(provider type: String, clientId: String, jwks url: String) -> AppConfiguration {
+        let base = String(url.dropLast("/jwks.json".count))
+        var provider = OAuthProviderConfiguration(type: type, clientId: clientId)
+        provider.issuer = base
+        provider.authorizationEndpoint = base + "/authorize"
+        provider.tokenEndpoint = base + "/token"
+        provider.jwksURI = url
+        var app = AppConfiguration(id: "local")
+        app.providers.oauth = [type: provider]
+        return app
+    }
+
     @Test func aTokenForSeveralAudiencesMustNameThisClientAsItsAuthorizedParty() async throws {
         let backing = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try backing.publicKey.getKeyPrimitives()
@@ -29,13 +42,7 @@ import Testing
         await signer.add(rsa: try Insecure.RSA.PrivateKey(backing: backing), digestAlgorithm: .sha256, kid: "k1")
         try await JWKSTests.withJWKSServer(jwks) { url, _ in
             let base = String(url.dropLast("/jwks.json".count))
-            var provider = OAuthProviderConfiguration(type: "oauth2-corp", clientId: "this-client")
-            provider.issuer = base
-            provider.authorizationEndpoint = base + "/authorize"
-            provider.tokenEndpoint = base + "/token"
-            provider.jwksURI = url
-            var app = AppConfiguration(id: "local")
-            app.providers.oauth = [provider.type: provider]
+            let app = Self.app(provider: "oauth2-corp", clientId: "this-client", jwks: url)
             try await TestServer.run(TestServer.configuration(apps: [app]), mode: .live) { (c: Client) async throws in
                 func login(_ aud: [String], azp: String?, sub: String) async throws -> Reply {
                     let claims = IDClaims(iss: base, sub: sub, aud: aud, azp: azp, exp: Int(Date().timeIntervalSince1970) + 600)
@@ -54,14 +61,7 @@ import Testing
 
     @Test func aKeySetThatFailsIsNotFetchedAgainByEveryLogin() async throws {
         try await JWKSTests.withJWKSServer(["not": "a key set"]) { url, fetches in
-            let base = String(url.dropLast("/jwks.json".count))
-            var provider = OAuthProviderConfiguration(type: "oauth2-down", clientId: "c")
-            provider.issuer = base
-            provider.authorizationEndpoint = base + "/authorize"
-            provider.tokenEndpoint = base + "/token"
-            provider.jwksURI = url
-            var app = AppConfiguration(id: "local")
-            app.providers.oauth = [provider.type: provider]
+            var app = Self.app(provider: "oauth2-down", clientId: "c", jwks: url)
             var custom = AppConfiguration.CustomToken()
             custom.signingAlgorithm = "RS256"
             custom.jwkURI = url

@@ -35,7 +35,7 @@ import Testing
                 if r.status != 200 { refused = r }
             }
             #expect(refused == nil, "ten single mails are fine")
-            let eleventh = try await c.function("mail", ["Victim2@Example.com", 1], token: token)
+            let eleventh = try await c.function("mail", ["Victim2+again@Example.com.", 1], token: token)
             #expect(eleventh.status == 400 && eleventh.message?.contains("pluginLimits.mailsPerAddressPerHour") == true, "\(eleventh.body)")
             #expect(try await c.outbox("victim2@example.com", kind: "plugin").count == 10)
 

@@ -10,13 +10,15 @@ import AuthProtocol
 /// ```
 ///
 /// Past one, the `context` function raises an error naming the limit and its key. A field left
-/// out keeps its default.
+/// out keeps its default; 0 turns that limit off (as in `rateLimits`).
 public struct PluginQuota: Sendable, Equatable {
     /// `context.email.send` calls in one plugin call.
     public var mailsPerCall = 5
-    /// Mails the app's plugins send one address in any hour (counted by each server process).
+    /// Mails the app's plugins send one mailbox in any hour (counted by each server process;
+    /// `+tags`, ASCII case and a trailing dot make no other mailbox).
     public var mailsPerAddressPerHour = 10
-    /// Keys in the app's `context.store`.
+    /// Keys in the app's `context.store` (counted in the write's transaction: concurrent writes
+    /// of new keys on PostgreSQL can pass it by as many as run at once).
     public var storeKeys = 10_000
 
     public init() {}

@@ -9,8 +9,9 @@ import Hummingbird
 /// attacker's account, so the victim's later sign-ins open it.
 ///
 /// The start answers with a cookie of its own (one per flow, named after the state's digest,
-/// HttpOnly, for the callback's path only, 10 minutes) and the flow keeps the digest of its
-/// value. realm-web starts a link with `credentials: "include"`, so its browser keeps the
+/// HttpOnly, 10 minutes; over https `__Host-` prefixed, so that no other host of the domain,
+/// nor a plain http page, can plant one; over http for the callback's path only) and the flow
+/// keeps the digest of its value. realm-web starts a link with `credentials: "include"`, so its browser keeps the
 /// cookie and sends it when the IdP sends it back. The callback of a link flow finishes only
 /// with that cookie, when a browser brings it: a request a browser sends says so (its user
 /// agent is `Mozilla/...`, and it sends `Sec-Fetch-*`), and a victim is always sent back by a
@@ -21,9 +22,9 @@ import Hummingbird
 /// the IdP's redirect (a GET) but not on Apple's form post; over https it is
 /// `SameSite=None; Secure`, sent on both.
 struct LinkBinding {
-    /// The cookie's name for a flow's `state`.
-    static func cookieName(state: String) -> String {
-        "authsh_link_" + Hex.encode(Secrets.digest(state)).prefix(16)
+    /// The cookie's name for a flow's `state`, over https or not.
+    static func cookieName(state: String, https: Bool) -> String {
+        (https ? "__Host-" : "") + "authsh_link_" + Hex.encode(Secrets.digest(state)).prefix(16)
     }
 
     /// A new binding: the cookie's value, and the digest the flow keeps.
@@ -34,23 +35,24 @@ struct LinkBinding {
 
     /// The `Set-Cookie` of the start's answer.
     static func setCookie(state: String, value: String, https: Bool) -> String {
-        "\(cookieName(state: state))=\(value); Path=\(Routes.base)/auth/callback; Max-Age=\(OAuthFlows.flowLifetime); HttpOnly; "
-            + (https ? "Secure; SameSite=None" : "SameSite=Lax")
+        "\(cookieName(state: state, https: https))=\(value); Max-Age=\(OAuthFlows.flowLifetime); HttpOnly; "
+            + (https ? "Path=/; Secure; SameSite=None" : "Path=\(Routes.base)/auth/callback; SameSite=Lax")
     }
 
-    /// The `Set-Cookie` that clears it (the callback's answer).
-    static func clearCookie(state: String) -> String {
-        "\(cookieName(state: state))=; Path=\(Routes.base)/auth/callback; Max-Age=0; HttpOnly"
+    /// The `Set-Cookie`s that clear it, whichever it was (the callback's answer).
+    static func clearCookies(state: String) -> [String] {
+        ["\(cookieName(state: state, https: true))=; Max-Age=0; HttpOnly; Path=/; Secure; SameSite=None",
+         "\(cookieName(state: state, https: false))=; Max-Age=0; HttpOnly; Path=\(Routes.base)/auth/callback"]
     }
 
     /// Whether the callback `request` may finish a link flow whose binding digest is `digest`.
     static func accepts(_ request: Request, state: String, digest: String?) -> Bool {
         guard let digest else { return true }
-        let name = cookieName(state: state)
+        let names = [cookieName(state: state, https: true), cookieName(state: state, https: false)]
         let cookies = request.headers[values: .cookie].flatMap { $0.split(separator: ";") }
         for cookie in cookies {
             let pair = cookie.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, pair[0] == name, Secrets.constantTimeEqual(Array(Hex.encode(Secrets.digest(pair[1])).utf8), Array(digest.utf8)) {
+            if pair.count == 2, names.contains(pair[0]), Secrets.constantTimeEqual(Array(Hex.encode(Secrets.digest(pair[1])).utf8), Array(digest.utf8)) {
                 return true
             }
         }

@@ -180,15 +180,27 @@ final class PluginContext: Sendable {
             current?.mailsSent += 1
             return current?.mailsSent ?? 0
         }
-        guard sent <= quota.mailsPerCall else {
+        guard quota.mailsPerCall == 0 || sent <= quota.mailsPerCall else {
             throw LuaRaise("context.email.send: at most \(quota.mailsPerCall) mails per call (pluginLimits.mailsPerCall)")
         }
-        let key = services.appId + "\u{0}" + AuthService.asciiLowercased(to)
+        let key = services.appId + "\u{0}" + Self.mailbox(to)
         if quota.mailsPerAddressPerHour > 0,
             services.mailsPerAddress.take(key, limit: quota.mailsPerAddressPerHour, window: 3600, now: services.clock.now) != nil {
             throw LuaRaise("context.email.send: at most \(quota.mailsPerAddressPerHour) mails an hour to one address "
                            + "(pluginLimits.mailsPerAddressPerHour)")
         }
+    }
+
+    /// The mailbox an address reaches, as far as a count per address goes: ASCII case, a
+    /// `+tag` and a trailing dot of the domain make no other mailbox (`Ada+1@Example.com.` is
+    /// `ada@example.com`).
+    static func mailbox(_ address: String) -> String {
+        let lower = AuthService.asciiLowercased(address)
+        guard let at = lower.lastIndex(of: "@") else { return lower }
+        let local = lower[..<at].prefix { $0 != "+" }
+        var domain = lower[lower.index(after: at)...]
+        while domain.hasSuffix(".") { domain = domain.dropLast() }
+        return local + "@" + domain
     }
 
     private func key(_ call: LuaCall, _ what: String) throws -> String {
@@ -230,7 +242,8 @@ final class PluginContext: Sendable {
             guard value.depth <= PluginLimits.storeValueDepth else {
                 throw LuaArgumentError(index: 2, message: "value nests \(value.depth) levels, over the limit of \(PluginLimits.storeValueDepth)")
             }
-            let limit = try invocation("context.store.set").quota.storeKeys
+            let quota = try invocation("context.store.set").quota.storeKeys
+            let limit = quota == 0 ? Int.max : quota
             return .async {
                 guard try await store.setPluginValue(value, app: app, key: key, keyLimit: limit) else {
                     throw LuaError(.runtime, "context.store.set: the app's store holds \(limit) keys, its limit (pluginLimits.storeKeys): "

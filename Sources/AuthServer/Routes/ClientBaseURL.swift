@@ -10,7 +10,10 @@ extension AuthService {
     ///
     /// - `publicURL`, when set;
     /// - else, from a trusted proxy that says so, its scheme (`X-Forwarded-Proto`) and the
-    ///   host it was asked for (`X-Forwarded-Host`, or `Host`);
+    ///   host it was asked for (the last `X-Forwarded-Host`, or `Host`): the proxy must set
+    ///   `X-Forwarded-Host` itself (one that passes the client's on would let a client choose
+    ///   its own answer, which is why the answer is never cached, and why a deployment sets
+    ///   `publicURL`);
     /// - else, in dev mode on a loopback address, the loopback `Host` the client named;
     /// - else the address the client connected to, as `http` (authsh itself speaks plain http):
     ///   an IP literal that reaches this server, whatever `Host` said.

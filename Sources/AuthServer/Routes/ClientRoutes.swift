@@ -9,10 +9,13 @@ extension AuthService {
             _ = try self.app(context.parameters.get("app") ?? "")
             let base = self.clientBaseURL(request, context)
             let ws = base.hasPrefix("https://") ? "wss://" + base.dropFirst(8) : "ws://" + base.dropFirst(7)
-            return JSONResponse.make([
+            var response = JSONResponse.make([
                 "deployment_model": "GLOBAL", "location": "US-VA",
                 "hostname": .string(base), "ws_hostname": .string(String(ws)),
             ])
+            // Worked out from this request: no cache may hand it to another client.
+            response.headers[.cacheControl] = "no-store"
+            return response
         }
         app.get(".well-known/jwks.json") { _, context in
             let app = try self.app(context.parameters.get("app") ?? "")

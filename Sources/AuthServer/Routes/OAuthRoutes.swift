@@ -147,7 +147,9 @@ extension AuthService {
             throw ServiceError(.authProviderNotFound, "the provider of this sign-in is no longer enabled")
         }
         var response = try await answer(flow, app: app, provider: provider, query: query, request: request, state: state)
-        if flow.binding != nil { response.headers.append(HTTPField(name: .setCookie, value: LinkBinding.clearCookie(state: state))) }
+        if flow.binding != nil {
+            for clear in LinkBinding.clearCookies(state: state) { response.headers.append(HTTPField(name: .setCookie, value: clear)) }
+        }
         return response
     }
 

@@ -46,7 +46,7 @@ extension AuthService {
         guard rateLimited(app) else { return }
         let window = Int(OAuthFlows.flowLifetime)
         let prefix = "\(app.id)\u{0}signin\u{0}"
-        for (key, limit) in [(address, Self.signInShare.client), (Self.network(of: address), Self.signInShare.network)] {
+        for (key, limit) in [("c\u{0}" + address, Self.signInShare.client), ("n\u{0}" + Self.network(of: address), Self.signInShare.network)] {
             if let wait = limiter.take(prefix + key, limit: limit, window: window, now: clock.now) {
                 throw ServiceError(.tooManyRequests, "too many sign-ins under way from your network: try again in \(wait) second\(wait == 1 ? "" : "s")",
                                    retryAfter: wait)

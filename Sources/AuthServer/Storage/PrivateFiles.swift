@@ -21,22 +21,38 @@ enum PrivateFiles {
                 throw Failure(description: "cannot create the data directory \(prefix): \(String(cString: strerror(errno)))")
             }
         }
-        var info = stat()
-        guard stat(path, &info) == 0 else {
+        // The directory as it really is (symlinks resolved), and every directory above it: a
+        // directory another user may rename entries of could have ours swapped for theirs.
+        guard let resolved = realpath(path, nil) else {
             throw Failure(description: "cannot read the data directory \(path): \(String(cString: strerror(errno)))")
         }
-        guard info.st_mode & S_IFMT == S_IFDIR else { throw Failure(description: "\(path) is not a directory") }
-        if let problem = sharedProblem(info) {
-            throw Failure(description: "the database's directory \(path) \(problem): another user could replace the database or "
-                          + "plant its journal. Use a directory only you can write to (a missing one is created 0700)")
+        let real = String(cString: resolved)
+        free(resolved)
+        var ancestor = ""
+        for part in real.split(separator: "/") {
+            ancestor += "/" + part
+            var info = stat()
+            guard stat(ancestor, &info) == 0 else {
+                throw Failure(description: "cannot read \(ancestor): \(String(cString: strerror(errno)))")
+            }
+            if let problem = sharedProblem(info, leaf: ancestor == real) {
+                throw Failure(description: "the database's directory \(path)" + (ancestor == real ? "" : " is inside \(ancestor), which")
+                              + " \(problem): another user could replace the database or plant its journal. Use a directory "
+                              + "only you can write to (a missing one is created 0700)")
+            }
         }
     }
 
-    /// Why a directory with `info` is not the owner's alone, or nil.
-    private static func sharedProblem(_ info: stat) -> String? {
+    /// Why a directory with `info` is not safe to keep the database under, or nil: it belongs
+    /// to another user than this one or root, or others can write to it (the database's own
+    /// directory at all; a directory above it unless sticky, as `/tmp` is, where nobody can
+    /// rename or remove another's entries).
+    private static func sharedProblem(_ info: stat, leaf: Bool) -> String? {
         let mode = String(info.st_mode & 0o7777, radix: 8)
-        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 { return "can be written by other users (mode \(mode))" }
         if info.st_uid != geteuid() && info.st_uid != 0 { return "belongs to another user (uid \(info.st_uid))" }
+        if info.st_mode & (S_IWGRP | S_IWOTH) != 0 && (leaf || info.st_mode & S_ISVTX == 0) {
+            return "can be written by other users (mode \(mode))"
+        }
         return nil
     }
 

@@ -19,17 +19,20 @@ enum PostgresLease {
                                  _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
             let work = Work(body)
-            let leased = Flag()
+            let race = Race()
+            let late = StoreError.unavailable("\(operation): no database connection within \(deadline.components.seconds) s")
             return try await withThrowingTaskGroup(of: Outcome<T>.self) { group in
                 group.addTask {
+                    // The body runs only if the connection came first: an operation the deadline
+                    // won never starts (in a transaction it is rolled back), so a 503 had no effect.
                     let value = if transaction {
                         try await client.withTransaction(logger: logger) { connection in
-                            leased.value.store(true, ordering: .releasing)
+                            guard race.settle(.leased) else { throw late }
                             return try await work.body(connection)
                         }
                     } else {
                         try await client.withConnection { connection in
-                            leased.value.store(true, ordering: .releasing)
+                            guard race.settle(.leased) else { throw late }
                             return try await work.body(connection)
                         }
                     }
@@ -37,10 +40,8 @@ enum PostgresLease {
                 }
                 group.addTask {
                     try await Task.sleep(for: deadline)
-                    guard leased.value.load(ordering: .acquiring) else {
-                        throw StoreError.unavailable("\(operation): no database connection within \(deadline.components.seconds) s")
-                    }
-                    return .leased
+                    guard race.settle(.expired) else { return .leased }
+                    throw late
                 }
                 while let outcome = try await group.next() {
                     if case .value(let value) = outcome {
@@ -53,9 +54,18 @@ enum PostgresLease {
         }
     }
 
-    /// Set once the operation has its connection.
-    private final class Flag: Sendable {
-        let value = Atomic<Bool>(false)
+    /// Which came first, the connection or the deadline: decided once, by whichever side
+    /// settles it.
+    private final class Race: Sendable {
+        enum Winner: UInt8 { case none, leased, expired }
+        private let winner = Atomic<UInt8>(Winner.none.rawValue)
+
+        /// True when `side` is the winner (it settled the race, or had already).
+        func settle(_ side: Winner) -> Bool {
+            let (exchanged, current) = winner.compareExchange(expected: Winner.none.rawValue, desired: side.rawValue,
+                                                              ordering: .acquiringAndReleasing)
+            return exchanged || current == side.rawValue
+        }
     }
 
     private enum Outcome<T: Sendable>: Sendable {
