@@ -1,0 +1,56 @@
+import AuthProtocol
+import AuthServer
+import Foundation
+import Glibc
+import Testing
+
+/// The disk under a SQLite database fills up, as it does in production: the request that
+/// cannot be written answers 503 `ServiceUnavailable` with `Retry-After` (never a 500), the
+/// server goes on serving what it can, and writes work again once space is freed. The disk is a
+/// real one: a small tmpfs the test mounts (root only; elsewhere the test does not run).
+@Suite struct DiskFullTests {
+    /// Whether this process may mount a tmpfs (root outside a restricted container).
+    static let canMount: Bool = {
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-mount-probe-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: dir) }
+        guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil,
+            mount("tmpfs", dir, "tmpfs", 0, "size=1m") == 0
+        else { return false }
+        umount2(dir, Int32(MNT_DETACH))
+        return true
+    }()
+
+    @Test(.enabled(if: Self.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(2)))
+    func aFullDiskIsA503AndWritesWorkOnceSpaceIsFreed() async throws {
+        let disk = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-full-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        #expect(mount("tmpfs", disk, "tmpfs", 0, "size=8m,mode=0755") == 0)
+        defer {
+            umount2(disk, Int32(MNT_DETACH))
+            try? FileManager.default.removeItem(atPath: disk)
+        }
+        try await TestServer.run(TestServer.configuration(database: .directory(disk + "/data"))) { (c: Client) async throws in
+            try await c.registerConfirmed("first@example.com")
+            #expect(try await c.emailLogin("first@example.com", "password1").status == 200)
+            // Fill the disk but for a few KiB.
+            var fs = statvfs()
+            #expect(statvfs(disk, &fs) == 0)
+            let free = Int(fs.f_bavail) * Int(fs.f_frsize)
+            let filler = disk + "/filler"
+            #expect(FileManager.default.createFile(atPath: filler, contents: Data(count: max(0, free - 16 << 10))))
+            var full: Reply?
+            for n in 0..<2000 where full == nil {
+                let r = try await c.userpass("register", ["email": .string("u\(n)@example.com"), "password": "password1"])
+                if r.status != 201 { full = r }
+            }
+            let refused = try #require(full, "the disk never filled")
+            #expect(refused.status == 503 && refused.code == "ServiceUnavailable" && refused.retryAfter != nil, "\(refused.body)")
+            // What needs no write still works.
+            #expect(try await c.call(.get, Routes.location("local")).status == 200)
+            // Space freed: writes work again, and nothing written before was lost.
+            try FileManager.default.removeItem(atPath: filler)
+            #expect(try await c.userpass("register", ["email": "after@example.com", "password": "password1"]).status == 201)
+            #expect(try await c.emailLogin("first@example.com", "password1").status == 200)
+        }
+    }
+}
