@@ -115,8 +115,7 @@ struct AdminChannel: Sendable {
     /// The scheme a proxy says the client used (`X-Forwarded-Proto`), lowercased. The proxy's
     /// own value is the last one: anything before it is what the client wrote.
     static func forwardedProto(_ request: Request) -> String? {
-        let schemes = request.headers[values: .xForwardedProto].flatMap { $0.split(separator: ",") }
-        return schemes.last.map { String($0.filter { !$0.isWhitespace }).lowercased() }
+        request.lastForwarded(.xForwardedProto)?.lowercased()
     }
 
     /// The headers a proxy adds.

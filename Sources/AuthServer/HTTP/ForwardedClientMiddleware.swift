@@ -24,4 +24,13 @@ struct ForwardedClientMiddleware: RouterMiddleware {
 extension HTTPField.Name {
     static let xForwardedFor = HTTPField.Name("X-Forwarded-For")!
     static let xForwardedProto = HTTPField.Name("X-Forwarded-Proto")!
+    static let xForwardedHost = HTTPField.Name("X-Forwarded-Host")!
+}
+
+extension Request {
+    /// The value a proxy put in a list-valued header (`X-Forwarded-Proto`, `X-Forwarded-Host`):
+    /// the last one, without spaces. Anything before it is what the client wrote.
+    func lastForwarded(_ name: HTTPField.Name) -> String? {
+        headers[values: name].flatMap { $0.split(separator: ",") }.last.map { String($0.filter { !$0.isWhitespace }) }
+    }
 }

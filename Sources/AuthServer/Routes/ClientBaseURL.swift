@@ -1,5 +1,4 @@
 import AuthProtocol
-import HTTPTypes
 import Hummingbird
 import NIOCore
 
@@ -20,7 +19,7 @@ extension AuthService {
     func clientBaseURL(_ request: Request, _ context: AuthRequestContext) -> String {
         if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         if context.fromTrustedProxy, AdminChannel.cameThroughAProxy(request),
-            let host = Self.forwardedHost(request) ?? request.head.authority, Self.isPlainAuthority(host) {
+            let host = request.lastForwarded(.xForwardedHost) ?? request.head.authority, Self.isPlainAuthority(host) {
             return (AdminChannel.forwardedProto(request) == "https" ? "https://" : "http://") + host.lowercased()
         }
         if let devOrigin = origin(request) { return devOrigin }
@@ -30,18 +29,8 @@ extension AuthService {
         return origin.value ?? "http://127.0.0.1"
     }
 
-    /// The last `X-Forwarded-Host` (the proxy's own; anything before it is the client's).
-    private static func forwardedHost(_ request: Request) -> String? {
-        request.headers[values: .xForwardedHost].flatMap { $0.split(separator: ",") }.last
-            .map { String($0.filter { !$0.isWhitespace }) }
-    }
-
     /// A host and optional port, and nothing that could change a URL's meaning.
     private static func isPlainAuthority(_ host: String) -> Bool {
         !host.isEmpty && host.utf8.count <= 255 && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]".contains($0)) }
     }
-}
-
-extension HTTPField.Name {
-    static let xForwardedHost = HTTPField.Name("X-Forwarded-Host")!
 }

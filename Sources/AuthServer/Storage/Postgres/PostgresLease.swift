@@ -18,6 +18,7 @@ enum PostgresLease {
     static func run<T: Sendable>(_ client: PostgresClient, transaction: Bool, logger: Logger, operation: String,
                                  _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
+            let start = ContinuousClock.now
             let work = Work(body)
             let race = Race()
             let late = StoreError.unavailable("\(operation): no database connection within \(deadline.components.seconds) s")
@@ -39,7 +40,8 @@ enum PostgresLease {
                     return .value(value)
                 }
                 group.addTask {
-                    try await Task.sleep(for: deadline)
+                    // One shared clock, not a sleep per operation (``DeadlineWatch`` says why).
+                    await DeadlineWatch.shared.wait(until: start + deadline)
                     guard race.settle(.expired) else { return .leased }
                     throw late
                 }
