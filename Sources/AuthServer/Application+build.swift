@@ -166,9 +166,19 @@ func openStore(_ configuration: ServerConfiguration, serving: Bool = false) asyn
     }
 }
 
+/// Opens a SQLite file; a database that cannot be opened as it should (a shared directory, a
+/// damaged write-ahead log, a file that is not a database or cannot be written) is a
+/// configuration error naming the file: `authsh serve` exits 78 and never starts on it.
 private func openSQLite(_ path: String) throws -> SQLiteStore {
-    let dir = (path as NSString).deletingLastPathComponent
-    try PrivateFiles.directory(dir.isEmpty ? "." : dir)
-    for file in [path, path + "-wal", path + "-shm"] { try PrivateFiles.file(file, create: file == path) }
-    return try SQLiteStore(path: path)
+    do {
+        let dir = (path as NSString).deletingLastPathComponent
+        try PrivateFiles.directory(dir.isEmpty ? "." : dir)
+        try RecoveryCheck.check(database: path)
+        for file in [path, path + "-wal", path + "-shm"] { try PrivateFiles.file(file, create: file == path) }
+        return try SQLiteStore(path: path)
+    } catch let failure as PrivateFiles.Failure {
+        throw ConfigError(key: "database", reason: failure.description)
+    } catch let error as StoreError {
+        throw ConfigError(key: "database", reason: error.operation)
+    }
 }

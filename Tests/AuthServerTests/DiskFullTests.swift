@@ -53,4 +53,29 @@ import Testing
             #expect(try await c.emailLogin("first@example.com", "password1").status == 200)
         }
     }
+
+    /// A database on a file system that went read-only while the server was down (as ext4 does
+    /// after an I/O error): the server does not start on it (SQLite would open it read-only in
+    /// silence, and every write would then fail); the error names the file and why.
+    @Test(.enabled(if: Self.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(2)))
+    func aReadOnlyFileSystemIsAConfigurationErrorNamingIt() async throws {
+        let disk = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-ro-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        #expect(mount("tmpfs", disk, "tmpfs", 0, "size=8m,mode=0755") == 0)
+        defer {
+            umount2(disk, Int32(MNT_DETACH))
+            try? FileManager.default.removeItem(atPath: disk)
+        }
+        let configuration = TestServer.configuration(database: .directory(disk + "/data"))
+        try await TestServer.run(configuration) { (c: Client) async throws in
+            try await c.registerConfirmed("first@example.com")
+        }
+        #expect(mount("tmpfs", disk, "tmpfs", UInt(MS_REMOUNT | MS_RDONLY), "size=8m,mode=0755") == 0, "\(String(cString: strerror(errno)))")
+        await #expect {
+            try await buildApplication(configuration)
+        } throws: { error in
+            guard let error = error as? ConfigError else { return false }
+            return error.key == "database" && error.reason.contains(disk + "/data/authsh.sqlite") && error.reason.contains("Read-only file system")
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import GRDBSQLite
+import Glibc
 
 /// One SQLite connection in SQLite's C API, with the store's statements prepared once each.
 ///
@@ -41,7 +42,9 @@ final class SQLiteConnection: @unchecked Sendable {
         let flags = (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
         let status = sqlite3_open_v2(path, &db, flags, nil)
         guard status == SQLITE_OK, let db else {
-            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
+            var message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open the database"
+            // The system's reason where there is one ("unable to open database file" alone says little).
+            if let db, sqlite3_system_errno(db) != 0 { message += " (\(String(cString: strerror(sqlite3_system_errno(db)))))" }
             sqlite3_close_v2(db)
             throw Failure(code: status, message: message)
         }
@@ -54,6 +57,10 @@ final class SQLiteConnection: @unchecked Sendable {
         for entry in prepared.values { sqlite3_finalize(entry.statement) }
         sqlite3_close_v2(handle)
     }
+
+    /// Whether SQLite opened the main database read-only although asked for read-write (it does
+    /// so in silence for a file or file system that refuses writes).
+    var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Runs statements given as text, without results (pragmas, migrations, BEGIN/COMMIT).
     func execute(_ script: String) throws(Failure) {

@@ -1,4 +1,5 @@
 import Foundation
+import GRDBSQLite
 
 /// The SQLite engine of ``SQLStore``: a file in WAL mode, or an in-memory database.
 ///
@@ -24,6 +25,9 @@ final class SQLiteEngine: SQLEngine {
         do {
             let writer = try Self.retryingWhileLocked {
                 let connection = try SQLiteConnection(path: path ?? ":memory:", readOnly: false)
+                if connection.isReadOnly {
+                    throw SQLiteConnection.Failure(code: SQLITE_READONLY, message: "it can only be read (a read-only file system, or no write permission)")
+                }
                 try connection.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
                 if path != nil { try connection.execute("PRAGMA journal_mode = WAL") }
                 try SQLiteSchema.migrate(connection)
@@ -33,7 +37,7 @@ final class SQLiteEngine: SQLEngine {
         } catch let failure as SQLiteConnection.Failure {
             // SQLite's message ("file is not a database", "unable to open database file")
             // names no bound value.
-            throw StoreError.unavailable("open database: \(failure.message)")
+            throw StoreError.unavailable("open \(path ?? "database"): \(failure.message)")
         }
         let readers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
         reads = path.map { SQLiteReadPool(path: $0, capacity: readers) }

@@ -1,0 +1,117 @@
+import Foundation
+import PostgresTestSupport
+import Synchronization
+import Testing
+
+/// `authsh serve` killed with SIGKILL under load, three times over, as the OOM killer or an
+/// operator's `kill -9` does, on each engine: started again on the same database, it serves at
+/// once and has lost nothing it acknowledged (every user whose registration and login were
+/// answered logs in as the same user, every anonymous session answered refreshes). SQLite's
+/// restart also replays the write-ahead log each kill leaves, through the damage check
+/// (``RecoveryCheckTests`` covers the damaged ones): a real crash's log must pass it.
+@Suite(.serialized) struct CrashRecoveryTests {
+    final class Load: Sendable {
+        let users = Mutex<[(email: String, userId: String)]>([])
+        let sessions = Mutex<[String]>([])
+        let running = Atomic<Bool>(true)
+        var acknowledged: Int { users.withLock { $0.count } + sessions.withLock { $0.count } }
+    }
+
+    static let config = #"""
+        {"apps": [{"id": "local", "rateLimits": {"enabled": false},
+                   "providers": {"anon-user": {}, "local-userpass": {"autoConfirm": true}}}]}
+        """#
+
+    @Test(.timeLimit(.minutes(4)))
+    func sqliteLosesNothingAcknowledgedWhenKilled() async throws {
+        let dir = try Binary.temporaryDirectory()
+        try await Self.killUnderLoad(["--data", dir + "/data"], engine: "SQLite")
+    }
+
+    @Test(.timeLimit(.minutes(4)))
+    func postgresLosesNothingAcknowledgedWhenKilled() async throws {
+        let cluster = try await PostgresCluster.shared()
+        try await Self.killUnderLoad(["--database", cluster.url(database: try await cluster.makeDatabase())], engine: "PostgreSQL")
+    }
+
+    /// Three rounds of: start, load until 60 more answers, SIGKILL. Then a fourth start checks
+    /// every acknowledged user and session.
+    static func killUnderLoad(_ database: [String], engine: String) async throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write(config, to: dir + "/config.json")
+        let arguments = database + ["--config", dir + "/config.json"]
+        let load = Load()
+        var report: [String] = []
+        for round in 1...3 {
+            let started = ContinuousClock.now
+            let process = try ServerProcess(arguments, examplePlugins: false)
+            let startup = started.duration(to: .now)
+            let server = JSONHTTP(origin: process.origin)
+            let before = load.acknowledged
+            let running = Load()
+            let loadStart = ContinuousClock.now
+            var loadTime = Duration.zero
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<8 {
+                    group.addTask { await Self.client(client, round: round, server: server, into: load, while: running) }
+                }
+                let enough = await PostgresRestartTests.waitFor(.seconds(60)) { load.acknowledged >= before + 60 }
+                #expect(enough != nil, "round \(round): the load never got going: \(Self.errors(process))")
+                loadTime = loadStart.duration(to: .now)
+                kill(process.process.processIdentifier, SIGKILL)
+                process.process.waitUntilExit()
+                running.running.store(false, ordering: .relaxed)
+                try await group.waitForAll()
+            }
+            let answered = load.acknowledged - before
+            let perSecond = Double(answered) / (Double(loadTime.components.seconds) + Double(loadTime.components.attoseconds) / 1e18)
+            report.append("round \(round): started in \(startup), \(answered) acknowledged at \(Int(perSecond))/s, killed")
+        }
+        let process = try ServerProcess(arguments, examplePlugins: false)
+        let server = JSONHTTP(origin: process.origin)
+        print("CrashRecoveryTests (\(engine)): " + report.joined(separator: "; "))
+        for user in load.users.withLock({ $0 }) {
+            let again = try await server.emailLogin(user.email, "password1")
+            guard again.status == 200 && again["user_id"] == user.userId else {
+                Issue.record("\(engine): \(user.email), acknowledged, does not log in as itself: \(again.status) \(again.text)")
+                return
+            }
+        }
+        for refresh in load.sessions.withLock({ $0 }) {
+            let session = try await server.send(.POST, "/api/client/v2.0/auth/session", token: refresh)
+            guard session.status == 201 else {
+                Issue.record("\(engine): an acknowledged anonymous session does not refresh: \(session.status) \(session.text)")
+                return
+            }
+        }
+    }
+
+    /// One client: registers and logs in, or logs in anonymously, until told to stop or the
+    /// server is gone. Only what was answered in full is recorded.
+    static func client(_ client: Int, round: Int, server: JSONHTTP, into load: Load, while running: Load) async {
+        var n = 0
+        while running.running.load(ordering: .relaxed) {
+            n += 1
+            do {
+                if n % 2 == 0 {
+                    let login = try await server.send(.POST, server.app() + "/auth/providers/anon-user/login", json: "{}")
+                    if login.status == 200, let refresh = login["refresh_token"] { load.sessions.withLock { $0.append(refresh) } }
+                    continue
+                }
+                let email = "r\(round)-c\(client)-\(n)@example.com"
+                let registered = try await server.send(.POST, server.app() + "/auth/providers/local-userpass/register",
+                                                       json: #"{"email":"\#(email)","password":"password1"}"#)
+                guard registered.status == 201 else { continue }
+                let login = try await server.emailLogin(email, "password1")
+                if login.status == 200, let id = login["user_id"] { load.users.withLock { $0.append((email, id)) } }
+            } catch {
+                // The server was killed under this request: nothing was acknowledged.
+                try? await Task.sleep(for: .milliseconds(20))
+            }
+        }
+    }
+
+    static func errors(_ process: ServerProcess) -> String {
+        String(((try? String(contentsOfFile: process.directory + "/err", encoding: .utf8)) ?? "").suffix(2000))
+    }
+}
