@@ -32,6 +32,8 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     public static let apiKeyAlreadyExists = ServiceErrorCode("APIKeyAlreadyExists", 409)
     public static let authProviderNotFound = ServiceErrorCode("AuthProviderNotFound", 404)
     public static let functionNotFound = ServiceErrorCode("FunctionNotFound", 404)
+    /// A `functions/call` naming a service (realm-web's `mongoClient`): authsh has none.
+    public static let serviceNotFound = ServiceErrorCode("ServiceNotFound", 404)
     public static let functionExecutionError = ServiceErrorCode("FunctionExecutionError", 400)
     public static let executionTimeLimitExceeded = ServiceErrorCode("ExecutionTimeLimitExceeded", 400)
     public static let internalServerError = ServiceErrorCode("InternalServerError", 500)
@@ -80,7 +82,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
         invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
         authError, badRequest, invalidParameter, missingParameter, missingAuthReq, apiKeyNotFound,
-        apiKeyAlreadyExists, authProviderNotFound, functionNotFound, functionExecutionError,
+        apiKeyAlreadyExists, authProviderNotFound, functionNotFound, serviceNotFound, functionExecutionError,
         executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
         payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
         identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,

@@ -28,6 +28,16 @@ public func buildApplication(
     if !configuration.trustedProxies.isEmpty {
         router.add(middleware: ForwardedClientMiddleware(trusted: configuration.trustedProxies))
     }
+    if !configuration.adminOnly {
+        let apps = service.apps
+        for app in apps.values.sorted(by: { $0.id < $1.id }) {
+            let origins = app.allowedRequestOrigins.map { $0.entries.isEmpty ? "none" : $0.entries.joined(separator: " ") }
+                ?? (configuration.dev ? "any (dev mode)" : "none (allowedRequestOrigins)")
+            configuration.logger.notice("app \(app.id)", metadata: ["providers": "\(app.providerNames.joined(separator: ","))",
+                                                                   "origins": "\(origins)"])
+        }
+        router.add(middleware: CrossOriginMiddleware(apps: { apps[$0] }, allApps: Array(apps.values), devDefault: configuration.dev))
+    }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {
         router.add(middleware: AuthEventMiddleware(

@@ -33,6 +33,9 @@ public struct AppConfiguration: Sendable, Equatable {
     /// When set, deleting the user, unlinking, changing the password and ending sessions need
     /// a login (`auth_time`) at most this many seconds old, else 401 `RequiresRecentLogin`.
     public var recentLoginSeconds: Int64?
+    /// The web origins whose pages may call the client API from a browser (CORS); nil: the
+    /// server's default, any origin in dev mode and none otherwise.
+    public var allowedRequestOrigins: RequestOrigins?
 
     /// The authentication providers of an app; nil or false means disabled. In code, and for a
     /// config app with no `providers` key, anonymous, email/password and API keys are on; a
@@ -141,6 +144,9 @@ extension AppConfiguration {
         emailEnumerationProtection = try r.bool("emailEnumerationProtection", default: false)
         oneAccountPerEmail = try r.bool("oneAccountPerEmail", default: false)
         recentLoginSeconds = try r.integer("recentLoginSeconds", in: 1...31_536_000)
+        if let origins = try r.strings("allowedRequestOrigins") {
+            allowedRequestOrigins = try RequestOrigins(origins, path: r.keyPath("allowedRequestOrigins"))
+        }
         try r.finish()
     }
 
@@ -194,6 +200,7 @@ extension AppConfiguration {
         doc["emailEnumerationProtection"] = .bool(emailEnumerationProtection)
         doc["oneAccountPerEmail"] = .bool(oneAccountPerEmail)
         doc["recentLoginSeconds"] = recentLoginSeconds.map(EJSON.int64) ?? .null
+        doc["allowedRequestOrigins"] = allowedRequestOrigins.map { .array($0.entries.map(EJSON.string)) } ?? .null
         return .document(doc)
     }
 }

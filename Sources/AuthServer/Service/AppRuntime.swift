@@ -30,6 +30,8 @@ final class AppRuntime: Sendable {
 
     var config: AppConfiguration { state.withLock { $0.config } }
     var customToken: CustomTokenVerifier? { state.withLock { $0.customToken } }
+    /// The origins the config lists for browsers (nil: the server's default).
+    var allowedRequestOrigins: RequestOrigins? { state.withLock { $0.config.allowedRequestOrigins } }
     /// The enabled `oauth2-*` provider of that key, or nil.
     func oauth(_ type: String) -> OAuthProvider? { state.withLock { $0.oauth[type] } }
 
@@ -61,6 +63,12 @@ final class AppRuntime: Sendable {
         case ProviderType.customToken: return providers.customToken != nil
         default: return oauth(type) != nil
         }
+    }
+
+    /// The providers enabled now, by wire name.
+    var providerNames: [String] {
+        [ProviderType.anonymous, ProviderType.userpass, ProviderType.apiKey, ProviderType.customFunction, ProviderType.customToken]
+            .filter(hasProvider) + state.withLock { $0.oauth.keys.sorted() }
     }
 
     /// The stable `provider_id` of one of this app's providers (24 hex digits).

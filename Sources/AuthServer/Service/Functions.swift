@@ -101,6 +101,13 @@ extension AuthService {
         try checkRate(.call, app: app, address: address, account: claims.sub)
         try await checkLive(claims, app: app)
         let name = try body.string("name")
+        // realm-web's `mongoClient(service)` names a service (`mongodb-atlas`): the app has none,
+        // and an app function of the same name (`findOne`) is not what the client asked for.
+        switch body.document["service"] {
+        case nil, .null?: break
+        case .string(let service)?: throw ServiceError(.serviceNotFound, "service not found: '\(service)' (this server has no services, only the app's functions)")
+        case let other?: throw ServiceError(.invalidParameter, "parameter 'service' must be a string, got \(other.typeName)")
+        }
         guard !Self.isRoleFunction(name, of: app.config) else {
             throw ServiceError(.functionNotFound, "function not found: '\(name)'")
         }

@@ -1,0 +1,84 @@
+import AuthProtocol
+import HTTPTypes
+import Hummingbird
+
+/// CORS for the client API (`/api/client/v2.0/...`): pages of the origins an app allows
+/// (``RequestOrigins``, config `allowedRequestOrigins`) may call it from a browser, as realm-web
+/// does; pages of other origins get no `Access-Control-*` header, so the browser keeps every
+/// answer from them, and their preflights are refused (403).
+///
+/// Which app: the one in the path (`/app/{id}/...`). The routes without an app in the path
+/// (`auth/session`, `auth/profile`, `auth/api_keys`, `auth/delete`) answer an origin that any app
+/// allows: their requests carry a token, and the token names its app.
+///
+/// Every answer to an allowed origin carries the headers, errors included (a 401 that the
+/// browser hides is one the app cannot handle). Nothing else is opened by this: the dev API,
+/// the dev identity provider, the admin API and the admin page are outside `/api/client/`.
+///
+/// Hummingbird's own `CORSMiddleware` is not used: its origins are one list fixed when the
+/// router is built, where these are per app and change with the dev API's config, and it answers
+/// every preflight 204, where one from an origin not allowed is refused here.
+struct CrossOriginMiddleware: RouterMiddleware {
+    typealias Context = AuthRequestContext
+    /// The apps, by id, as they are now.
+    let apps: @Sendable (String) -> AppRuntime?
+    /// Every app (for the routes with no app in the path).
+    let allApps: [AppRuntime]
+    /// Any origin for an app that lists none (dev mode).
+    let devDefault: Bool
+
+    static let prefix = "/api/client/v2.0/"
+    /// realm-web 2 and realm-core 14 use these (no PATCH).
+    static let methods = "GET, POST, PUT, DELETE"
+    /// What realm-web and realm-core send beyond the CORS-safelisted headers.
+    static let headers = "Authorization, Content-Type, Accept"
+    /// The answer headers a page may read beyond the safelisted ones: realm-web reads
+    /// `X-Baas-Location` after a link; `Retry-After` says when to try a 429 or 503 again.
+    static let exposed = "X-Baas-Location, Retry-After"
+    /// How long a browser may keep a preflight's answer (Chromium keeps at most 2 hours).
+    static let maxAge = "600"
+
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        let path = request.uri.path
+        guard let origin = request.headers[.origin], path.hasPrefix(Self.prefix) else {
+            return try await next(request, context)
+        }
+        let allowed = allows(origin, path: path)
+        if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
+            guard allowed else {
+                var refused = JSONResponse.error(ServiceError(.forbidden, "origin \(origin) may not call this app from a browser (allowedRequestOrigins)"))
+                refused.headers[values: .vary].append("Origin")
+                return refused
+            }
+            var headers: HTTPFields = [
+                .accessControlAllowOrigin: origin,
+                .accessControlAllowMethods: Self.methods,
+                .accessControlAllowHeaders: Self.headers,
+                .accessControlAllowCredentials: "true",
+                .accessControlMaxAge: Self.maxAge,
+            ]
+            headers[values: .vary] = ["Origin", "Access-Control-Request-Method", "Access-Control-Request-Headers"]
+            return Response(status: .noContent, headers: headers)
+        }
+        var response = try await next(request, context)
+        // The answer differs by origin: a cache must not give one origin's to another.
+        response.headers[values: .vary].append("Origin")
+        if allowed {
+            response.headers[.accessControlAllowOrigin] = origin
+            response.headers[.accessControlAllowCredentials] = "true"
+            response.headers[.accessControlExposeHeaders] = Self.exposed
+        }
+        return response
+    }
+
+    /// Whether a page of `origin` may call `path`.
+    func allows(_ origin: String, path: String) -> Bool {
+        let rest = path.dropFirst(Self.prefix.count)
+        if rest.hasPrefix("app/") {
+            let id = rest.dropFirst(4).prefix { $0 != "/" }
+            guard let app = apps(String(id)) else { return false }
+            return (app.allowedRequestOrigins ?? (devDefault ? .all : .none)).allows(origin)
+        }
+        return allApps.contains { ($0.allowedRequestOrigins ?? (devDefault ? .all : .none)).allows(origin) }
+    }
+}
