@@ -74,3 +74,12 @@ class Browser:
     def screenshot(self, path):
         with open(path, "wb") as f:
             f.write(base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"]))
+
+    def evaluate_async(self, expression):
+        """The value of `expression`, a promise awaited in the page (a rejection is reported
+        as {"rejected": message})."""
+        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        if "exceptionDetails" in result:
+            details = result["exceptionDetails"]
+            return {"rejected": details.get("exception", {}).get("description", details.get("text", ""))}
+        return result.get("result", {}).get("value")

@@ -1,0 +1,52 @@
+import AuthProtocol
+import AuthServer
+import Foundation
+import PostgresTestSupport
+import Testing
+
+/// A web app of another origin talks to authsh from a real browser (headless Chromium), as
+/// realm-web does with `fetch`: with its origin in `allowedRequestOrigins` the page logs in,
+/// refreshes, calls a function, reads an error answer and the link request's `X-Baas-Location`;
+/// the same page from an origin not listed is refused by the browser.
+@Suite struct BrowserAppTests {
+    @Test(.timeLimit(.minutes(2))) func aPageOfAnAllowedOriginUsesTheAPIAndAnotherIsRefused() async throws {
+        let listener = try RawHTTP.listen()
+        let port = listener.port
+        listener.close()
+        let page = "http://localhost:\(port)"
+        let config = TestServer.withPlugins(PluginDirectory.examples)
+        try await TestServer.run(config, mode: .live) { (c: Client) async throws in
+            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
+                "allowedRequestOrigins": [.string(page)],
+                "providers": ["oauth2-github": ["redirectURIs": [.string(page + "/cb")]]],
+            ])
+            #expect(patch.status == 200, "\(patch.body)")
+            let authsh = "http://127.0.0.1:\(try #require(c.client.port))"
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-cors-\(UUID()).json").path
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            let browser = try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/cors-browser.py",
+                                            authsh, "\(port)"], output: output)
+            for _ in 0..<1800 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+            browser.stop()
+            let text = try String(contentsOfFile: output, encoding: .utf8)
+            let line = try #require(text.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "no report: \(text)")
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(report["error"] == nil, "\(report)")
+            #expect(report["origin"] as? String == page)
+            let allowed = try #require(report["allowed"] as? [String: Any], "\(report)")
+            #expect(allowed["login"] as? Int == 200, "\(allowed)")
+            #expect(allowed["refresh"] as? Int == 201, "\(allowed)")
+            let call = allowed["call"] as? [Any]
+            #expect(call?.first as? Int == 200 && call?.last as? String == "Hello, Ada!", "\(allowed)")
+            let error = allowed["error"] as? [Any]
+            #expect(error?.count == 3 && error?[0] as? Int == 404 && error?[1] as? String == "FunctionNotFound", "\(allowed)")
+            let link = allowed["link"] as? [Any]
+            #expect(link?.first as? Int == 200, "\(allowed)")
+            #expect((link?.last as? String)?.contains("/dev/idp/github/login/oauth/authorize?") == true, "X-Baas-Location: \(allowed)")
+            // The other origin: the request may reach the server, but the page never sees an answer.
+            #expect(report["otherOrigin"] as? String == "http://127.0.0.1:\(port)")
+            let other = try #require(report["other"] as? [String: Any], "\(report)")
+            #expect((other["refused"] as? String)?.contains("Failed to fetch") == true, "\(other)")
+        }
+    }
+}

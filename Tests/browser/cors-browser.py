@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""A web app of another origin in a real browser, for the tests: headless Chromium opens a page
+served here (the web app's origin) and calls authsh's client API with `fetch` as realm-web
+does: an anonymous login, a refresh, a function call, an error answer read by the page, and
+the OAuth link request that reads `X-Baas-Location` (mode "cors", credentials "include").
+Then the same page from an origin authsh does not allow tries the login, which the browser
+must refuse to hand to the page. Reports what the page saw as JSON on stdout.
+
+Usage: cors-browser.py AUTHSH_ORIGIN PAGE_PORT
+The allowed page is http://localhost:PAGE_PORT; the other is http://127.0.0.1:PAGE_PORT.
+"""
+import http.server, json, sys, threading
+
+from cdp import Browser
+
+PAGE = b"<!doctype html><html><head><title>web app</title></head><body>web app</body></html>"
+
+# realm-web 2's requests: JSON bodies with Content-Type, Accept on every JSON call, the
+# access or refresh token as a bearer token (Fetcher.ts, Authenticator.ts).
+FLOW = """
+(async () => {
+  const base = %(authsh)s + "/api/client/v2.0";
+  const out = {};
+  const accept = {"Accept": "application/json"};
+  const json = {"Content-Type": "application/json", "Accept": "application/json"};
+  let r = await fetch(base + "/app/local/auth/providers/anon-user/login", {method: "POST", headers: json, body: "{}"});
+  const login = await r.json();
+  out.login = r.status;
+  r = await fetch(base + "/auth/session", {method: "POST", headers: {...accept, "Authorization": "Bearer " + login.refresh_token}});
+  const session = await r.json();
+  out.refresh = r.status;
+  const call = (name) => fetch(base + "/app/local/functions/call", {method: "POST",
+    headers: {...json, "Authorization": "Bearer " + session.access_token}, body: JSON.stringify({name, arguments: ["Ada"]})});
+  r = await call("greet");
+  out.call = [r.status, await r.json()];
+  r = await call("noSuchFunction");
+  out.error = [r.status, (await r.json()).error_code, r.headers.get("Content-Type")];
+  const link = base + "/app/local/auth/providers/oauth2-github/login?link=true&providerRedirectHeader=true&state=s1&redirect="
+    + encodeURIComponent(location.origin + "/cb");
+  r = await fetch(link, {method: "GET", headers: {"Authorization": "Bearer " + session.access_token}, mode: "cors", credentials: "include"});
+  out.link = [r.status, r.headers.get("X-Baas-Location")];
+  return out;
+})()
+"""
+
+REFUSED = """
+fetch(%(authsh)s + "/api/client/v2.0/app/local/auth/providers/anon-user/login",
+      {method: "POST", headers: {"Content-Type": "application/json"}, body: "{}"})
+  .then(r => ({status: r.status}), e => ({refused: String(e)}))
+"""
+
+
+class Page(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(PAGE)))
+        self.end_headers()
+        self.wfile.write(PAGE)
+
+    def log_message(self, *_):
+        pass
+
+
+def main():
+    authsh, port = sys.argv[1], int(sys.argv[2])
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Page)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    report = {"console": []}
+
+    def note(message):
+        if message.get("method") == "Log.entryAdded":
+            entry = message["params"]["entry"]
+            report["console"].append({"level": entry["level"], "text": entry.get("text", "")[:300]})
+
+    try:
+        with Browser(on_event=note) as b:
+            b.call("Page.enable")
+            b.call("Log.enable")
+            b.call("Page.navigate", url=f"http://localhost:{port}/")
+            b.wait_for("document.title === 'web app'", "the allowed page")
+            report["origin"] = b.evaluate("location.origin")
+            report["allowed"] = b.evaluate_async(FLOW % {"authsh": json.dumps(authsh)})
+            b.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
+            b.wait_for("document.title === 'web app' && location.hostname === '127.0.0.1'", "the other page")
+            report["otherOrigin"] = b.evaluate("location.origin")
+            report["other"] = b.evaluate_async(REFUSED % {"authsh": json.dumps(authsh)})
+    except Exception as error:
+        report["error"] = str(error)
+    finally:
+        server.shutdown()
+    print(json.dumps(report))
+
+
+if __name__ == "__main__":
+    main()
