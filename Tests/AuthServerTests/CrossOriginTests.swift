@@ -145,6 +145,19 @@ import Testing
         }
     }
 
+    /// The start-up log says, per app, its providers and which origins it lets in.
+    @Test func theStartUpLogNamesEachAppsOrigins() async throws {
+        for (origins, dev, says) in [([Self.page], false, Self.page), (nil, false, "none (allowedRequestOrigins)"), (nil, true, "any (dev mode)")] {
+            let log = CapturedLog()
+            var config = try Self.configured(origins, dev: dev)
+            config.logger = log.logger
+            try await TestServer.run(config) { (_: Client) async throws in }
+            let line = log.lines.withLock { $0 }.first { $0.message == "app local" }
+            #expect(line?.level == .notice && line?.metadata["origins"] == says, "\(String(describing: line))")
+            #expect(line?.metadata["providers"]?.hasPrefix("anon-user,local-userpass,api-key") == true)
+        }
+    }
+
     @Test func theConfigListIsReadAsBrowsersWriteOrigins() throws {
         let read = try RequestOrigins(["HTTPS://App.Example.com:443", "http://localhost:5173", "http://[::1]:80", "capacitor://localhost"],
                                       path: "allowedRequestOrigins")
