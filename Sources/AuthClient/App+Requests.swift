@@ -1,7 +1,7 @@
 import AuthProtocol
 
 /// The one path every request takes: location discovery, the token, the refresh-and-retry
-/// rule of wire-protocol.md section 4, and error bodies.
+/// rule of docs/protocol/wire-protocol.md section 4, and error bodies.
 extension App {
     /// Which token a request carries.
     enum Auth: Sendable {

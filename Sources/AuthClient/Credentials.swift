@@ -1,6 +1,6 @@
 import AuthProtocol
 
-/// How a user proves who they are; each kind is sent as wire-protocol.md section 3 says.
+/// How a user proves who they are; each kind is sent as docs/protocol/wire-protocol.md section 3 says.
 public struct Credentials: Sendable, Equatable {
     /// The provider's wire name (`anon-user`, `local-userpass`, ...).
     public let provider: String
@@ -9,7 +9,7 @@ public struct Credentials: Sendable, Equatable {
     /// Anonymous only: return the logged-in anonymous user if there is one, without a request.
     public let reuse: Bool
 
-    /// Credentials for any provider, with the login body as wire-protocol.md gives it (for
+    /// Credentials for any provider, with the login body as docs/protocol/wire-protocol.md gives it (for
     /// providers this type has no constructor for, such as `oauth2-*`).
     public init(provider: String, body: EJSONDocument, reuse: Bool = false) {
         self.provider = provider

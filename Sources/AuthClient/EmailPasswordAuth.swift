@@ -1,6 +1,6 @@
 import AuthProtocol
 
-/// Email/password registration, confirmation and reset (wire-protocol.md section 6).
+/// Email/password registration, confirmation and reset (docs/protocol/wire-protocol.md section 6).
 public struct EmailPasswordAuth: Sendable {
     let app: App
 

@@ -14,7 +14,7 @@ public struct UserSession: Sendable, Equatable {
     public var isCurrent: Bool
 }
 
-/// What a signed-in user does to their own account (identity-providers.md sections 6 and 7).
+/// What a signed-in user does to their own account (docs/protocol/identity-providers.md sections 6 and 7).
 extension User {
     /// Removes one identity (an email/password identity takes its account with it); the last
     /// one cannot go (`CannotUnlinkLastIdentity`). The profile and identities here follow.

@@ -1,4 +1,4 @@
-/// The paths of the App Services client API (wire-protocol.md section 2).
+/// The paths of the App Services client API (docs/protocol/wire-protocol.md section 2).
 public enum Routes {
     /// `/api/client/v2.0`: profile, session, delete and API keys live here (the token names the app).
     public static let base = "/api/client/v2.0"
@@ -39,7 +39,7 @@ public enum Routes {
     public static func apiKey(_ id: String) -> String { "\(apiKeys)/\(id)" }
 }
 
-/// The wire names of the authentication providers (wire-protocol.md section 3).
+/// The wire names of the authentication providers (docs/protocol/wire-protocol.md section 3).
 public enum ProviderType {
     public static let anonymous = "anon-user"
     public static let userpass = "local-userpass"

@@ -1,4 +1,4 @@
-/// The claims of an access token (wire-protocol.md section 5).
+/// The claims of an access token (docs/protocol/wire-protocol.md section 5).
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// Expiry, integer Unix seconds.
     public var exp: Int64
@@ -33,7 +33,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     }
 }
 
-/// The claims of a refresh token (wire-protocol.md section 5).
+/// The claims of a refresh token (docs/protocol/wire-protocol.md section 5).
 public struct RefreshTokenClaims: Codable, Sendable, Equatable {
     /// The identity a refresh token was issued for.
     public struct Identity: Codable, Sendable, Equatable {

@@ -5,7 +5,8 @@ import Lua
 import LuaEJSON
 
 /// The auth bindings of a Lua state: the globals `app`, `credentials`, `auth` and the short
-/// verbs (DESIGN.md, "The Lua API"). The executable installs it into its session.
+/// verbs (`login`, `linkIdentity`, `switchUser`, ...). The executable installs it into its
+/// session.
 public struct AuthScript: LuaLibrary {
     /// Where the default `app` lives.
     public struct Configuration: Sendable {

@@ -23,7 +23,8 @@ public final class CredentialsObject: LuaObject {
         description: { $0.summary })
 }
 
-/// The `credentials` table: one constructor per kind of login (DESIGN.md, "The Lua API").
+/// The `credentials` table: one constructor per kind of login, each making a login body of
+/// docs/protocol/wire-protocol.md section 3.
 enum CredentialsLibrary {
     static func table() -> LuaTable {
         var t = LuaTable()

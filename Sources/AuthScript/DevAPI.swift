@@ -1,8 +1,8 @@
 import AuthClient
 import AuthProtocol
 
-/// The dev API of server-contract.md (outbox, config, clock, wipe) for one app. Only a server in
-/// dev mode answers it; any other gets `ServerNotInDevMode`.
+/// The dev API of docs/protocol/server-contract.md section 3 (outbox, config, clock, wipe) for
+/// one app. Only a server in dev mode answers it; any other gets `ServerNotInDevMode`.
 struct DevAPI: Sendable {
     let server: ScriptServer
     let appId: String

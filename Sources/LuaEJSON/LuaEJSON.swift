@@ -1,7 +1,7 @@
 import AuthProtocol
 import Lua
 
-/// The mapping between EJSON and Lua values that plugins see (documented in the README):
+/// The mapping between EJSON and Lua values that plugins see (documented in docs/plugins.md, "Values: EJSON and Lua"):
 ///
 /// | EJSON | Lua |
 /// |---|---|

@@ -46,7 +46,8 @@ enum Embedded {
         config.dev = true
         config.host = "127.0.0.1"
         config.port = 0
-        // The playground's `local` app keeps one account per email (identity-providers.md section 5).
+        // The playground's `local` app keeps one account per email
+        // (docs/protocol/identity-providers.md section 5).
         config.apps = config.apps.map { var app = $0; app.oneAccountPerEmail = true; return app }
         config.database = .directory(command.data)
         if let plugins = command.plugins {

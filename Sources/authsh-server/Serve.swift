@@ -7,7 +7,7 @@ import Hummingbird
 import Logging
 import Synchronization
 
-/// `authsh serve`: the server alone (server-contract.md). Its options are a
+/// `authsh serve`: the server alone (docs/protocol/server-contract.md section 1). Its options are a
 /// swift-argument-parser command; the top level keeps lua's own command line.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(

@@ -3,7 +3,7 @@ import Glibc
 
 /// `authsh-server`, the program that holds the server: `authsh serve`, `admin` and `audit` run
 /// it in place of this process, and the embedded dev server is a child running it. Keeping the
-/// server out of `authsh` keeps `authsh` as quick to start as a Lua host (README: Start-up).
+/// server out of `authsh` keeps `authsh` as quick to start as a Lua host (docs/benchmarks.md).
 /// It sits in the directory that holds the `authsh` executable (symlinks resolved).
 enum ServerProgram {
     /// The subcommands that are authsh-server's.

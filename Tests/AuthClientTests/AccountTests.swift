@@ -4,7 +4,7 @@ import AuthServer
 import Foundation
 import Testing
 
-/// The client's names of identity-providers.md section 7 against a live server: the
+/// The client's names of docs/protocol/identity-providers.md section 7 against a live server: the
 /// account-exists conflict and its pending credential, sign-in methods, reauthentication,
 /// sessions, unlink and change password.
 @Suite struct AccountTests {

@@ -2,7 +2,7 @@ import AuthClient
 import AuthProtocol
 import Testing
 
-/// realm-core's user model (wire-protocol.md section 9), through the real server.
+/// realm-core's user model (docs/protocol/wire-protocol.md section 9), through the real server.
 @Suite struct UserModelTests {
     @Test func loginMakesTheUserCurrentAndFetchesTheProfile() async throws {
         try await LiveServer.run { server in

@@ -3,7 +3,7 @@ import AuthServer
 import Crypto
 import Testing
 
-/// One account per email (identity-providers.md section 5) through HTTP on a live server with
+/// One account per email (docs/protocol/identity-providers.md section 5) through HTTP on a live server with
 /// the dev identity provider: the 409 that carries a pending credential, for every pair of
 /// providers that vouch for an email, and every way a pending credential must fail.
 @Suite struct AccountConflictTests {

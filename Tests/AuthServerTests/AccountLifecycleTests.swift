@@ -2,7 +2,7 @@ import AuthProtocol
 import AuthServer
 import Testing
 
-/// Unlink and change password (identity-providers.md section 6) through HTTP.
+/// Unlink and change password (docs/protocol/identity-providers.md section 6) through HTTP.
 @Suite struct AccountLifecycleTests {
     static let unlink = Routes.base + "/auth/unlink"
 

@@ -3,7 +3,7 @@ import AuthServer
 import Testing
 
 /// A user's sessions (list, end one, end the others) and recent-login enforcement
-/// (identity-providers.md section 6) through HTTP, with the dev clock.
+/// (docs/protocol/identity-providers.md section 6) through HTTP, with the dev clock.
 @Suite struct SessionListTests {
     static let sessions = Routes.base + "/auth/sessions"
 

@@ -81,7 +81,7 @@ struct AuthREPLTests {
 
     /// A person in a real browser: headless Chromium, started as `$BROWSER` by signIn, opens
     /// the dev identity provider's authorize page, fills it, approves, and the REPL is signed
-    /// in. The page's screenshot is the README's (`docs/dev-idp-authorize.png`).
+    /// in. The page's screenshot is the guided tour's (`docs/dev-idp-authorize.png`).
     @Test func signInWithGitHubInARealBrowser() throws {
         let data = try Binary.temporaryDirectory()
         let python = Binary.repository + "/.build/venv/bin/python3"

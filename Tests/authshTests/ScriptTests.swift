@@ -2,7 +2,8 @@ import Foundation
 import Testing
 
 /// The Lua API run by the built binary in batch mode against the embedded server: every verb,
-/// the error paths of DESIGN.md, concurrency, persistence. (The recipes cover the long flows.)
+/// the error paths (error objects with code, status and position; a server that cannot start;
+/// bad command lines), concurrency, persistence. (The recipes cover the long flows.)
 @Suite struct ScriptTests {
     @Test func theVerbsDriveTheEmbeddedServer() throws {
         let data = try Binary.temporaryDirectory()
@@ -41,7 +42,7 @@ import Testing
         #expect(r.stdout == "42\tinteger\nApp(local, embedded)\tCredentials(local-userpass, neo@example.com)\n")
     }
 
-    /// The account names of identity-providers.md section 7 that the recipes do not run:
+    /// The account names of docs/protocol/identity-providers.md section 7 that the recipes do not run:
     /// unlink, one session ended, the others ended, a password change, app:signInMethods.
     @Test func usersManageTheirIdentitiesAndSessions() throws {
         let data = try Binary.temporaryDirectory()

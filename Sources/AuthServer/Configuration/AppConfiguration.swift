@@ -2,8 +2,9 @@ import AuthProtocol
 
 /// One app the server serves: its id, token lifetimes, providers and plugin values.
 ///
-/// The keys are those of the config file (server-contract.md); ``init(ejson:path:)`` reads them
-/// and ``ejson`` writes them back, so the dev API can read and patch the same document.
+/// The keys are those of the config file (docs/protocol/server-contract.md section 2);
+/// ``init(ejson:path:)`` reads them and ``ejson`` writes them back, so the dev API can read and
+/// patch the same document.
 public struct AppConfiguration: Sendable, Equatable {
     /// The app id in `/api/client/v2.0/app/{id}`.
     public var id: String
@@ -27,7 +28,7 @@ public struct AppConfiguration: Sendable, Equatable {
     public var emailEnumerationProtection = false
     /// When on, a login whose provider vouches for a verified email that belongs to another
     /// user creates nothing and answers 409 `AccountExistsWithDifferentCredential` with a
-    /// pending credential to link (identity-providers.md section 5). Off by default, as App
+    /// pending credential to link (docs/protocol/identity-providers.md section 5). Off by default, as App
     /// Services behaved (a new identity is a new user); on for the embedded dev server.
     public var oneAccountPerEmail = false
     /// When set, deleting the user, unlinking, changing the password and ending sessions need

@@ -1,6 +1,6 @@
 import AuthProtocol
 
-/// One `oauth2-*` provider of an app (identity-providers.md section 1): GitHub, Google, Apple,
+/// One `oauth2-*` provider of an app (docs/protocol/identity-providers.md section 1): GitHub, Google, Apple,
 /// Facebook, or any OpenID Connect issuer or OAuth 2.0 server (`oauth2-<name>`).
 ///
 /// Endpoints left out take the real provider's values. An endpoint that starts with `/` is a

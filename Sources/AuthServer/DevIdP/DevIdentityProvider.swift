@@ -4,7 +4,7 @@ import Foundation
 import Synchronization
 import _CryptoExtras
 
-/// The dev identity provider (identity-providers.md section 8): in dev mode the server also
+/// The dev identity provider (docs/protocol/identity-providers.md section 8): in dev mode the server also
 /// plays a GitHub-shaped OAuth 2.0 server and an OpenID Connect issuer, speaking the real
 /// protocols (authorize, code, token exchange with secret and PKCE, user API, ID tokens
 /// signed RS256 with a published JWKS, device authorization), so every flow runs with no

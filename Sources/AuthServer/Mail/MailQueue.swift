@@ -10,7 +10,7 @@ final class MailQueue: Mailer {
     /// The domain of `Message-ID`s (the `From` address's).
     let domain: String
     /// Dev mode with SMTP: every queued mail is also kept here, so the dev API reads it as
-    /// without SMTP (server-contract.md: "the dev outbox still records it").
+    /// without SMTP (docs/protocol/server-contract.md section 3: "the dev outbox still records it").
     let devCopy: DevOutbox?
 
     init(store: any AuthStore, sender: MailSender, clock: ServerClock, domain: String, devCopy: DevOutbox? = nil) {

@@ -71,7 +71,7 @@ final class OAuthProvider: Sendable {
     // MARK: Verifying what a client presents
 
     /// The identity proven by a login body: `id_token`, `authCode` (+ `redirectUri`,
-    /// `codeVerifier`) or `accessToken` (identity-providers.md section 2).
+    /// `codeVerifier`) or `accessToken` (docs/protocol/identity-providers.md section 2).
     func verify(_ body: RequestBody) async throws -> Verified {
         if let token = try body.optionalString("id_token") ?? body.optionalString("idToken") {
             guard config.isOpenIDConnect else {

@@ -1,7 +1,7 @@
 import AuthProtocol
 import Hummingbird
 
-/// User API keys, with the refresh token (wire-protocol.md sections 2 and 7).
+/// User API keys, with the refresh token (docs/protocol/wire-protocol.md sections 2 and 7).
 extension AuthService {
     func addAPIKeyRoutes(to keys: RouterGroup<AuthRequestContext>) {
         keys.post { request, context in

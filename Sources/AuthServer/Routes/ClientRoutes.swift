@@ -1,7 +1,7 @@
 import AuthProtocol
 import Hummingbird
 
-/// The App Services client API (wire-protocol.md section 2).
+/// The App Services client API (docs/protocol/wire-protocol.md section 2).
 extension AuthService {
     func addClientRoutes(to router: Router<AuthRequestContext>) {
         let app = router.group(RouterPath(Routes.base + "/app/:app"))

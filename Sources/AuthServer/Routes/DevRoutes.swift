@@ -1,7 +1,8 @@
 import AuthProtocol
 import Hummingbird
 
-/// The dev API (server-contract.md): registered only in dev mode, so it does not exist otherwise.
+/// The dev API (docs/protocol/server-contract.md section 3): registered only in dev mode, so it
+/// does not exist otherwise.
 extension AuthService {
     func addDevRoutes(to router: Router<AuthRequestContext>, outbox: DevOutbox) {
         let dev = router.group(RouterPath(Routes.dev))

@@ -4,7 +4,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The browser flows of the `oauth2-*` providers (identity-providers.md sections 3 and 3b):
+/// The browser flows of the `oauth2-*` providers (docs/protocol/identity-providers.md sections 3 and 3b):
 /// the start (`GET .../auth/providers/{provider}/login?redirect=...`), which sends the browser
 /// to the IdP, and the callback the IdP sends it back to.
 extension AuthService {

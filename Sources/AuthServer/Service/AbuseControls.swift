@@ -1,7 +1,7 @@
 import AuthProtocol
 
-/// Rate limits and failed-login back-off on the unauthenticated routes (README "Abuse
-/// controls"). Over a limit the answer is 429 `TooManyRequests` with `Retry-After`.
+/// Rate limits and failed-login back-off on the unauthenticated routes
+/// (docs/server/abuse-controls.md). Over a limit the answer is 429 `TooManyRequests` with `Retry-After`.
 extension AuthService {
     /// True when `app` applies its rate limits: as configured, else on except in dev mode.
     func rateLimited(_ app: AppRuntime) -> Bool {

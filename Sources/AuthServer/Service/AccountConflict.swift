@@ -1,7 +1,7 @@
 import AuthProtocol
 import Foundation
 
-/// One account per email (identity-providers.md section 5): the 409 that carries a pending
+/// One account per email (docs/protocol/identity-providers.md section 5): the 409 that carries a pending
 /// credential, linking it, and the sign-in methods of an email.
 ///
 /// A pending credential is `ID.SECRET` (32 random bytes): the server keeps its SHA-256 digest

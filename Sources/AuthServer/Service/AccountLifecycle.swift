@@ -1,6 +1,6 @@
 import AuthProtocol
 
-/// What a signed-in user does to their own account (identity-providers.md section 6):
+/// What a signed-in user does to their own account (docs/protocol/identity-providers.md section 6):
 /// unlink an identity, change their password, see and end their sessions, delete themselves.
 /// Each of these but listing needs a recent login when the app sets `recentLoginSeconds`.
 extension AuthService {

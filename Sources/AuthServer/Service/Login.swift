@@ -80,7 +80,7 @@ extension AuthService {
         return .document(answer)
     }
 
-    /// Adds the proven identity to `user`, the caller (wire-protocol.md section 8).
+    /// Adds the proven identity to `user`, the caller (docs/protocol/wire-protocol.md section 8).
     func link(_ proof: Proof, app: AppRuntime, user: UserRecord, claims: IssuedTokenClaims) async throws -> EJSON {
         let type = proof.identity.providerType
         if type == ProviderType.anonymous {

@@ -1,7 +1,7 @@
 import AuthProtocol
 import Crypto
 
-/// The redirect and loopback flows' pending state (identity-providers.md sections 3 and 3b):
+/// The redirect and loopback flows' pending state (docs/protocol/identity-providers.md sections 3 and 3b):
 /// flows waiting for the IdP's callback, by the `state` sent to the IdP (10 minutes, single
 /// use), and login codes waiting for their native client (60 seconds, single use, bound to
 /// the client's PKCE challenge).

@@ -85,7 +85,7 @@ extension AuthService {
         guard !state.userDisabled else { throw ServiceError(.userDisabled, "user is disabled") }
     }
 
-    /// Deletes anonymous users created more than ``anonymousLifetime`` ago (wire-protocol.md
+    /// Deletes anonymous users created more than ``anonymousLifetime`` ago (docs/protocol/wire-protocol.md
     /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
     /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
     /// counts an hour old, delivered or given-up mail a week old, audit events past

@@ -2,7 +2,7 @@ import AuthProtocol
 import Lua
 import LuaEJSON
 
-/// Email/password accounts: register, confirm, reset (wire-protocol.md section 6).
+/// Email/password accounts: register, confirm, reset (docs/protocol/wire-protocol.md section 6).
 extension AuthService {
     func userpassConfig(_ app: AppRuntime) throws(ServiceError) -> AppConfiguration.Userpass {
         guard let c = app.config.providers.userpass else {

@@ -84,7 +84,7 @@ public struct EmailHolder: Sendable, Equatable {
 }
 
 /// An identity a login proved but did not attach, because its verified email belongs to
-/// another user (identity-providers.md section 5). Only the digest of its token is stored.
+/// another user (docs/protocol/identity-providers.md section 5). Only the digest of its token is stored.
 public struct PendingCredential: Sendable, Equatable {
     public var id: String
     public var appId: String
