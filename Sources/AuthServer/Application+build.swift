@@ -99,7 +99,7 @@ public func migrateDatabase(_ configuration: ServerConfiguration) async throws -
     case .directory(let dir): return "sqlite:\(dir)/authsh.sqlite"
     case .sqliteFile(let path): return "sqlite:\(path)"
     case .postgres(let database):
-        (store as? PostgresStore)?.close()
+        store.close()
         return database.description
     }
 }
@@ -108,7 +108,7 @@ public func migrateDatabase(_ configuration: ServerConfiguration) async throws -
 /// (`authsh audit`).
 public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter) async throws -> [AuditEvent] {
     let store = try await openStore(configuration)
-    defer { (store as? PostgresStore)?.close() }
+    defer { store.close() }
     return try await store.auditEvents(filter)
 }
 
@@ -121,7 +121,7 @@ public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilt
 public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter, interval: Duration = .seconds(1),
                            grace: Duration = .seconds(10), _ body: @Sendable ([AuditEvent]) -> Void) async throws {
     let store = try await openStore(configuration)
-    defer { (store as? PostgresStore)?.close() }
+    defer { store.close() }
     // The newest id first, then the filter's newest below it: nothing committed between is lost.
     let top = try await store.auditEvents(AuditFilter(limit: 1)).first?.id ?? 0
     var first = filter

@@ -65,7 +65,7 @@ import Testing
         var config = ServerConfiguration()
         config.database = .postgres(try PostgresDatabase(url: cluster.url(database: name), key: "database", passwordAllowed: false,
                                                          environment: [:]))
-        (try await openStore(config) as? PostgresStore)?.close()  // the schema
+        try await openStore(config).close()  // the schema
         final class Shown: Sendable { let details = Mutex<[String]>([]) }
         let box = Shown(), configuration = config
         func startFollowing() -> Task<Void, any Error> {

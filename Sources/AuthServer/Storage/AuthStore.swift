@@ -19,6 +19,11 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Everything the server keeps. One interface, so routes never know the engine
 /// (SQLite now; PostgreSQL can implement the same protocol).
 public protocol AuthStore: Sendable {
+    /// Lets the database's connections go (a PostgreSQL pool's); the store answers nothing
+    /// afterwards. A command that reads and exits calls it; a server's store lives as long as
+    /// the process.
+    func close()
+
     // Signing keys
     /// The app's key material for `algorithm`, creating it with `make` if there is none yet.
     func signingKey(app: String, algorithm: String, make: @Sendable () -> [UInt8]) async throws -> [UInt8]

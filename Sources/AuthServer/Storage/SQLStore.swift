@@ -16,6 +16,8 @@ final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
 
     var meter: DatabaseMeter { engine.meter }
 
+    public func close() { engine.base.close() }
+
     // MARK: signing keys
 
     public func existingSigningKey(app: String, algorithm: String) async throws -> [UInt8]? {

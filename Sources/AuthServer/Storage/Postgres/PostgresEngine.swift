@@ -174,7 +174,4 @@ extension SQLStore where Engine == PostgresEngine {
                             startupTimeout: Duration = .seconds(30)) async throws {
         self.init(engine: try await PostgresEngine(configuration: configuration, logger: logger, startupTimeout: startupTimeout))
     }
-
-    /// Closes the pool. The store answers nothing afterwards.
-    func close() { engine.base.close() }
 }

@@ -51,4 +51,6 @@ protocol SQLEngine: Sendable {
     func snapshot<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     func write<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
+    /// Lets its connections go; the engine answers nothing afterwards.
+    func close()
 }

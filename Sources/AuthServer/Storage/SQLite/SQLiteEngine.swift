@@ -45,6 +45,10 @@ final class SQLiteEngine: SQLEngine {
         poolSize = path == nil ? 1 : readers + 1
     }
 
+    /// Nothing to do: SQLite's connections close with the engine (the last one checkpoints
+    /// the write-ahead log).
+    func close() {}
+
     /// Runs `body` again while another process holds the lock it needs, for up to 10 s.
     /// Switching a new file to WAL needs an exclusive lock and SQLite does not wait for it
     /// (busy handlers are not called there): two processes opening one new database at once
