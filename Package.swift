@@ -44,6 +44,9 @@ let package = Package(
         // EJSON <-> Lua values, shared by the plugin sandbox and the Lua bindings.
         .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),
         // The App Services-compatible server.
+        // Build-time embedding of docs/openapi.json in AuthServer.
+        .executableTarget(name: "embed-file", path: "Plugins/EmbedFile"),
+        .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["embed-file"], path: "Plugins/EmbedOpenAPI"),
         .target(name: "AuthServer", dependencies: [
             "AuthProtocol", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
             .product(name: "Hummingbird", package: "hummingbird"),
@@ -62,7 +65,7 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "Prometheus", package: "swift-prometheus"),
-        ]),
+        ], plugins: ["EmbedOpenAPI"]),
         // The async client of the App Services API.
         .target(name: "AuthClient", dependencies: [
             "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),

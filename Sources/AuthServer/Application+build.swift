@@ -23,6 +23,38 @@ public func buildApplication(
     let store = try await openStore(configuration, serving: true)
     let metrics = configuration.metricsPort == nil ? nil : ServerMetrics()
     let service = try await AuthService(configuration: configuration, store: store, metrics: metrics)
+    let router = buildRouter(configuration, service: service, metrics: metrics)
+    let background: [any Service] = configuration.adminOnly ? [] :
+        [AnonymousUserSweeper(service: service)]
+            + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
+            + (metrics.map { metrics in
+                [MetricsListener.make(metrics: metrics, store: store, host: configuration.metricsHost,
+                                      port: configuration.metricsPort ?? 0, logger: configuration.logger,
+                                      onListening: onMetricsListening)]
+            } ?? [])
+    return Application(
+        router: router,
+        // A connection with no request under way (one still sending its headers included)
+        // is closed after `idleTimeout`.
+        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
+                                                                     + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
+        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
+        // The sender runs in the background only for SMTP: the dev outbox is filled before the
+        // request that sends a mail answers, by the process that answers it.
+        services: background,
+        onServerRunning: { channel in
+            let address = channel.localAddress
+            service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
+            await onListening(address?.ipAddress ?? configuration.host, address?.port ?? configuration.port)
+        },
+        logger: configuration.logger
+    )
+}
+
+/// The router of a server built from `configuration`: its middleware and every route it
+/// answers (``buildApplication(_:onListening:onMetricsListening:)`` serves it; the tests
+/// compare its routes with `docs/openapi.json`).
+func buildRouter(_ configuration: ServerConfiguration, service: AuthService, metrics: ServerMetrics?) -> Router<AuthRequestContext> {
     let router = Router(context: AuthRequestContext.self)
     if let metrics { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
     if !configuration.trustedProxies.isEmpty {
@@ -63,31 +95,7 @@ public func buildApplication(
             service.addDevIdPRoutes(to: router, idp: idp)
         }
     }
-    let background: [any Service] = configuration.adminOnly ? [] :
-        [AnonymousUserSweeper(service: service)]
-            + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
-            + (metrics.map { metrics in
-                [MetricsListener.make(metrics: metrics, store: store, host: configuration.metricsHost,
-                                      port: configuration.metricsPort ?? 0, logger: configuration.logger,
-                                      onListening: onMetricsListening)]
-            } ?? [])
-    return Application(
-        router: router,
-        // A connection with no request under way (one still sending its headers included)
-        // is closed after `idleTimeout`.
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
-                                                                     + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
-        configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
-        // The sender runs in the background only for SMTP: the dev outbox is filled before the
-        // request that sends a mail answers, by the process that answers it.
-        services: background,
-        onServerRunning: { channel in
-            let address = channel.localAddress
-            service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
-            await onListening(address?.ipAddress ?? configuration.host, address?.port ?? configuration.port)
-        },
-        logger: configuration.logger
-    )
+    return router
 }
 
 /// Opens the configured database, which creates or migrates its schema, and closes it

@@ -11,6 +11,11 @@ extension AuthService {
 
     func addHealthRoutes(to router: Router<AuthRequestContext>) {
         router.get("healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
+        // The HTTP contract (docs/openapi.json), as this build answers it.
+        router.get("api/openapi.json") { _, _ in
+            Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+        }
         router.get("readyz") { _, _ in
             if await self.databaseAnswers() { return JSONResponse.make(["status": "ready"]) }
             return JSONResponse.make(["status": "unavailable", "reason": "the database does not answer"], status: .serviceUnavailable)
