@@ -156,6 +156,43 @@ import Testing
         }
     }
 
+    /// `confirm/call` answers alike for an email with no account, a confirmed account and one
+    /// still pending: it used to answer 404 `UserNotFound` and 400 `UserAlreadyConfirmed`.
+    @Test func enumerationProtectionCoversConfirmCall() async throws {
+        let dir = try PluginDirectory(["confirm.lua": #"""
+            return function(req)
+              if req.username:sub(1, 3) == "ok@" then return { status = "success" } end
+              return { status = "pending" }
+            end
+            """#])
+        let config = TestServer.withPlugins(dir.path) {
+            $0.emailEnumerationProtection = true
+            $0.providers.userpass?.runConfirmationFunction = true
+            $0.providers.userpass?.confirmationFunctionName = "confirm"
+        }
+        try await TestServer.run(config) { (c: Client) async throws in
+            for email in ["ok@example.com", "wait@example.com"] {
+                #expect(try await c.userpass("register", ["email": .string(email), "password": "password1"]).status == 201)
+            }
+            #expect(try await c.emailLogin("ok@example.com", "password1").status == 200, "confirmed by the function")
+            var answers: [Reply] = []
+            for email in ["ok@example.com", "wait@example.com", "nobody@example.com"] {
+                answers.append(try await c.userpass("confirm/call", ["email": .string(email)]))
+            }
+            #expect(answers.allSatisfy { $0.status == 200 && $0.body == answers[0].body }, "\(answers.map { ($0.status, $0.body) })")
+        }
+        // Without protection it tells, as App Services did.
+        let open = TestServer.withPlugins(dir.path) {
+            $0.providers.userpass?.runConfirmationFunction = true
+            $0.providers.userpass?.confirmationFunctionName = "confirm"
+        }
+        try await TestServer.run(open) { (c: Client) async throws in
+            #expect(try await c.userpass("register", ["email": "ok@example.com", "password": "password1"]).status == 201)
+            #expect(try await c.userpass("confirm/call", ["email": "nobody@example.com"]).code == "UserNotFound")
+            #expect(try await c.userpass("confirm/call", ["email": "ok@example.com"]).code == "UserAlreadyConfirmed")
+        }
+    }
+
     @Test func withoutProtectionTheAnswersTellAsAppServicesDid() async throws {
         try await TestServer.run { c in
             try await c.registerConfirmed("known@example.com")

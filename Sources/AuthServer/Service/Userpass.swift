@@ -87,14 +87,19 @@ extension AuthService {
         try await sendLink(.confirm, app: app, email: email, origin: origin)
     }
 
-    /// `confirm/call`: re-runs the confirmation function.
+    /// `confirm/call`: re-runs the confirmation function. With enumeration protection, an
+    /// email with no account or a confirmed one answers as a pending confirmation does.
     func rerunConfirmation(app: AppRuntime, email: String) async throws {
         let config = try userpassConfig(app)
         if config.autoConfirm { throw ServiceError(.badRequest, "automatic confirmation is enabled") }
-        let account = try await existingAccount(app: app, email: email)
-        guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
         guard config.runConfirmationFunction, let name = config.confirmationFunctionName else {
             throw ServiceError(.badRequest, "no confirmation function is configured")
+        }
+        let protected = app.config.emailEnumerationProtection
+        guard let account = try await account(app: app, email: email, orNilWhen: protected) else { return }
+        guard !account.confirmed else {
+            if protected { return }
+            throw ServiceError(.userAlreadyConfirmed, "already confirmed")
         }
         try await runConfirmation(name, app: app, email: email)
     }
@@ -162,14 +167,6 @@ extension AuthService {
         if let account = try await store.userpassAccount(app: app.id, email: email) { return account }
         if quiet { return nil }
         throw ServiceError(.userNotFound, "user not found")
-    }
-
-    private func existingAccount(app: AppRuntime, email: String) async throws -> UserpassAccount {
-        try Self.checkEmail(email)
-        guard let account = try await store.userpassAccount(app: app.id, email: email) else {
-            throw ServiceError(.userNotFound, "user not found")
-        }
-        return account
     }
 
     /// An address is `local@domain`: one `@`, both parts non-empty (local part at most 64
