@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
         // A private PostgreSQL cluster for the tests of the server and of the command.
         .target(name: "PostgresTestSupport", dependencies: [
-            "AuthProtocol", .product(name: "PostgresNIO", package: "postgres-nio"),
+            "AuthProtocol", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
         ], path: "Tests/PostgresTestSupport"),
         .testTarget(name: "AuthServerTests", dependencies: [
             "AuthServer", "AuthProtocol", "PostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),

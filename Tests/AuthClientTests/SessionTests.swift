@@ -77,7 +77,7 @@ import Testing
         #expect(refused?.code == AuthClientError.connectionFailed && refused?.message.contains("http://127.0.0.1:9") == true)
         #expect(refused?.neverSent == true, "a refused connection carried nothing")
         // A port that takes the connection and never answers: the request was sent.
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(silent) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

@@ -14,7 +14,7 @@ enum RawHTTP {
 
     /// A connected TCP socket to 127.0.0.1:`port`, with a receive timeout.
     static func connect(port: Int, timeoutSeconds: Int = 10, from source: String? = nil) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         if let source {
             // Another loopback address (127.0.0.2, ...): another client, as the server counts them.
@@ -100,7 +100,7 @@ extension RawHTTP {
     /// A loopback port bound but not listening: connections to it are refused, and no other
     /// socket can take it until ``Listener/close()``.
     static func reserve() throws -> Listener {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
@@ -117,7 +117,7 @@ extension RawHTTP {
     }
 
     static func listen() throws -> Listener {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

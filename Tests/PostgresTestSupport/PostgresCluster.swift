@@ -1,4 +1,5 @@
 import AuthProtocol
+import CLinux
 import Foundation
 import Glibc
 import Logging
@@ -137,7 +138,9 @@ public final class PostgresCluster: Sendable {
     @discardableResult
     static func shell(_ arguments: [String], readOutput: Bool = true) throws(ClusterError) -> String {
         var pipe: [Int32] = [-1, -1]
-        guard Glibc.pipe(&pipe) == 0 else { throw ClusterError(description: "pipe failed") }
+        // Close-on-exec: a program another test spawns meanwhile must not hold the write end
+        // (the read below would wait for it to end).
+        guard clinux_pipe_cloexec(&pipe) == 0 else { throw ClusterError(description: "pipe failed") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }

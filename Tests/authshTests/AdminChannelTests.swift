@@ -5,7 +5,7 @@ import Testing
 /// is not on loopback is not "this machine", whatever `Host` it names, so neither the admin API
 /// nor the admin page takes a key from it over plain http. (The in-process test servers listen
 /// on loopback only; this needs the real command.)
-@Suite struct AdminChannelTests {
+@Suite(.binary) struct AdminChannelTests {
     @Test(.enabled(if: Self.otherAddress != nil, "this machine has no address but loopback"))
     func aLoopbackHostFromAnotherAddressIsNotThisMachine() async throws {
         let directory = try Binary.temporaryDirectory()
@@ -88,7 +88,7 @@ import Testing
 
     /// Sends `request` as it is to `address`:`port` and returns what came back before the close.
     static func exchange(_ request: String, address: String, port: Int) throws -> String {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         defer { close(fd) }
         var peer = sockaddr_in()
         peer.sin_family = sa_family_t(AF_INET)

@@ -4,7 +4,7 @@ import Testing
 
 /// `authsh admin`, the real binary: against a running server's admin API with the key from
 /// the environment, and directly on a data directory.
-@Suite struct AdminCommandTests {
+@Suite(.binary) struct AdminCommandTests {
     static let key = "cli-admin-key-0123456789abcdef0123456789"
 
     static func lines(_ text: String) -> [[String: Any]] {
@@ -33,37 +33,37 @@ import Testing
 
         // Through the server's admin API.
         let env = ["AUTHSH_ADMIN_KEY": Self.key]
-        let list = try Binary.run(["admin", "--server", origin, "--json", "users", "list", "--email", "cli@"], environment: env)
+        let list = try await Binary.run(["admin", "--server", origin, "--json", "users", "list", "--email", "cli@"], environment: env)
         #expect(list.status == 0, "\(list.stderr)")
         #expect(Self.lines(list.stdout).map { $0["id"] as? String } == [id])
-        let all = try Binary.run(["admin", "--server", origin, "users", "list", "--all", "--limit", "1"], environment: env)
+        let all = try await Binary.run(["admin", "--server", origin, "users", "list", "--all", "--limit", "1"], environment: env)
         #expect(all.stdout.split(separator: "\n").count == 2, "two users, a page each: \(all.stdout)")
-        let disable = try Binary.run(["admin", "--server", origin, "users", "disable", id], environment: env)
+        let disable = try await Binary.run(["admin", "--server", origin, "users", "disable", id], environment: env)
         #expect(disable.status == 0 && disable.stdout == "disabled \(id)\n", "\(disable.stderr)")
         let refused = try await http.send(.POST, login, json: #"{"username":"cli@example.com","password":"Pass-word-1"}"#)
         #expect(refused.status == 401 && refused.text.contains("UserDisabled"))
 
-        let wrong = try Binary.run(["admin", "--server", origin, "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key + "x"])
+        let wrong = try await Binary.run(["admin", "--server", origin, "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key + "x"])
         #expect(wrong.status == 1 && wrong.stderr.contains("InvalidAdminKey"), "\(wrong.stderr)")
-        let none = try Binary.run(["admin", "--server", origin, "users", "list"], environment: ["AUTHSH_ADMIN_KEY": ""])
+        let none = try await Binary.run(["admin", "--server", origin, "users", "list"], environment: ["AUTHSH_ADMIN_KEY": ""])
         #expect(none.status == 64 && none.stderr.contains("AUTHSH_ADMIN_KEY"))
         server.stop()
 
         // Directly on the data directory, the server stopped.
-        let shown = try Binary.run(["admin", "--data", data, "--json", "users", "show", id])
+        let shown = try await Binary.run(["admin", "--data", data, "--json", "users", "show", id])
         #expect(shown.status == 0, "\(shown.stderr)")
         let user = try #require(Self.lines(shown.stdout).first)
         #expect(user["disabled"] as? Bool == true)
         let audit = user["audit"] as? [[String: Any]] ?? []
         #expect(audit.contains { $0["event"] as? String == "user_disabled" && $0["actor"] as? String == "admin:ops" })
-        #expect(try Binary.run(["admin", "--data", data, "users", "enable", id]).status == 0)
-        let enabled = try Binary.run(["admin", "--data", data, "users", "list", "--state", "enabled"])
+        #expect(try await Binary.run(["admin", "--data", data, "users", "enable", id]).status == 0)
+        let enabled = try await Binary.run(["admin", "--data", data, "users", "list", "--state", "enabled"])
         #expect(enabled.stdout.split(separator: "\n").count == 2, "\(enabled.stdout)")
-        let log = try Binary.run(["audit", "--data", data, "--event", "user_enabled"])
+        let log = try await Binary.run(["audit", "--data", data, "--event", "user_enabled"])
         #expect(log.stdout.contains("actor=admin:authsh-admin") && log.stdout.contains(id), "\(log.stdout)")
 
-        #expect(try Binary.run(["admin", "--data", data, "users", "delete", id]).status == 0)
-        let gone = try Binary.run(["admin", "--data", data, "users", "show", id])
+        #expect(try await Binary.run(["admin", "--data", data, "users", "delete", id]).status == 0)
+        let gone = try await Binary.run(["admin", "--data", data, "users", "show", id])
         #expect(gone.status == 1 && gone.stderr.contains("UserNotFound"))
     }
 
@@ -88,7 +88,7 @@ import Testing
         server.stop()
         let raw: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}"]
         for arguments in [["users", "list"], ["--json", "users", "list"], ["users", "show", id], ["--json", "users", "show", id]] {
-            let run = try Binary.run(["admin", "--data", data] + arguments)
+            let run = try await Binary.run(["admin", "--data", data] + arguments)
             #expect(run.status == 0, "\(arguments): \(run.stderr)")
             #expect(!run.stdout.unicodeScalars.contains { raw.contains($0) }, "\(arguments) printed a control: \(run.stdout.debugDescription)")
             if arguments.contains("show") {
@@ -96,7 +96,7 @@ import Testing
             }
         }
         // JSON stays JSON, with the same strings.
-        let json = try Binary.run(["admin", "--data", data, "--json", "users", "show", id])
+        let json = try await Binary.run(["admin", "--data", data, "--json", "users", "show", id])
         let user = try #require(Self.lines(json.stdout).first)
         let identities = user["identities"] as? [[String: Any]] ?? []
         #expect(identities.first?["externalId"] as? String == "x\u{1B}]0;pwned\u{07}\u{1B}[2J\u{9B}31m\u{202E}gnp.exe")
@@ -107,66 +107,66 @@ import Testing
     @Test func exportAndImportBetweenDataDirectories() async throws {
         let directory = try Binary.temporaryDirectory()
         let source = directory + "/a", target = directory + "/b", file = directory + "/users.ndjson"
-        let seeded = try Binary.script(#"""
+        let seeded = try await Binary.script(#"""
             for i = 1, 5 do login(credentials.anonymous{ reuse = false }) end
             app.emailPasswordAuth:registerUser("move@example.com", "Pass-word-1")
             print("seeded")
             """#, data: source)
         #expect(seeded.status == 0, "\(seeded.stderr)")
         let data = source + "/server"
-        let export = try Binary.run(["admin", "--data", data, "export", file])
+        let export = try await Binary.run(["admin", "--data", data, "export", file])
         #expect(export.status == 0 && export.stdout.contains("exported"), "\(export.stderr)")
         let mode = try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int
         #expect(mode == 0o600, "an export holds password hashes")
-        let toStdout = try Binary.run(["admin", "--data", data, "export", "-"])
+        let toStdout = try await Binary.run(["admin", "--data", data, "export", "-"])
         #expect(toStdout.stdout == (try String(contentsOfFile: file, encoding: .utf8)))
 
-        let first = try Binary.run(["admin", "--data", target, "--json", "import", file])
+        let first = try await Binary.run(["admin", "--data", target, "--json", "import", file])
         #expect(first.status == 0, "\(first.stderr)")
         let report = try #require(Self.lines(first.stdout).first)
         #expect((report["imported"] as? Int ?? 0) >= 2 && report["rejectedCount"] as? Int == 0, "\(first.stdout)")
-        let second = try Binary.run(["admin", "--data", target, "import", file])
+        let second = try await Binary.run(["admin", "--data", target, "import", file])
         #expect(second.stdout.hasPrefix("imported 0,"), "\(second.stdout)")
-        #expect(try Binary.run(["admin", "--data", target, "export", "-"]).stdout == toStdout.stdout)
+        #expect(try await Binary.run(["admin", "--data", target, "export", "-"]).stdout == toStdout.stdout)
 
         try Binary.write("{\"id\":\"bad\"}\n" + toStdout.stdout.split(separator: "\n").dropLast().joined(separator: "\n") + "\n",
                          to: directory + "/bad.ndjson")
-        let refused = try Binary.run(["admin", "--data", directory + "/c", "import", directory + "/bad.ndjson"])
+        let refused = try await Binary.run(["admin", "--data", directory + "/c", "import", directory + "/bad.ndjson"])
         #expect(refused.status == 1 && refused.stderr.contains("line 1:") && refused.stderr.contains("nothing was imported"), "\(refused.stderr)")
-        let partly = try Binary.run(["admin", "--data", directory + "/c", "import", "--continue-on-error", directory + "/bad.ndjson"])
+        let partly = try await Binary.run(["admin", "--data", directory + "/c", "import", "--continue-on-error", directory + "/bad.ndjson"])
         #expect(partly.status == 0 && partly.stdout.contains("rejected 1") && partly.stdout.contains("line 1:"), "\(partly.stdout)")
     }
 
-    @Test func badUsage() throws {
-        #expect(try Binary.run(["admin"]).status == 64)
-        #expect(try Binary.run(["admin", "users", "frobnicate", "x"]).status == 64)
-        #expect(try Binary.run(["admin", "--server", "example.com", "users", "list"]).status == 64)
+    @Test func badUsage() async throws {
+        #expect(try await Binary.run(["admin"]).status == 64)
+        #expect(try await Binary.run(["admin", "users", "frobnicate", "x"]).status == 64)
+        #expect(try await Binary.run(["admin", "--server", "example.com", "users", "list"]).status == 64)
         // The admin key never goes out in clear unless asked to.
-        let clear = try Binary.run(["admin", "--server", "http://192.0.2.1:9090", "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key])
+        let clear = try await Binary.run(["admin", "--server", "http://192.0.2.1:9090", "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key])
         #expect(clear.status == 64 && clear.stderr.contains("http://192.0.2.1:9090 is not this machine") && clear.stderr.contains("--allow-http"),
                 "\(clear.stderr)")
-        #expect(try Binary.run(["admin", "users", "list", "--created-after", "last tuesday"]).status == 64)
-        let missing = try Binary.run(["admin", "--data", try Binary.temporaryDirectory() + "/none", "users", "list"])
+        #expect(try await Binary.run(["admin", "users", "list", "--created-after", "last tuesday"]).status == 64)
+        let missing = try await Binary.run(["admin", "--data", try Binary.temporaryDirectory() + "/none", "users", "list"])
         #expect(missing.status == 1 && missing.stderr.contains("no database"))
         // Each command's arguments, checked before anything is opened.
         for args in [["admin", "users"], ["admin", "users", "show"], ["admin", "users", "show", "a", "b"], ["admin", "export"],
                      ["admin", "users", "list", "--limit"], ["admin", "--app", "", "users", "list"], ["admin", "import", "f", "--frob"]] {
-            let r = try Binary.run(args)
+            let r = try await Binary.run(args)
             #expect(r.status == 64 && r.stderr.contains("usage: authsh admin"), "\(args): \(r.status) \(r.stderr)")
         }
-        let help = try Binary.run(["admin", "--help"])
+        let help = try await Binary.run(["admin", "--help"])
         #expect(help.status == 0 && help.stdout.contains("users list") && help.stdout.contains("AUTHSH_ADMIN_KEY"), "\(help.stdout)")
         // A command's --help is that command's screen: its options, not the others'.
-        let listHelp = try Binary.run(["admin", "users", "list", "--help"])
+        let listHelp = try await Binary.run(["admin", "users", "list", "--help"])
         #expect(listHelp.status == 0 && listHelp.stdout.contains("--created-after") && listHelp.stdout.contains("One page of users"), "\(listHelp.stdout)")
         #expect(!listHelp.stdout.contains("continue-on-error"), "\(listHelp.stdout)")
     }
 }
 
 /// `auth.admin{}` in a batch script: the embedded server's admin API with no key to give.
-@Suite struct AdminLuaTests {
-    @Test func theAdminKeyGoesOutInClearOnlyWhenAsked() throws {
-        let r = try Binary.script(#"""
+@Suite(.binary) struct AdminLuaTests {
+    @Test func theAdminKeyGoesOutInClearOnlyWhenAsked() async throws {
+        let r = try await Binary.script(#"""
             local ok, err = pcall(auth.admin, { server = "http://192.0.2.1:9090", key = "k" })
             print(ok, err)
             print(pcall(auth.admin, { server = "http://127.0.0.1:9", key = "k" }))
@@ -180,9 +180,9 @@ import Testing
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("true\tAdmin") }, "\(r.stdout)")
     }
 
-    @Test func seedAndInspectUsersFromAScript() throws {
+    @Test func seedAndInspectUsersFromAScript() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script(#"""
+        let r = try await Binary.script(#"""
             local a = auth.app()
             for i = 1, 3 do
               a.emailPasswordAuth:registerUser("seed" .. i .. "@example.com", "Pass-word-" .. i)
@@ -232,21 +232,21 @@ import Testing
     /// Directly on a database the command runs the admin API alone: none of the server's
     /// background work, whose sweep would delete audit events older than the default retention
     /// (whatever the real server's config keeps).
-    @Test func directlyOnADatabaseNothingIsSwept() throws {
+    @Test func directlyOnADatabaseNothingIsSwept() async throws {
         let data = try Binary.temporaryDirectory()
-        let run = try Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
+        let run = try await Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
         #expect(run.status == 0, "\(run.stderr)")
         let database = data + "/server/authsh.sqlite"
-        let insert = try Binary.run(["-c", """
+        let insert = try await Binary.run(["-c", """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             db.execute("INSERT INTO audit_events (time, app_id, event, outcome) VALUES (86400, 'local', 'login', 'success')")
             db.commit()
             """, database], executable: "/usr/bin/python3")
         #expect(insert.status == 0, "\(insert.stderr)")
-        let list = try Binary.run(["admin", "--data", data + "/server", "users", "list"])
+        let list = try await Binary.run(["admin", "--data", data + "/server", "users", "list"])
         #expect(list.status == 0, "\(list.stderr)")
-        let old = try Binary.run(["audit", "--data", data + "/server", "--json"])
+        let old = try await Binary.run(["audit", "--data", data + "/server", "--json"])
         #expect(old.stdout.contains("1970-01-02T00:00:00.000Z"), "the old event was swept: \(old.stdout)")
     }
 }

@@ -4,48 +4,48 @@ import Testing
 
 /// `authsh audit` reads the audit log of a data directory: what a script did, oldest first,
 /// filtered, as text or JSON lines.
-@Suite struct AuditCommandTests {
-    @Test func readsWhatAScriptDid() throws {
+@Suite(.binary) struct AuditCommandTests {
+    @Test func readsWhatAScriptDid() async throws {
         let data = try Binary.temporaryDirectory()
         let script = #"local u = login(credentials.anonymous()); print(u.id); register{email = "audit@example.com", password = "password1"}"#
-        let run = try Binary.run(["--data", data, "-e", script])
+        let run = try await Binary.run(["--data", data, "-e", script])
         #expect(run.status == 0, "\(run.stderr)")
         let userId = run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 
-        let text = try Binary.run(["audit", "--data", data + "/server"])
+        let text = try await Binary.run(["audit", "--data", data + "/server"])
         #expect(text.status == 0, "\(text.stderr)")
         let lines = text.stdout.split(separator: "\n")
         #expect(lines.count == 2, "\(text.stdout)")
         #expect(lines.first?.contains(" local login success user=\(userId) provider=anon-user address=127.0.0.1") == true, "\(text.stdout)")
         #expect(lines.last?.contains(" local register success provider=local-userpass") == true)
 
-        let json = try Binary.run(["audit", "--data", data + "/server", "--json", "--event", "register"])
+        let json = try await Binary.run(["audit", "--data", data + "/server", "--json", "--event", "register"])
         let objects = json.stdout.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
         #expect(objects.count == 1 && objects.first?["event"] as? String == "register" && objects.first?["outcome"] as? String == "success")
-        let mine = try Binary.run(["audit", "--data", data + "/server", "--user", userId, "--since", "1h"])
+        let mine = try await Binary.run(["audit", "--data", data + "/server", "--user", userId, "--since", "1h"])
         #expect(mine.stdout.split(separator: "\n").count == 1)
 
-        #expect(try Binary.run(["audit", "--data", data + "/nowhere"]).status == 1)
-        #expect(try Binary.run(["audit", "--bogus"]).status == 64)
+        #expect(try await Binary.run(["audit", "--data", data + "/nowhere"]).status == 1)
+        #expect(try await Binary.run(["audit", "--bogus"]).status == 64)
         // The command line wins over the config file: --data over the file's database.
         let config = data + "/elsewhere.json"
         try Binary.write(#"{"database": "sqlite:\#(data)/nowhere/authsh.sqlite", "apps": [{"id": "local"}]}"#, to: config)
-        let chosen = try Binary.run(["audit", "--config", config, "--data", data + "/server"])
+        let chosen = try await Binary.run(["audit", "--config", config, "--data", data + "/server"])
         #expect(chosen.status == 0 && chosen.stdout.split(separator: "\n").count == 2, "\(chosen.stderr)")
-        #expect(try Binary.run(["audit", "--config", data + "/absent.json"]).status == 78)
+        #expect(try await Binary.run(["audit", "--config", data + "/absent.json"]).status == 78)
         // A mistyped sqlite: path is not made into a new database.
-        let typo = try Binary.run(["audit", "--database", "sqlite:" + data + "/typo/authsh.sqlite"])
+        let typo = try await Binary.run(["audit", "--database", "sqlite:" + data + "/typo/authsh.sqlite"])
         #expect(typo.status == 1 && typo.stderr.contains("no database"), "\(typo.stderr)")
         #expect(!FileManager.default.fileExists(atPath: data + "/typo"))
-        #expect(try Binary.run(["audit", "--limit", "0"]).status == 64)
-        #expect(try Binary.run(["audit", "--since", "yesterday"]).status == 64)
+        #expect(try await Binary.run(["audit", "--limit", "0"]).status == 64)
+        #expect(try await Binary.run(["audit", "--since", "yesterday"]).status == 64)
     }
 
     /// `--follow`: the events so far, then those recorded while it runs, each once, in order,
     /// filtered as asked.
     @Test func followPrintsEventsAsTheyAreRecorded() async throws {
         let data = try Binary.temporaryDirectory()
-        let first = try Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
+        let first = try await Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
         #expect(first.status == 0, "\(first.stderr)")
         let log = data + "/follow.log"
         let follower = try ChildProcess([Binary.path, "audit", "--data", data + "/server", "--follow", "--event", "login"], output: log)
@@ -61,7 +61,7 @@ import Testing
         }
         #expect(try await lines(1).first?.contains(" local login success ") == true)
         // A registration (filtered out), then a new anonymous user's login.
-        let second = try Binary.run(["--data", data, "-e", """
+        let second = try await Binary.run(["--data", data, "-e", """
             register{email = 'f@example.com', password = 'password1'}
             print(login(credentials.anonymous{reuse = false}).id)
             """])

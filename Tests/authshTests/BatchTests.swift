@@ -1,66 +1,66 @@
 import Foundation
 import Testing
 
-@Suite struct BatchTests {
-    @Test func executesChunksAndPrintsLikeLua() throws {
-        let r = try Binary.run(["-e", "print(1, 2.0, 'x', math.type(3), 2^53)"])
+@Suite(.binary) struct BatchTests {
+    @Test func executesChunksAndPrintsLikeLua() async throws {
+        let r = try await Binary.run(["-e", "print(1, 2.0, 'x', math.type(3), 2^53)"])
         #expect(r.status == 0)
         #expect(r.stdout == "1\t2.0\tx\tinteger\t9.007199254741e+15\n")
     }
 
-    @Test func aLuaErrorExitsOneWithPositionAndTraceback() throws {
+    @Test func aLuaErrorExitsOneWithPositionAndTraceback() async throws {
         let dir = try Binary.temporaryDirectory()
         try Binary.write("local x = 1\n\nerror('boom')\n", to: dir + "/fail.lua")
-        let r = try Binary.run(["fail.lua"], directory: dir)
+        let r = try await Binary.run(["fail.lua"], directory: dir)
         #expect(r.status == 1)
         #expect(r.stderr.hasPrefix("authsh: fail.lua:3: boom\nstack traceback:\n"))
         #expect(r.stderr.contains("fail.lua:3: in main chunk"))
         #expect(r.stdout.isEmpty)
     }
 
-    @Test func badUsageExits64WithUsage() throws {
-        let unknown = try Binary.run(["--bogus"])
+    @Test func badUsageExits64WithUsage() async throws {
+        let unknown = try await Binary.run(["--bogus"])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains("unrecognized option '--bogus'"))
         #expect(unknown.stderr.contains("usage: authsh"))
-        let missing = try Binary.run(["-e"])
+        let missing = try await Binary.run(["-e"])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("'-e' needs an argument"))
     }
 
-    @Test func scriptArgumentsShebangAndExitCode() throws {
+    @Test func scriptArgumentsShebangAndExitCode() async throws {
         let dir = try Binary.temporaryDirectory()
         try Binary.write(
             "#!/usr/bin/env authsh\nprint(arg[0], arg[1], arg[2], arg[-1], select('#', ...), ...)\nos.exit(7)\n",
             to: dir + "/s.lua")
-        let r = try Binary.run(["-e", "x=1", "s.lua", "a", "-b"], directory: dir)
+        let r = try await Binary.run(["-e", "x=1", "s.lua", "a", "-b"], directory: dir)
         #expect(r.status == 7)
         #expect(r.stdout == "s.lua\ta\t-b\tx=1\t2\ta\t-b\n")
     }
 
-    @Test func dashLRequiresAModuleIntoAGlobalOfItsName() throws {
+    @Test func dashLRequiresAModuleIntoAGlobalOfItsName() async throws {
         let dir = try Binary.temporaryDirectory()
         try Binary.write("return {answer = 42}", to: dir + "/my-mod.lua")
-        let r = try Binary.run(["-l", "my-mod", "-e", "print(_G['my-mod'].answer)"], directory: dir)
+        let r = try await Binary.run(["-l", "my-mod", "-e", "print(_G['my-mod'].answer)"], directory: dir)
         #expect(r.status == 0)
         #expect(r.stdout == "42\n")
-        let missing = try Binary.run(["-l", "no_such_module"], directory: dir)
+        let missing = try await Binary.run(["-l", "no_such_module"], directory: dir)
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("module 'no_such_module' not found"))
     }
 
-    @Test func standardInputRunsAsAScript() throws {
-        let piped = try Binary.run([], stdin: "print('piped', arg[0])")
+    @Test func standardInputRunsAsAScript() async throws {
+        let piped = try await Binary.run([], stdin: "print('piped', arg[0])")
         #expect(piped.status == 0)
         #expect(piped.stdout.hasPrefix("piped\t"))
-        let dash = try Binary.run(["-", "one", "two"], stdin: "print(...)\nerror('late')")
+        let dash = try await Binary.run(["-", "one", "two"], stdin: "print(...)\nerror('late')")
         #expect(dash.status == 1)
         #expect(dash.stdout == "one\ttwo\n")
         #expect(dash.stderr.hasPrefix("authsh: stdin:2: late"))
     }
 
-    @Test func missingScriptIsAClearFailure() throws {
-        let r = try Binary.run(["no-such-script.lua"])
+    @Test func missingScriptIsAClearFailure() async throws {
+        let r = try await Binary.run(["no-such-script.lua"])
         #expect(r.status == 1)
         #expect(r.stderr == "authsh: cannot open no-such-script.lua (No such file or directory)\n")
     }
@@ -69,9 +69,9 @@ import Testing
     /// no argument (`-e CODE` was dropped, standard input ran, exit 0). Both programs say so.
     @Test(.enabled(if: Self.canHideProc, "unshare --mount needs CAP_SYS_ADMIN (root outside a restricted container)"),
           arguments: ["authsh", "authsh-server"])
-    func withoutProcTheProgramSaysWhatIsMissing(_ program: String) throws {
+    func withoutProcTheProgramSaysWhatIsMissing(_ program: String) async throws {
         let hideProc = #"mount -t tmpfs none /proc && exec "$0" "$@""#
-        let r = try Binary.run(["--mount", "--propagation", "private", "sh", "-c", hideProc,
+        let r = try await Binary.run(["--mount", "--propagation", "private", "sh", "-c", hideProc,
                                 Binary.productsDirectory.appendingPathComponent(program).path, "-e", "print(1)"],
                                stdin: "print('standard input ran')", executable: "/usr/bin/unshare")
         #expect(r.status == 71, "\(r.stdout)\(r.stderr)")
@@ -81,23 +81,23 @@ import Testing
 
     /// Whether this process may make a mount namespace and mount over /proc in it.
     static let canHideProc: Bool = {
-        guard let r = try? Binary.run(["--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs none /proc"],
+        guard let r = try? Binary.runBlocking(["--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs none /proc"], stdin: "", environment: [:], directory: nil,
                                       executable: "/usr/bin/unshare") else { return false }
         return r.status == 0
     }()
 
-    @Test func helpTeachesAndVersionNamesLua() throws {
-        let help = try Binary.run(["--help"])
+    @Test func helpTeachesAndVersionNamesLua() async throws {
+        let help = try await Binary.run(["--help"])
         #expect(help.status == 0)
         for needle in ["authsh FILE.lua", "-e CHUNK", "-i", "--data DIR", "--server URL", "--app ID", "--plugins DIR", "--json", "AUTHSH_SERVER", "Examples:"] {
             #expect(help.stdout.contains(needle), "help lacks \(needle)")
         }
-        let version = try Binary.run(["--version"])
+        let version = try await Binary.run(["--version"])
         #expect(version.stdout.hasPrefix("authsh ") && version.stdout.contains("Lua 5.4"))
     }
 
-    @Test func asyncHelpersAreInstalledInTheCommand() throws {
-        let r = try Binary.run(["-e", """
+    @Test func asyncHelpersAreInstalledInTheCommand() async throws {
+        let r = try await Binary.run(["-e", """
             local tasks = {}
             for i = 1, 200 do tasks[i] = auth.spawn(function() auth.sleep(0.1); return i end) end
             local all = auth.wait(tasks)
@@ -109,7 +109,7 @@ import Testing
 
     /// A standard Lua script prints the same under authsh as under Debian's lua5.4.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lua5.4")))
-    func standardScriptsBehaveAsUnderLua() throws {
+    func standardScriptsBehaveAsUnderLua() async throws {
         let dir = try Binary.temporaryDirectory()
         try Binary.write("""
             local t = {5, 3, 9, 1}
@@ -128,8 +128,8 @@ import Testing
             ::skip::
             os.exit(3)
             """, to: dir + "/std.lua")
-        let ours = try Binary.run(["std.lua", "p", "q"], directory: dir)
-        let theirs = try Binary.run(["std.lua", "p", "q"], directory: dir, executable: "/usr/bin/lua5.4")
+        let ours = try await Binary.run(["std.lua", "p", "q"], directory: dir)
+        let theirs = try await Binary.run(["std.lua", "p", "q"], directory: dir, executable: "/usr/bin/lua5.4")
         #expect(ours.status == 3)
         #expect(ours.status == theirs.status)
         #expect(ours.stdout == theirs.stdout)
@@ -140,7 +140,7 @@ import Testing
     /// from it (a catchable error, in `pcall` or a `load`ed chunk; uncaught, it ends the script
     /// as lua5.4 ends it). Coroutines inside behave as ever.
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lua5.4")))
-    func theMainChunkIsTheMainThread() throws {
+    func theMainChunkIsTheMainThread() async throws {
         let dir = try Binary.temporaryDirectory()
         try Binary.write("""
             local main, ismain = coroutine.running()
@@ -159,8 +159,8 @@ import Testing
             coroutine.yield("uncaught")
             print("not reached")
             """, to: dir + "/main.lua")
-        let ours = try Binary.run(["main.lua"], directory: dir)
-        let theirs = try Binary.run(["main.lua"], directory: dir, executable: "/usr/bin/lua5.4")
+        let ours = try await Binary.run(["main.lua"], directory: dir)
+        let theirs = try await Binary.run(["main.lua"], directory: dir, executable: "/usr/bin/lua5.4")
         #expect(ours.status == 1 && theirs.status == 1)
         #expect(ours.stdout == theirs.stdout, "\(ours.stdout)\nagainst\n\(theirs.stdout)")
         #expect(ours.stderr.contains("attempt to yield from outside a coroutine"))

@@ -20,10 +20,29 @@ struct Binary {
     /// this child's pipe ends and keep them open, so EOF would never come.
     static let spawnLock = NSLock()
 
-    /// Runs `authsh args...` with `stdin` as standard input, in `directory`.
+    /// Runs `authsh args...` with `stdin` as standard input, in `directory`, to its exit. The
+    /// wait is on a thread of its own (``offPool(_:)``).
     static func run(
         _ arguments: [String], stdin: String = "", environment: [String: String] = [:],
         directory: String? = nil, executable: String = Binary.path
+    ) async throws -> Result {
+        try await offPool { try runBlocking(arguments, stdin: stdin, environment: environment, directory: directory, executable: executable) }
+    }
+
+    /// Runs `body`, which blocks (a child's exit, a lock), on a new thread and waits for it
+    /// without holding a thread of Swift's cooperative pool: the in-process servers of the
+    /// other tests need those threads (one per core), and a test that held them made those
+    /// servers answer late.
+    static func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(with: Swift.Result { try body() }) }
+        }
+    }
+
+    /// ``run(_:stdin:environment:directory:executable:)`` on the calling thread: for the few
+    /// static checks that run once, before any test, where no await is possible.
+    static func runBlocking(
+        _ arguments: [String], stdin: String, environment: [String: String], directory: String?, executable: String
     ) throws -> Result {
         spawnLock.lock()
         defer { spawnLock.unlock() }

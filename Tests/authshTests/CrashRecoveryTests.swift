@@ -9,7 +9,7 @@ import Testing
 /// answered logs in as the same user, every anonymous session answered refreshes). SQLite's
 /// restart also replays the write-ahead log each kill leaves, through the damage check
 /// (``RecoveryCheckTests`` covers the damaged ones): a real crash's log must pass it.
-@Suite(.serialized) struct CrashRecoveryTests {
+@Suite(.serialized, .binary) struct CrashRecoveryTests {
     final class Load: Sendable {
         let users = Mutex<[(email: String, userId: String)]>([])
         let sessions = Mutex<[String]>([])
@@ -44,7 +44,7 @@ import Testing
         var report: [String] = []
         for round in 1...3 {
             let started = ContinuousClock.now
-            let process = try ServerProcess(arguments, examplePlugins: false)
+            let process = try await ServerProcess(arguments, examplePlugins: false)
             let startup = started.duration(to: .now)
             let server = JSONHTTP(origin: process.origin)
             let before = load.acknowledged
@@ -59,7 +59,7 @@ import Testing
                 #expect(enough != nil, "round \(round): the load never got going: \(Self.errors(process))")
                 loadTime = loadStart.duration(to: .now)
                 kill(process.process.processIdentifier, SIGKILL)
-                process.process.waitUntilExit()
+                try await EmbeddedServerProcessTests.exit(process.process)
                 running.running.store(false, ordering: .relaxed)
                 try await group.waitForAll()
             }
@@ -67,7 +67,7 @@ import Testing
             let perSecond = Double(answered) / (Double(loadTime.components.seconds) + Double(loadTime.components.attoseconds) / 1e18)
             report.append("round \(round): started in \(startup), \(answered) acknowledged at \(Int(perSecond))/s, killed")
         }
-        let process = try ServerProcess(arguments, examplePlugins: false)
+        let process = try await ServerProcess(arguments, examplePlugins: false)
         let server = JSONHTTP(origin: process.origin)
         print("CrashRecoveryTests (\(engine)): " + report.joined(separator: "; "))
         for user in load.users.withLock({ $0 }) {

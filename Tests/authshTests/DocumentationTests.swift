@@ -56,7 +56,7 @@ import Testing
         return links
     }
 
-    @Test func everyLinkLeadsToAFileAndHeadingOfTheRepository() throws {
+    @Test func everyLinkLeadsToAFileAndHeadingOfTheRepository() async throws {
         #expect(Self.documents.count > 10, "\(Self.documents)")
         for document in Self.documents {
             let text = try String(contentsOfFile: Self.root + "/" + document, encoding: .utf8)
@@ -82,7 +82,7 @@ import Testing
 
     /// Sources, tests, scripts and documents cite only Markdown files that are in the
     /// repository, by their path from its root.
-    @Test func nothingCitesADocumentOutsideTheRepository() throws {
+    @Test func nothingCitesADocumentOutsideTheRepository() async throws {
         var files = Self.documents
         for folder in ["Sources", "Tests", "scripts", "plugins"] {
             let walker = FileManager.default.enumerator(atPath: Self.root + "/" + folder)

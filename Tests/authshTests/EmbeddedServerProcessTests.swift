@@ -4,15 +4,15 @@ import Testing
 /// The embedded dev server runs as `authsh-server embedded`, a child of `authsh`: it is there
 /// only once a script needs it, it never shows its admin key to other local users, and it goes
 /// when `authsh` goes, however `authsh` ends.
-@Suite(.serialized) struct EmbeddedServerProcessTests {
-    @Test func theServerIsAChildThatEndsWithAuthshEvenWhenAuthshIsKilled() throws {
+@Suite(.serialized, .binary) struct EmbeddedServerProcessTests {
+    @Test func theServerIsAChildThatEndsWithAuthshEvenWhenAuthshIsKilled() async throws {
         let data = try Binary.temporaryDirectory()
         let marker = data + "/descriptor5"
         let (process, input, output) = try Self.start(
             ["--data", data, "-e", #"login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read()"#], directory: data,
             descriptor5: marker)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let ready = output.fileHandleForReading.availableData
+        let ready = try await Self.offPool(output) { $0.availableData }
         #expect(String(decoding: ready, as: UTF8.self) == "ready\n")
 
         let children = Self.children(of: process.processIdentifier)
@@ -26,14 +26,13 @@ import Testing
         #expect(!held.isEmpty && !held.contains(marker), "\(held)")
 
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
         let deadline = Date().addingTimeInterval(10)
-        while Self.isRunning(server.pid) && Date() < deadline { usleep(20_000) }
+        while Self.isRunning(server.pid) && Date() < deadline { try await Task.sleep(for: .milliseconds(20)) }
         #expect(!Self.isRunning(server.pid), "the server outlived authsh")
         try? input.fileHandleForWriting.close()
     }
 
-    @Test func aServerThatDiedIsStartedAgainOnTheNextRequest() throws {
+    @Test func aServerThatDiedIsStartedAgainOnTheNextRequest() async throws {
         let data = try Binary.temporaryDirectory()
         let errors = Pipe()
         let (process, input, output) = try Self.start([
@@ -43,25 +42,25 @@ import Testing
                 + #"u:refreshCustomData(); print("again", whoami().id == u.id); io.write(io.popen("ls -l /proc/$PPID/fd"):read("a"))"#,
         ], directory: data, standardError: errors)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        #expect(String(decoding: output.fileHandleForReading.availableData, as: UTF8.self) == "ready\n")
+        #expect(String(decoding: try await Self.offPool(output) { $0.availableData }, as: UTF8.self) == "ready\n")
         let first = try #require(Self.children(of: process.processIdentifier).first)
         let stdin = try FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(first.pid)/fd/0")
         #expect(stdin.hasPrefix("pipe:"))
         kill(first.pid, SIGKILL)
         let deadline = Date().addingTimeInterval(10)
-        while Self.isRunning(first.pid) && Date() < deadline { usleep(10_000) }
+        while Self.isRunning(first.pid) && Date() < deadline { try await Task.sleep(for: .milliseconds(10)) }
         // The next request starts another server on the same data: the session is still good.
         try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
-        let rest = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let said = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let rest = try await Self.offPool(output) { $0.readDataToEndOfFile() }
+        try await Self.exit(process)
+        let said = String(decoding: try await Self.offPool(errors) { $0.readDataToEndOfFile() }, as: UTF8.self)
         let text = String(decoding: rest, as: UTF8.self)
         #expect(text.hasPrefix("again\ttrue\n"), "\(said)")
         #expect(text.contains("pipe:") && !text.contains(stdin), "\(stdin) still held:\n\(text)")
         #expect(process.terminationStatus == 0)
     }
 
-    @Test func aServerThatCannotStartLeavesNoProcessBehind() throws {
+    @Test func aServerThatCannotStartLeavesNoProcessBehind() async throws {
         let data = try Binary.temporaryDirectory()
         let (process, input, output) = try Self.start([
             "--data", data, "--plugins", data + "/no-such-dir",
@@ -70,7 +69,7 @@ import Testing
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         var said = ""
         while !said.hasSuffix("ready\n") {
-            let chunk = output.fileHandleForReading.availableData
+            let chunk = try await Self.offPool(output) { $0.availableData }
             if chunk.isEmpty { break }
             said += String(decoding: chunk, as: UTF8.self)
         }
@@ -79,7 +78,36 @@ import Testing
         // Not even a zombie: the failed server was waited for.
         #expect(Self.children(of: process.processIdentifier).isEmpty)
         try input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        try await Self.exit(process)
+    }
+
+    /// `read` of `pipe`'s reading end, which blocks, on a thread of its own.
+    static func offPool(_ pipe: Pipe, _ read: @escaping @Sendable (FileHandle) -> Data) async throws -> Data {
+        let handle = pipe.fileHandleForReading
+        return try await Binary.offPool { read(handle) }
+    }
+
+    /// Waits for `process` to exit, on a thread of its own.
+    static func exit(_ process: Process) async throws {
+        try await Binary.offPool { process.waitUntilExit() }
+    }
+
+    /// Copies a program through a close-on-exec descriptor: a child another test spawns
+    /// meanwhile must not inherit it open for writing, or running the copy fails with "Text
+    /// file busy" for as long as that child lives (`FileManager.copyItem` leaves it inheritable).
+    static func copyExecutable(_ source: String, to destination: String) throws {
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: source))
+        let fd = open(destination, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o755)
+        guard fd >= 0 else { throw TerminalError(message: "cannot create \(destination): \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        try bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let n = write(fd, buffer.baseAddress! + offset, buffer.count - offset)
+                guard n > 0 else { throw TerminalError(message: "cannot write \(destination): \(String(cString: strerror(errno)))") }
+                offset += n
+            }
+        }
     }
 
     /// Starts authsh with pipes for stdin and stdout (stderr to `standardError`, dropped by
@@ -106,14 +134,14 @@ import Testing
         return (process, input, output)
     }
 
-    @Test func withoutAuthshServerBesideItAuthshSaysWhatIsMissing() throws {
+    @Test func withoutAuthshServerBesideItAuthshSaysWhatIsMissing() async throws {
         let directory = try Binary.temporaryDirectory()
         let alone = directory + "/authsh"
-        try FileManager.default.copyItem(atPath: Binary.path, toPath: alone)
-        let audit = try Binary.run(["audit", "--data", directory + "/data"], executable: alone)
+        try Self.copyExecutable(Binary.path, to: alone)
+        let audit = try await Binary.run(["audit", "--data", directory + "/data"], executable: alone)
         #expect(audit.status == 1)
         #expect(audit.stderr.contains("audit needs authsh-server beside authsh: cannot run \(directory)/authsh-server"), "\(audit.stderr)")
-        let script = try Binary.run(["--data", directory + "/data", "-e", "login(credentials.anonymous())"], executable: alone)
+        let script = try await Binary.run(["--data", directory + "/data", "-e", "login(credentials.anonymous())"], executable: alone)
         #expect(script.status == 1)
         #expect(script.stderr.contains("EmbeddedServerFailed: the embedded server did not start: cannot run \(directory)/authsh-server"), "\(script.stderr)")
     }

@@ -1,6 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import NIOCore
 import NIOHTTP1
+import NIOPosix
 import Testing
 
 /// JSON over HTTP to a real `authsh serve` process: a status and a parsed body.
@@ -21,6 +23,9 @@ struct JSONHTTP {
     }
 
     let origin: String
+    /// How long an answer may take (a test under load may want longer: it asserts what the
+    /// answer is, not how soon it came).
+    var timeout: TimeAmount = .seconds(20)
 
     /// `{origin}/api/client/v2.0/app/{app}`.
     func app(_ app: String = "local") -> String { "/api/client/v2.0/app/\(app)" }
@@ -33,9 +38,13 @@ struct JSONHTTP {
             request.body = .bytes(Array(json.utf8))
         }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(20))
+        let response = try await Self.client.execute(request, timeout: timeout)
         return Reply(status: Int(response.status.code), text: String(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
+
+    /// The binary's tests' own client, on event loops of its own: the in-process servers of the
+    /// other targets, in the same process, use the shared ones.
+    static let client = HTTPClient(eventLoopGroup: MultiThreadedEventLoopGroup(numberOfThreads: 2))
 
     /// A JSON string literal of `value`.
     static func quoted(_ value: String) -> String {

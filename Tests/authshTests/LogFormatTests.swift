@@ -3,9 +3,9 @@ import Testing
 
 /// `authsh serve --log-format json`: every line on stderr is one JSON object with `time`,
 /// `level`, `label` and `message`.
-@Suite struct LogFormatTests {
+@Suite(.binary) struct LogFormatTests {
     @Test func jsonLogsAreOneObjectPerLine() async throws {
-        let server = try ServerProcess(["--log-format", "json", "--log-level", "info"], examplePlugins: false)
+        let server = try await ServerProcess(["--log-format", "json", "--log-level", "info"], examplePlugins: false)
         // A failed login logs nothing secret; the start-up warning about mail is enough to read.
         let text = try String(contentsOfFile: server.directory + "/err", encoding: .utf8)
         let lines = text.split(separator: "\n")
@@ -16,6 +16,6 @@ import Testing
                     "\(line)")
             #expect((object?["time"] as? String)?.hasSuffix("Z") == true)
         }
-        #expect(try Binary.run(["serve", "--log-format", "xml"]).status == 64)
+        #expect(try await Binary.run(["serve", "--log-format", "xml"]).status == 64)
     }
 }

@@ -4,7 +4,7 @@ import Testing
 
 /// A mail queued when `authsh serve` is killed (SIGKILL) is delivered, once, by the server
 /// started again on the same database: the queue is in the database, not the process.
-@Suite struct MailRestartTests {
+@Suite(.binary) struct MailRestartTests {
     /// `Tests/smtp/smtp_sink.py` (aiosmtpd) on `port`, writing what it accepts to `directory`.
     static func startSink(port: Int, directory: String, stall: Int = 0) throws -> ChildProcess {
         try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/smtp/smtp_sink.py",

@@ -2,23 +2,23 @@ import Foundation
 import Testing
 
 /// Every recipe in scripts/recipes runs in CI, so none of them rots.
-@Suite struct RecipeTests {
+@Suite(.binary) struct RecipeTests {
     static let recipes = ["signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
                           "account-exists", "reauthenticate"]
 
     @Test(arguments: recipes)
-    func recipeRunsTwiceOnOneDataDirectory(_ name: String) throws {
+    func recipeRunsTwiceOnOneDataDirectory(_ name: String) async throws {
         let data = try Binary.temporaryDirectory()
         let path = Binary.repository + "/scripts/recipes/\(name).lua"
         let arguments = name == "load" ? ["20"] : []
         for run in 1...2 {
-            let r = try Binary.run(["--data", data, path] + arguments, directory: Binary.repository)
+            let r = try await Binary.run(["--data", data, path] + arguments, directory: Binary.repository)
             #expect(r.status == 0, "run \(run): \(r.stderr)")
             #expect(r.stdout.hasSuffix("ok: \(name)\n"), "run \(run): \(r.stdout)")
         }
     }
 
-    @Test func everyRecipeIsTested() throws {
+    @Test func everyRecipeIsTested() async throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Binary.repository + "/scripts/recipes")
         #expect(Set(files.filter { $0.hasSuffix(".lua") }.map { String($0.dropLast(4)) }) == Set(RecipeTests.recipes))
     }

@@ -9,14 +9,14 @@ import Testing
 ///
 /// The logs are real ones: a server is killed (SIGKILL) after some registrations, leaving its
 /// log unreplayed, and each case damages a copy of that data directory.
-@Suite(.serialized) struct RecoveryCheckTests {
+@Suite(.serialized, .binary) struct RecoveryCheckTests {
     static let frameSize = 24 + 4096
 
     /// A data directory left by a server killed after registering `count` users, and the users.
     static func crashedDataDirectory(users count: Int) async throws -> (dir: String, emails: [String]) {
         let dir = try Binary.temporaryDirectory()
         try Binary.write(CrashRecoveryTests.config, to: dir + "/config.json")
-        let process = try ServerProcess(["--data", dir + "/data", "--config", dir + "/config.json"], examplePlugins: false)
+        let process = try await ServerProcess(["--data", dir + "/data", "--config", dir + "/config.json"], examplePlugins: false)
         let server = JSONHTTP(origin: process.origin)
         var emails: [String] = []
         for n in 0..<count {
@@ -27,7 +27,7 @@ import Testing
             emails.append(email)
         }
         kill(process.process.processIdentifier, SIGKILL)
-        process.process.waitUntilExit()
+        try await EmbeddedServerProcessTests.exit(process.process)
         return (dir + "/data", emails)
     }
 
@@ -76,7 +76,7 @@ import Testing
         for c in cases {
             let dir = try Self.copy(crashed, c.damage)
             let before = Self.contents(dir)
-            let run = try Binary.run(["serve", "--port", "0", "--data", dir])
+            let run = try await Binary.run(["serve", "--port", "0", "--data", dir])
             #expect(run.status == 78, "\(c.name): exit \(run.status): \(run.stderr.suffix(500))")
             for phrase in c.says + [dir] {
                 #expect(run.stderr.contains(phrase), "\(c.name): the message does not say \(phrase): \(run.stderr.suffix(800))")
@@ -94,7 +94,7 @@ import Testing
             let size = try #require(FileManager.default.attributesOfItem(atPath: wal)[.size] as? Int)
             #expect(truncate(wal, off_t(size - Self.frameSize / 2)) == 0)
         }
-        let process = try ServerProcess(["--data", dir, "--config", crashed + "/../config.json"], examplePlugins: false)
+        let process = try await ServerProcess(["--data", dir, "--config", crashed + "/../config.json"], examplePlugins: false)
         let server = JSONHTTP(origin: process.origin)
         // The last registration may have been cut off with the log; the others are there.
         for email in emails.dropLast() {

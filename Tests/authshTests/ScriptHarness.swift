@@ -6,10 +6,10 @@ extension Binary {
 
     /// Runs Lua `source` as a script file with `authsh --data DATA --plugins REPO/plugins`,
     /// against the embedded server; `options` go before the script, `arguments` after.
-    static func script(_ source: String, data: String, options: [String] = [], arguments: [String] = []) throws -> Result {
+    static func script(_ source: String, data: String, options: [String] = [], arguments: [String] = []) async throws -> Result {
         let dir = try temporaryDirectory()
         try write(source, to: dir + "/scenario.lua")
-        return try run(["--data", data, "--plugins", repository + "/plugins"] + options + [dir + "/scenario.lua"] + arguments,
+        return try await run(["--data", data, "--plugins", repository + "/plugins"] + options + [dir + "/scenario.lua"] + arguments,
                        directory: dir)
     }
 }
@@ -22,25 +22,27 @@ final class ServerProcess {
 
     /// Starts `authsh serve --port 0 --data TMP/data ARGS` (with `--plugins REPO/plugins`
     /// unless `examplePlugins` is false) and waits for its `listening on` line.
-    init(_ arguments: [String], examplePlugins: Bool = true) throws {
+    init(_ arguments: [String], examplePlugins: Bool = true) async throws {
         directory = try Binary.temporaryDirectory()
         process.executableURL = URL(fileURLWithPath: Binary.path)
         process.arguments = ["serve", "--port", "0", "--data", directory + "/data"]
             + (examplePlugins ? ["--plugins", Binary.repository + "/plugins"] : []) + arguments
         // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
-        FileManager.default.createFile(atPath: directory + "/out", contents: nil)
-        FileManager.default.createFile(atPath: directory + "/err", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)
+        _ = FileManager.default.createFile(atPath: directory + "/err", contents: nil)
         process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/out"))
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/err"))
         process.standardInput = FileHandle.nullDevice
-        try Binary.spawnLock.withLock { try process.run() }
-        for _ in 0..<400 {
+        let process = process
+        try await Binary.offPool { try Binary.spawnLock.withLock { try process.run() } }
+        for _ in 0..<1200 {
             let text = (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? ""
             if let line = text.split(separator: "\n").first, text.contains("\n") {
                 origin = line.replacingOccurrences(of: "listening on ", with: "")
                 return
             }
-            Thread.sleep(forTimeInterval: 0.025)
+            if !process.isRunning { break }
+            try await Task.sleep(for: .milliseconds(25))
         }
         process.terminate()
         throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "")")
@@ -50,9 +52,13 @@ final class ServerProcess {
         guard process.isRunning else { return }
         process.terminate()
         // A server that does not finish its graceful shutdown must not hold the tests for ever:
-        // after 30 s it is killed (and the test that stopped it has said what went wrong).
-        for _ in 0..<600 where process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
+        // after 30 s it is killed (and the test that stopped it has said what went wrong). The
+        // wait is on a thread of its own, not the releasing test's.
+        let process = process
+        Thread.detachNewThread {
+            for _ in 0..<600 where process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
+            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+            process.waitUntilExit()
+        }
     }
 }

@@ -4,10 +4,10 @@ import Testing
 /// The Lua API run by the built binary in batch mode against the embedded server: every verb,
 /// the error paths (error objects with code, status and position; a server that cannot start;
 /// bad command lines), concurrency, persistence. (The recipes cover the long flows.)
-@Suite struct ScriptTests {
-    @Test func theVerbsDriveTheEmbeddedServer() throws {
+@Suite(.binary) struct ScriptTests {
+    @Test func theVerbsDriveTheEmbeddedServer() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             assert(whoami() == nil and #users() == 0, "a fresh data directory has no users")
             local guest = login(credentials.anonymous())
             assert(guest.isAnonymous and guest.state == "loggedIn" and whoami() == guest)
@@ -44,9 +44,9 @@ import Testing
 
     /// The account names of docs/protocol/identity-providers.md section 7 that the recipes do not run:
     /// unlink, one session ended, the others ended, a password change, app:signInMethods.
-    @Test func usersManageTheirIdentitiesAndSessions() throws {
+    @Test func usersManageTheirIdentitiesAndSessions() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             register{ email = "mo@example.com", password = "first-pass" }
             confirm(outbox{ email = "mo@example.com", kind = "confirm" }[1])
             local here = auth.app{ persist = false }
@@ -99,9 +99,9 @@ import Testing
         #expect(r.stdout == "ok\n", "\(r.stdout)")
     }
 
-    @Test func authErrorsAreObjectsWithCodeStatusAndPosition() throws {
+    @Test func authErrorsAreObjectsWithCodeStatusAndPosition() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             register{ email = "amy@example.com", password = "secret-1" }
             local ok, err = pcall(function() register{ email = "amy@example.com", password = "secret-1" } end)
             assert(not ok)
@@ -139,9 +139,9 @@ import Testing
         #expect(!r.stderr.contains("not-her-password"))
     }
 
-    @Test func spawnRunsLoginsConcurrently() throws {
+    @Test func spawnRunsLoginsConcurrently() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             local a = auth.app{ persist = false }
             local tasks, inFlight, most = {}, 0, 0
             for i = 1, 40 do
@@ -167,15 +167,15 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: data + "/users/http___authsh.embedded/local/current"))
     }
 
-    @Test func usersAndTheServerPersistAcrossRuns() throws {
+    @Test func usersAndTheServerPersistAcrossRuns() async throws {
         let data = try Binary.temporaryDirectory()
-        let first = try Binary.script("""
+        let first = try await Binary.script("""
             register{ email = "kim@example.com", password = "persist-1" }
             confirm(outbox{ email = "kim@example.com" }[1])
             print(login(credentials.emailPassword("kim@example.com", "persist-1")).id)
             """, data: data)
         #expect(first.status == 0, "\(first.stderr)")
-        let second = try Binary.script("""
+        let second = try await Binary.script("""
             local me = whoami()
             print(me.id, me.state, me.profile.email)
             print(me.functions.whoami().id == me.id)   -- the old tokens work against the restarted server
@@ -185,12 +185,12 @@ import Testing
         #expect(second.stdout == "\(id)\tloggedIn\tkim@example.com\ntrue\n")
     }
 
-    @Test func theEmbeddedServerStartsOnlyWhenAScriptNeedsIt() throws {
+    @Test func theEmbeddedServerStartsOnlyWhenAScriptNeedsIt() async throws {
         let data = try Binary.temporaryDirectory()
-        let quiet = try Binary.run(["--data", data, "-e", "print(app.id, whoami(), #users())"])
+        let quiet = try await Binary.run(["--data", data, "-e", "print(app.id, whoami(), #users())"])
         #expect(quiet.status == 0 && quiet.stdout == "local\tnil\t0\n")
         #expect(!FileManager.default.fileExists(atPath: data + "/server"))
-        let busy = try Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
+        let busy = try await Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
         #expect(busy.status == 0, "\(busy.stderr)")
         #expect(FileManager.default.fileExists(atPath: data + "/server/authsh.sqlite"))
     }
@@ -199,7 +199,7 @@ import Testing
     /// authsh was started with (here, through Python, exactly that: Python closes the rest), never
     /// the host's own sockets and event descriptors.
     @Test(arguments: [false, true])
-    func aProgramTheScriptRunsHoldsNoneOfTheHostsConnections(startedWithASocket: Bool) throws {
+    func aProgramTheScriptRunsHoldsNoneOfTheHostsConnections(startedWithASocket: Bool) async throws {
         let data = try Binary.temporaryDirectory()
         let listing = data + "/fds.txt"
         let python = """
@@ -222,7 +222,7 @@ import Testing
             os.execute("ls -l /proc/self/fd > \(listing)")
             mine:close()
             """
-        let r = try Binary.run(["-c", python, Binary.path, data, lua, startedWithASocket ? "yes" : "no"], executable: "/usr/bin/python3")
+        let r = try await Binary.run(["-c", python, Binary.path, data, lua, startedWithASocket ? "yes" : "no"], executable: "/usr/bin/python3")
         let execute = (try? String(contentsOfFile: listing, encoding: .utf8)) ?? ""
         for (name, text) in [("io.popen", r.stdout), ("os.execute", execute)] {
             let sockets = text.split(separator: "\n").filter { $0.contains("socket:") }
@@ -237,17 +237,17 @@ import Testing
         }
     }
 
-    @Test func aServerThatCannotStartIsAClearError() throws {
+    @Test func aServerThatCannotStartIsAClearError() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.run(["--data", data, "--plugins", data + "/no-such-dir", "-e", "login(credentials.anonymous())"])
+        let r = try await Binary.run(["--data", data, "--plugins", data + "/no-such-dir", "-e", "login(credentials.anonymous())"])
         #expect(r.status == 1)
         #expect(r.stderr.contains("EmbeddedServerFailed: the embedded server did not start"))
         #expect(r.stderr.contains("no-such-dir"))
     }
 
-    @Test func jsonModePrintsTablesAsJSON() throws {
+    @Test func jsonModePrintsTablesAsJSON() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             login(credentials.anonymous())
             print({ n = 1, list = { true, "x" } }, 7)
             local u = whoami()
@@ -260,9 +260,9 @@ import Testing
         #expect((second?["identities"] as? [[String: String]])?.first?["providerType"] == "anon-user")
     }
 
-    @Test func badCommandLinesExit64() throws {
-        let r = try Binary.run(["--server", "localhost:9090", "-e", "print(1)"])
+    @Test func badCommandLinesExit64() async throws {
+        let r = try await Binary.run(["--server", "localhost:9090", "-e", "print(1)"])
         #expect(r.status == 64 && r.stderr.contains("--server: an http:// or https:// URL is needed"))
-        #expect(try Binary.run(["--app", "", "-e", "print(1)"]).status == 64)
+        #expect(try await Binary.run(["--app", "", "-e", "print(1)"]).status == 64)
     }
 }

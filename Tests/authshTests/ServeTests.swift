@@ -3,39 +3,39 @@ import Foundation
 import Testing
 
 /// `authsh serve`, the real binary: its command line, its one stdout line, its exit codes.
-@Suite struct ServeTests {
-    @Test func configErrorsExit78NamingFileAndKey() throws {
+@Suite(.binary) struct ServeTests {
+    @Test func configErrorsExit78NamingFileAndKey() async throws {
         let dir = try Binary.temporaryDirectory()
         let file = dir + "/authsh.json"
         try Binary.write(#"{"apps":[{"id":"a","providers":{"anon-user":{"enabeld":true}}}]}"#, to: file)
-        let r = try Binary.run(["serve", "--config", file, "--data", dir, "--port", "0"])
+        let r = try await Binary.run(["serve", "--config", file, "--data", dir, "--port", "0"])
         #expect(r.status == 78)
         #expect(r.stderr.contains("config \(file): apps[0].providers.anon-user.enabeld: unknown key"), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
-        let missing = try Binary.run(["serve", "--config", dir + "/nope.json", "--port", "0"])
+        let missing = try await Binary.run(["serve", "--config", dir + "/nope.json", "--port", "0"])
         #expect(missing.status == 78 && missing.stderr.contains("nope.json"))
     }
 
-    @Test func badUsageExits64() throws {
-        let r = try Binary.run(["serve", "--port", "http"])
+    @Test func badUsageExits64() async throws {
+        let r = try await Binary.run(["serve", "--port", "http"])
         #expect(r.status == 64 && r.stderr.contains("--port"))
-        #expect(try Binary.run(["serve", "--frobnicate"]).status == 64)
-        #expect(try Binary.run(["serve", "--public-url", "auth.example.com"]).status == 64)
-        #expect(try Binary.run(["serve", "--metrics-port", "http"]).status == 64)
-        let proxy = try Binary.run(["serve", "--trusted-proxy", "proxy.example.com"])
+        #expect(try await Binary.run(["serve", "--frobnicate"]).status == 64)
+        #expect(try await Binary.run(["serve", "--public-url", "auth.example.com"]).status == 64)
+        #expect(try await Binary.run(["serve", "--metrics-port", "http"]).status == 64)
+        let proxy = try await Binary.run(["serve", "--trusted-proxy", "proxy.example.com"])
         #expect(proxy.status == 64 && proxy.stderr.contains("proxy.example.com"), "\(proxy.stderr)")
         // Checked before anything starts: out of range, an unknown level, a remote dev host.
-        let port = try Binary.run(["serve", "--port", "70000"])
+        let port = try await Binary.run(["serve", "--port", "70000"])
         #expect(port.status == 64 && port.stderr.contains("--port needs a number from 0 to 65535"), "\(port.stderr)")
-        #expect(try Binary.run(["serve", "--log-level", "loud"]).status == 64)
-        let remote = try Binary.run(["serve", "--dev", "--host", "0.0.0.0"])
+        #expect(try await Binary.run(["serve", "--log-level", "loud"]).status == 64)
+        let remote = try await Binary.run(["serve", "--dev", "--host", "0.0.0.0"])
         #expect(remote.status == 64 && remote.stderr.contains("--dev-allow-remote"), "\(remote.stderr)")
-        #expect(try Binary.run(["serve", "migrate", "twice"]).status == 64)
+        #expect(try await Binary.run(["serve", "migrate", "twice"]).status == 64)
     }
 
     /// `--help` lists every option with its help, and exits 0 without starting anything.
-    @Test func helpListsTheOptions() throws {
-        let r = try Binary.run(["serve", "--help"])
+    @Test func helpListsTheOptions() async throws {
+        let r = try await Binary.run(["serve", "--help"])
         #expect(r.status == 0, "\(r.stderr)")
         for option in ["--host", "--port", "--config", "--data", "--database", "--plugins", "--dev", "--dev-allow-remote",
                        "--public-url", "--log-level", "--log-format", "--metrics-port", "--metrics-host", "--trusted-proxy",
@@ -67,14 +67,14 @@ import Testing
         #expect(text.contains(#"authsh_logins_total{provider="anon-user",outcome="success"} 1"#), "\(text)")
     }
 
-    @Test func devModeOnANonLoopbackAddressNeedsToBeAskedFor() throws {
-        let r = try Binary.run(["serve", "--dev", "--host", "0.0.0.0", "--port", "0", "--data", try Binary.temporaryDirectory()])
+    @Test func devModeOnANonLoopbackAddressNeedsToBeAskedFor() async throws {
+        let r = try await Binary.run(["serve", "--dev", "--host", "0.0.0.0", "--port", "0", "--data", try Binary.temporaryDirectory()])
         #expect(r.status == 64 && r.stderr.contains("--dev-allow-remote"), "\(r.stderr)")
         #expect(r.stdout.isEmpty)
     }
 
     @Test func servesWithNoConfigAndStopsOnSIGTERM() async throws {
-        let server = try ServerProcess(["--dev", "--log-level", "info"], examplePlugins: false)
+        let server = try await ServerProcess(["--dev", "--log-level", "info"], examplePlugins: false)
         let dir = server.directory, process = server.process, origin = server.origin
         #expect(origin.hasPrefix("http://127.0.0.1:"))
 

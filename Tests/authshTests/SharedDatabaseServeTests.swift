@@ -5,7 +5,7 @@ import Testing
 
 /// Two real `authsh serve` processes on one PostgreSQL database (a private cluster the tests
 /// start), and `authsh serve ... migrate`.
-@Suite struct SharedDatabaseServeTests {
+@Suite(.binary) struct SharedDatabaseServeTests {
     /// Everything issue 17 lists as "correct across instances", with two real processes: a
     /// user registered on A confirms and logs in on B; tokens signed by one verify on the
     /// other; a session ended on one is refused on the other at once; a password reset on A
@@ -17,11 +17,11 @@ import Testing
         let url = cluster.url(database: try await cluster.makeDatabase())
         // Migrating first is optional (each server migrates at start-up); it is idempotent.
         for _ in 1...2 {
-            let migrate = try Binary.run(["serve", "--database", url, "migrate"])
+            let migrate = try await Binary.run(["serve", "--database", url, "migrate"])
             #expect(migrate.status == 0 && migrate.stdout.hasPrefix("migrated postgres://authsh@"), "\(migrate.stderr)")
         }
-        let processA = try ServerProcess(["--dev", "--database", url])
-        let processB = try ServerProcess(["--dev", "--database", url])
+        let processA = try await ServerProcess(["--dev", "--database", url])
+        let processB = try await ServerProcess(["--dev", "--database", url])
         let a = JSONHTTP(origin: processA.origin), b = JSONHTTP(origin: processB.origin)
         let register = a.app() + "/auth/providers/local-userpass/register"
 
@@ -78,10 +78,10 @@ import Testing
     }
 
     /// By every command that takes --database, and never repeated in the error.
-    @Test func aPasswordOnTheCommandLineIsRefused() throws {
+    @Test func aPasswordOnTheCommandLineIsRefused() async throws {
         let url = "postgres://u:hunter2@db.example.com/authsh"
         for args in [["serve", "--database", url, "migrate"], ["audit", "--database", url], ["admin", "--database", url, "users", "list"]] {
-            let r = try Binary.run(args)
+            let r = try await Binary.run(args)
             #expect(r.status == 64 && r.stderr.contains("give it in PGPASSWORD"), "\(args[0]): \(r.stderr)")
             #expect(!r.stderr.contains("hunter2"), "\(args[0])")
         }

@@ -3,10 +3,10 @@ import Testing
 
 /// `signIn`, `auth.http`, `user.providerTokens`, `auth.dev.idp` and the IdP credentials, run
 /// by the built binary against the embedded server and its dev identity provider.
-@Suite struct SignInScriptTests {
-    @Test func signInByEveryRouteLandsOnOneUserPerIdentity() throws {
+@Suite(.binary) struct SignInScriptTests {
+    @Test func signInByEveryRouteLandsOnOneUserPerIdentity() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             local ada = { email = "ada@example.com", name = "Ada" }
             local u = signIn("github", { as = ada, scopes = { "read:user", "user:email" }, customParameters = { allow_signup = "false" } })
             assert(u == whoami() and u.identities[1].providerType == "oauth2-github" and u.profile.email == "ada@example.com")
@@ -32,7 +32,7 @@ import Testing
     /// The browser `signIn` starts holds none of authsh's descriptors: no socket (the client's
     /// connections carry tokens, the loopback listener waits for the code), no pipe of the
     /// embedded server; only /dev/null on 0 to 2.
-    @Test func theBrowserHoldsNoDescriptorOfAuthsh() throws {
+    @Test func theBrowserHoldsNoDescriptorOfAuthsh() async throws {
         let data = try Binary.temporaryDirectory()
         let dir = try Binary.temporaryDirectory()
         try Binary.write("#!/bin/sh\nls -l /proc/$$/fd > \"$FDS_OUT.tmp\"\nmv \"$FDS_OUT.tmp\" \"$FDS_OUT\"\n", to: dir + "/browser")
@@ -42,7 +42,7 @@ import Testing
             local ok, err = pcall(signIn, "github", { timeout = 2 })
             print(ok, err.code)
             """, to: dir + "/s.lua")
-        let r = try Binary.run(["--data", data, dir + "/s.lua"],
+        let r = try await Binary.run(["--data", data, dir + "/s.lua"],
                                environment: ["BROWSER": dir + "/browser", "FDS_OUT": dir + "/fds"], directory: dir)
         #expect(r.status == 0 && r.stdout == "false\tSignInTimedOut\n", "\(r.stdout) \(r.stderr)")
         let listing = try String(contentsOfFile: dir + "/fds", encoding: .utf8)
@@ -58,9 +58,9 @@ import Testing
         for fd in [0, 2] { #expect(entries.contains { $0.hasSuffix(" \(fd) -> /dev/null") }, "\(fd): \(listing)") }
     }
 
-    @Test func signInMistakesAreClearErrors() throws {
+    @Test func signInMistakesAreClearErrors() async throws {
         let data = try Binary.temporaryDirectory()
-        let r2 = try Binary.script("""
+        let r2 = try await Binary.script("""
             local ok, err = pcall(auth.dev.idp.approve, "ABCD-EFGH", { email = "x@example.com" })
             print(ok, err.code)
             ok, err = pcall(signIn, "github", { as = "ada" })
@@ -84,9 +84,9 @@ import Testing
         #expect(r2.stderr.contains("Open this URL in a browser to sign in: http://127.0.0.1:"))
     }
 
-    @Test func idpCredentialsAreBuiltBothWays() throws {
+    @Test func idpCredentialsAreBuiltBothWays() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try Binary.script("""
+        let r = try await Binary.script("""
             print(credentials.apple{ idToken = "t" }, credentials.apple("t"), credentials.facebook{ accessToken = "a" })
             print(credentials.google{ idToken = "t" }, credentials.oauth("github", { accessToken = "x" }))
             local ok, err = pcall(login, credentials.oauth("github", { accessToken = "gho_forged" }))

@@ -5,63 +5,67 @@ final class Terminal {
     let socket = "authsh-test-\(UUID().uuidString.prefix(8))"
     let dataDirectory: String
 
-    init(arguments: [String] = [], dataDirectory: String, environment: [String: String] = [:]) throws {
+    init(arguments: [String] = [], dataDirectory: String, environment: [String: String] = [:]) async throws {
         self.dataDirectory = dataDirectory
         let command = ([Binary.path, "--data", dataDirectory] + arguments).map { "'\($0)'" }.joined(separator: " ")
         let extra = environment.sorted { $0.key < $1.key }.map { "'\($0.key)=\($0.value)'" }.joined(separator: " ")
         // The server daemonizes from this client and keeps its stdout: do not capture it.
-        try tmux(["new-session", "-d", "-x", "120", "-y", "40", "env NO_COLOR=1 TERM=xterm \(extra) \(command)"], capture: false)
+        try await tmux(["new-session", "-d", "-x", "120", "-y", "40", "env NO_COLOR=1 TERM=xterm \(extra) \(command)"], capture: false)
     }
 
     /// A REPL on a fresh data directory, ready at its prompt.
-    static func started() throws -> Terminal {
-        let term = try Terminal(dataDirectory: try Binary.temporaryDirectory())
-        try term.waitFor("authsh local>")
+    static func started() async throws -> Terminal {
+        let term = try await Terminal(dataDirectory: try Binary.temporaryDirectory())
+        try await term.waitFor("authsh local>")
         return term
     }
 
-    deinit { try? tmux(["kill-server"], capture: false) }
+    deinit {
+        // On a thread of its own: the spawn lock may be held for a while by another test.
+        let socket = socket
+        Thread.detachNewThread { _ = try? Terminal.tmuxBlocking(socket, ["kill-server"], capture: false) }
+    }
 
     /// Types text (literally) and optionally presses Enter.
-    func type(_ text: String, enter: Bool = true) throws {
-        try tmux(["send-keys", "-l", text])
-        if enter { try tmux(["send-keys", "Enter"]) }
+    func type(_ text: String, enter: Bool = true) async throws {
+        try await tmux(["send-keys", "-l", text])
+        if enter { try await tmux(["send-keys", "Enter"]) }
     }
 
     /// Presses named keys (Tab, C-c, C-d, Up).
-    func press(_ keys: String...) throws { try tmux(["send-keys"] + keys) }
+    func press(_ keys: String...) async throws { try await tmux(["send-keys"] + keys) }
 
     /// The visible screen.
-    func screen() throws -> String { try tmux(["capture-pane", "-p"]) }
+    func screen() async throws -> String { try await tmux(["capture-pane", "-p"]) }
 
     /// Waits until the screen contains `text`; returns the screen.
     @discardableResult
-    func waitFor(_ text: String, timeout: Duration = .seconds(5)) throws -> String {
+    func waitFor(_ text: String, timeout: Duration = .seconds(5)) async throws -> String {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var last = ""
         while clock.now < deadline {
-            last = try screen()
+            last = try await screen()
             if last.contains(text) { return last }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         throw TerminalError(message: "timed out waiting for \(text.debugDescription); screen:\n\(last)")
     }
 
     /// True while the program still runs in the pane.
-    func isRunning() throws -> Bool {
-        (try? tmux(["list-panes", "-F", "#{pane_dead}"]))?.hasPrefix("0") ?? false
+    func isRunning() async throws -> Bool {
+        (try? await tmux(["list-panes", "-F", "#{pane_dead}"]))?.hasPrefix("0") ?? false
     }
 
     /// Presses C-d and waits for the program to exit (it writes its history as it goes);
     /// false if it still runs after `timeout`.
-    func quit(timeout: Duration = .seconds(5)) throws -> Bool {
-        try press("C-d")
+    func quit(timeout: Duration = .seconds(5)) async throws -> Bool {
+        try await press("C-d")
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
-        while try isRunning() {
+        while try await isRunning() {
             guard clock.now < deadline else { return false }
-            Thread.sleep(forTimeInterval: 0.05)
+            try await Task.sleep(for: .milliseconds(50))
         }
         return true
     }
@@ -70,7 +74,12 @@ final class Terminal {
     func history() throws -> String { try String(contentsOfFile: dataDirectory + "/history", encoding: .utf8) }
 
     @discardableResult
-    private func tmux(_ arguments: [String], capture: Bool = true) throws -> String {
+    private func tmux(_ arguments: [String], capture: Bool = true) async throws -> String {
+        let socket = socket
+        return try await Binary.offPool { try Terminal.tmuxBlocking(socket, arguments, capture: capture) }
+    }
+
+    private static func tmuxBlocking(_ socket: String, _ arguments: [String], capture: Bool) throws -> String {
         if !capture {
             // Foundation's Process notices exit through a descriptor that tmux's daemonized
             // server would inherit and keep: spawn and reap directly instead.

@@ -26,7 +26,7 @@ final class PostgresEngine: SQLEngine {
         running = Task { await client.run() }
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { [self] in try await PostgresSchema.migrate(self) }
+                group.addTask { [self] in try await PostgresSchema.migrate(self, deadline: startupTimeout) }
                 group.addTask {
                     try await Task.sleep(for: startupTimeout)
                     throw StoreError.unavailable("connect: no answer within \(startupTimeout.components.seconds) s")
@@ -65,8 +65,13 @@ final class PostgresEngine: SQLEngine {
     private static let readSnapshot: SQL = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
     func write<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+        try await write(operation, deadline: PostgresLease.deadline, body)
+    }
+
+    /// ``write(_:_:)`` with its own deadline for a connection.
+    func write<T: Sendable>(_ operation: String, deadline: Duration, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         do {
-            return try await PostgresLease.run(client, transaction: true, logger: logger, operation: operation) { connection in
+            return try await PostgresLease.run(client, transaction: true, logger: logger, operation: operation, deadline: deadline) { connection in
                 try await body(PostgresRunner(target: .connection(connection), logger: logger))
             }
         } catch {

@@ -14,8 +14,10 @@ enum PostgresLease {
     static let deadline: Duration = .seconds(5)
 
     /// Runs `body` on a connection of `client` (in a transaction when `transaction`), or throws
-    /// `StoreError.unavailable` when no connection came within ``deadline``.
+    /// `StoreError.unavailable` when no connection came within `deadline` (``deadline`` but for
+    /// the migrations at start-up, which wait as long as the start-up may take).
     static func run<T: Sendable>(_ client: PostgresClient, transaction: Bool, logger: Logger, operation: String,
+                                 deadline: Duration = PostgresLease.deadline,
                                  _ body: (PostgresConnection) async throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
             let start = ContinuousClock.now

@@ -121,8 +121,8 @@ enum PostgresSchema {
 
     /// Applies the migrations not applied yet, in one transaction under the advisory lock
     /// (a second instance waits, then finds them applied).
-    static func migrate(_ engine: PostgresEngine) async throws {
-        try await engine.write("migrate") { r in
+    static func migrate(_ engine: PostgresEngine, deadline: Duration) async throws {
+        try await engine.write("migrate", deadline: deadline) { r in
             try await r.run(lock, [.integer(migrationLock)])
             try await r.run(bookkeeping, [])
             let done = Set(try await r.all(applied, []) { try $0.text("version") })
