@@ -6,10 +6,12 @@ the OAuth link request that reads `X-Baas-Location` (mode "cors", credentials "i
 Then the same page from an origin authsh does not allow tries the login, which the browser
 must refuse to hand to the page. Reports what the page saw as JSON on stdout.
 
-Usage: cors-browser.py AUTHSH_ORIGIN PAGE_PORT
-The allowed page is http://localhost:PAGE_PORT; the other is http://127.0.0.1:PAGE_PORT.
+Usage: cors-browser.py AUTHSH_ORIGIN GO_FILE
+It serves the page on a port of its own choosing and prints "listening PORT", then waits for
+GO_FILE to exist (the test has allowed http://localhost:PORT by then) before it browses. The
+allowed page is http://localhost:PORT; the other is http://127.0.0.1:PORT.
 """
-import http.server, json, sys, threading
+import http.server, json, os, sys, threading, time
 
 from cdp import Browser
 
@@ -63,9 +65,14 @@ class Page(http.server.BaseHTTPRequestHandler):
 
 
 def main():
-    authsh, port = sys.argv[1], int(sys.argv[2])
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Page)
+    authsh, go = sys.argv[1], sys.argv[2]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    port = server.server_address[1]
     threading.Thread(target=server.serve_forever, daemon=True).start()
+    print(f"listening {port}", flush=True)
+    deadline = time.time() + 60
+    while not os.path.exists(go) and time.time() < deadline:
+        time.sleep(0.05)
     report = {"console": []}
 
     def note(message):
