@@ -47,31 +47,35 @@ let package = Package(
         // Build-time embedding of docs/openapi.json in AuthServer.
         .executableTarget(name: "embed-file", path: "Plugins/EmbedFile"),
         .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["embed-file"], path: "Plugins/EmbedOpenAPI"),
-        .target(name: "AuthServer", dependencies: [
-            "AuthProtocol", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "GRDBSQLite", package: "GRDB.swift"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "_CryptoExtras", package: "swift-crypto"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "Mustache", package: "swift-mustache"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "Prometheus", package: "swift-prometheus"),
-        ], plugins: ["EmbedOpenAPI"]),
+        .target(
+            name: "AuthServer",
+            dependencies: [
+                "AuthProtocol", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Mustache", package: "swift-mustache"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ], plugins: ["EmbedOpenAPI"]),
         // The async client of the App Services API.
-        .target(name: "AuthClient", dependencies: [
-            "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "Crypto", package: "swift-crypto"),
-        ]),
+        .target(
+            name: "AuthClient",
+            dependencies: [
+                "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ]),
         // The client as Lua bindings: `app`, `credentials`, `auth`, the short verbs.
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
         // C: Linux calls Swift's Glibc module leaves out (pipe2, posix_spawn's closefrom).
@@ -85,46 +89,60 @@ let package = Package(
         .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthProtocol", "AuthScript", "CommandSupport", "CLinux"]),
         // The server's commands: `serve`, `admin`, `audit`, and `embedded` (the dev server
         // `authsh` starts). It sits next to `authsh`, which runs it.
-        .executableTarget(name: "authsh-server", dependencies: [
-            "AuthServer", "AuthClient", "AuthProtocol", "CommandSupport",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .executableTarget(
+            name: "authsh-server",
+            dependencies: [
+                "AuthServer", "AuthClient", "AuthProtocol", "CommandSupport",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ]),
         // Benchmarks, run by scripts/bench; their sources are in Benchmarks/, apart from the product's.
         .executableTarget(name: "lua-bench", dependencies: ["Lua"], path: "Benchmarks/lua-bench"),
         .executableTarget(name: "argon2-bench", dependencies: ["AuthServer"], path: "Benchmarks/argon2-bench"),
         .executableTarget(name: "ejson-bench", dependencies: ["AuthProtocol"], path: "Benchmarks/ejson-bench"),
         .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"], path: "Benchmarks/plugin-bench"),
-        .executableTarget(name: "client-bench", dependencies: [
-            "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        ], path: "Benchmarks/client-bench"),
+        .executableTarget(
+            name: "client-bench",
+            dependencies: [
+                "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ], path: "Benchmarks/client-bench"),
         .testTarget(name: "LuaTests", dependencies: ["Lua"]),
-        .testTarget(name: "AuthProtocolTests", dependencies: [
-            "AuthProtocol", .product(name: "PropertyBased", package: "swift-property-based"),
-        ]),
+        .testTarget(
+            name: "AuthProtocolTests",
+            dependencies: [
+                "AuthProtocol", .product(name: "PropertyBased", package: "swift-property-based"),
+            ]),
         .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
         // A private PostgreSQL cluster for the tests of the server and of the command.
-        .target(name: "PostgresTestSupport", dependencies: [
-            "AuthProtocol", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
-        ], path: "Tests/PostgresTestSupport"),
-        .testTarget(name: "AuthServerTests", dependencies: [
-            "AuthServer", "AuthProtocol", "PostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
-            .product(name: "HummingbirdTesting", package: "hummingbird"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "_CryptoExtras", package: "swift-crypto"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "AsyncHTTPClient", package: "async-http-client"),
-        ]),
-        .testTarget(name: "AuthClientTests", dependencies: [
-            "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),
-        ]),
-        .testTarget(name: "authshTests", dependencies: [
-            "authsh", "authsh-server", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-        ]),
+        .target(
+            name: "PostgresTestSupport",
+            dependencies: [
+                "AuthProtocol", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
+            ], path: "Tests/PostgresTestSupport"),
+        .testTarget(
+            name: "AuthServerTests",
+            dependencies: [
+                "AuthServer", "AuthProtocol", "PostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ]),
+        .testTarget(
+            name: "AuthClientTests",
+            dependencies: [
+                "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),
+            ]),
+        .testTarget(
+            name: "authshTests",
+            dependencies: [
+                "authsh", "authsh-server", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

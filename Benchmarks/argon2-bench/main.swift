@@ -19,8 +19,9 @@ func measure(seconds: Double) throws {
         total.withLock { $0 += n }
     }
     let rate = Double(total.withLock { $0 }) / Date().timeIntervalSince(start)
-    print("argon2id \(String(format: "%.1f", rate))/s on \(threads) threads "
-          + "(m=\(parameters.memoryKiB) KiB, t=\(parameters.iterations), p=\(parameters.parallelism))")
+    print(
+        "argon2id \(String(format: "%.1f", rate))/s on \(threads) threads "
+            + "(m=\(parameters.memoryKiB) KiB, t=\(parameters.iterations), p=\(parameters.parallelism))")
 }
 
 try measure(seconds: Double(CommandLine.arguments.dropFirst().first ?? "5") ?? 5)

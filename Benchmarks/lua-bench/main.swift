@@ -8,13 +8,15 @@ let start = clock.now
 let lua = try LuaState()
 try lua.register(LuaFunction("identity") { call in .one(.integer(try call.integer(1))) })
 try lua.register(LuaFunction("noop") { _ in .async { [] } })
-try lua.register(LuaFunction("now") { _ in
-    let elapsed = (clock.now - start).components
-    return .one(.number(Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18))
-})
+try lua.register(
+    LuaFunction("now") { _ in
+        let elapsed = (clock.now - start).components
+        return .one(.number(Double(elapsed.seconds) + Double(elapsed.attoseconds) * 1e-18))
+    })
 for function in LuaTasks.all { try lua.register(function) }
 
-try lua.evaluate("""
+try lua.evaluate(
+    """
     local N = 10000000
     local function loop(f)
       local best = math.huge

@@ -9,10 +9,13 @@ import PackagePlugin
         let input = context.package.directoryURL.appending(path: "docs/openapi.json")
         let output = context.pluginWorkDirectoryURL.appending(path: "OpenAPIDocument.swift")
         return [
-            .buildCommand(displayName: "Embedding docs/openapi.json", executable: try context.tool(named: "embed-file").url,
-                          arguments: [input.path, output.path, "OpenAPIDocument",
-                                      "The HTTP contract of the client, admin and dev APIs (OpenAPI 3.1, `docs/openapi.json`), served at `/api/openapi.json`."],
-                          inputFiles: [input], outputFiles: [output]),
+            .buildCommand(
+                displayName: "Embedding docs/openapi.json", executable: try context.tool(named: "embed-file").url,
+                arguments: [
+                    input.path, output.path, "OpenAPIDocument",
+                    "The HTTP contract of the client, admin and dev APIs (OpenAPI 3.1, `docs/openapi.json`), served at `/api/openapi.json`.",
+                ],
+                inputFiles: [input], outputFiles: [output])
         ]
     }
 }

@@ -68,9 +68,11 @@ extension AdminClient {
             progress(Progress(phase: "export", done: lines, total: total.map { $0 + 1 }))
         }
         guard case .document(let end)? = (try? EJSON(parsing: last))?["end"],
-              let users = end["users"]?.integerValue, let accounts = end["accounts"]?.integerValue,
-              Int(users + accounts) + 1 == lines else {
-            throw AuthClientError(code: "ExportFailed", message: "the export was cut short (no end line after \(lines) lines); \(path) was not written")
+            let users = end["users"]?.integerValue, let accounts = end["accounts"]?.integerValue,
+            Int(users + accounts) + 1 == lines
+        else {
+            throw AuthClientError(
+                code: "ExportFailed", message: "the export was cut short (no end line after \(lines) lines); \(path) was not written")
         }
         if let temporary {
             guard fsync(fd) == 0, rename(temporary, path) == 0 else {
@@ -85,16 +87,19 @@ extension AdminClient {
     /// `rejectedCount`, `rejected`: `[{line, reason}]`). A report with `error` (lines rejected
     /// without `continueOnError`: nothing was imported) is thrown as an ``AuthClientError``
     /// whose details hold it.
-    public func importFile(_ path: String, continueOnError: Bool,
-                           progress: @escaping @Sendable (Progress) -> Void = { _ in }) async throws -> EJSON {
+    public func importFile(
+        _ path: String, continueOnError: Bool,
+        progress: @escaping @Sendable (Progress) -> Void = { _ in }
+    ) async throws -> EJSON {
         let fd = open(path, O_RDONLY)
         guard fd >= 0 else { throw AuthClientError(code: "ImportFailed", message: "cannot read \(path): \(String(cString: strerror(errno)))") }
         var info = stat()
         fstat(fd, &info)
         let size = Int(info.st_size)
         let base = try await resolvedServer()
-        var request = HTTPClientRequest(url: "\(base)/api/admin/v1/apps/\(Self.escape(app))/import?progress=true"
-                                        + (continueOnError ? "&continueOnError=true" : ""))
+        var request = HTTPClientRequest(
+            url: "\(base)/api/admin/v1/apps/\(Self.escape(app))/import?progress=true"
+                + (continueOnError ? "&continueOnError=true" : ""))
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(key)")
         request.headers.add(name: "Content-Type", value: "application/x-ndjson")
@@ -130,9 +135,10 @@ extension AdminClient {
 
     private func failure(_ status: Int, _ body: [UInt8]) -> AuthClientError {
         if let parsed = try? EJSON(parsing: body), let error = ServiceError(body: parsed, status: status) { return AuthClientError(error) }
-        return AuthClientError(code: status == 404 ? "NotFound" : AuthClientError.malformedResponse,
-                               message: "\(server) answered \(status)\(status == 404 ? " (no admin API: no adminKeys configured?)" : "")",
-                               status: status)
+        return AuthClientError(
+            code: status == 404 ? "NotFound" : AuthClientError.malformedResponse,
+            message: "\(server) answered \(status)\(status == 404 ? " (no admin API: no adminKeys configured?)" : "")",
+            status: status)
     }
 
     private static func writeAll(_ fd: Int32, _ bytes: [UInt8], path: String) throws {

@@ -15,8 +15,10 @@ public struct AdminClient: Sendable {
 
     /// - Parameter resolve: where requests really go, when `server` is a name (scripts' embedded
     ///   server); the streamed transfers use it, the others go through `transport`.
-    public init(server: String, key: String, app: String = "local", transport: any AuthTransport = AsyncHTTPTransport(),
-                resolve: (@Sendable () async throws -> String)? = nil) {
+    public init(
+        server: String, key: String, app: String = "local", transport: any AuthTransport = AsyncHTTPTransport(),
+        resolve: (@Sendable () async throws -> String)? = nil
+    ) {
         var origin = server
         while origin.hasSuffix("/") { origin.removeLast() }
         self.server = origin
@@ -99,22 +101,26 @@ public struct AdminClient: Sendable {
         var headers = [("Accept", "application/json"), ("Authorization", "Bearer \(key)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         let url = "\(server)/api/admin/v1/apps/\(Self.escape(app))\(path)"
-        let response = try await transport.send(TransportRequest(method: method, url: url, headers: headers,
-                                                                 body: body?.encoded(.relaxed)))
+        let response = try await transport.send(
+            TransportRequest(
+                method: method, url: url, headers: headers,
+                body: body?.encoded(.relaxed)))
         let parsed: EJSON
         do {
             parsed = response.body.isEmpty ? [:] : try EJSON(parsing: response.body)
         } catch {
-            throw AuthClientError(code: AuthClientError.malformedResponse,
-                                  message: "\(server) answered \(response.status) with a body that is not JSON", status: response.status)
+            throw AuthClientError(
+                code: AuthClientError.malformedResponse,
+                message: "\(server) answered \(response.status) with a body that is not JSON", status: response.status)
         }
         guard (200..<300).contains(response.status) else {
             if response.status == 404 && parsed["error_code"] == nil {
                 throw AuthClientError(code: "NotFound", message: "\(server) has no admin API (no adminKeys configured?)", status: 404)
             }
             if let error = ServiceError(body: parsed, status: response.status) { throw AuthClientError(error) }
-            throw AuthClientError(code: AuthClientError.malformedResponse, message: "\(server) answered \(response.status)",
-                                  status: response.status)
+            throw AuthClientError(
+                code: AuthClientError.malformedResponse, message: "\(server) answered \(response.status)",
+                status: response.status)
         }
         return parsed
     }

@@ -25,7 +25,7 @@ extension App {
             let token = try loggedIn(userId).accessToken
             do {
                 return try await send(method, path, body: body, token: token)
-            } catch where error.status == 401 && error.code != ServiceErrorCode.requiresRecentLogin.rawValue {
+            } catch  where error.status == 401 && error.code != ServiceErrorCode.requiresRecentLogin.rawValue {
                 // (A new access token keeps its login time: only a new login helps there.)
                 let fresh = try await refreshAccessToken(userId: userId, replacing: token)
                 return try await send(method, path, body: body, token: fresh)
@@ -34,7 +34,7 @@ extension App {
             let token = try loggedIn(userId).refreshToken
             do {
                 return try await send(method, path, body: body, token: token)
-            } catch where error.status == 401 {
+            } catch  where error.status == 401 {
                 try? logOutLocally(userId)
                 throw error
             }
@@ -112,9 +112,11 @@ extension App {
         var headers = [("Accept", "application/json")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         if let token { headers.append(("Authorization", "Bearer \(token)")) }
-        let response = try await transport.send(TransportRequest(method: method, url: url, headers: headers,
-                                                                 body: body?.encoded(.canonical),
-                                                                 timeout: configuration.requestTimeout))
+        let response = try await transport.send(
+            TransportRequest(
+                method: method, url: url, headers: headers,
+                body: body?.encoded(.canonical),
+                timeout: configuration.requestTimeout))
         // The origin is for error messages only: worked out when one is made.
         var server: String { AsyncHTTPTransport.origin(url) }
         let parsed: EJSON
@@ -122,15 +124,17 @@ extension App {
             parsed = [:]
         } else {
             do { parsed = try EJSON(parsing: response.body) } catch {
-                throw AuthClientError(code: AuthClientError.malformedResponse,
-                                      message: "\(server) answered \(response.status) with a body that is not JSON",
-                                      status: response.status)
+                throw AuthClientError(
+                    code: AuthClientError.malformedResponse,
+                    message: "\(server) answered \(response.status) with a body that is not JSON",
+                    status: response.status)
             }
         }
         guard (200..<300).contains(response.status) else {
             if let error = ServiceError(body: parsed, status: response.status) { throw AuthClientError(error) }
-            throw AuthClientError(code: AuthClientError.malformedResponse,
-                                  message: "\(server) answered \(response.status) without an error body", status: response.status)
+            throw AuthClientError(
+                code: AuthClientError.malformedResponse,
+                message: "\(server) answered \(response.status) without an error body", status: response.status)
         }
         return parsed
     }

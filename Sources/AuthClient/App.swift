@@ -154,11 +154,12 @@ public final class App: Sendable {
             profile = try await fetchProfile(auth: .token(access))
         }
         let providerAccess = reply["provider_access_token"]?.stringValue, providerId = reply["provider_id_token"]?.stringValue
-        return LoginReply(userId: userId, access: access, refresh: refresh,
-                          deviceId: reply["device_id"]?.stringValue ?? ObjectId.zero.hex,
-                          profile: profile.profile, identities: profile.identities,
-                          providerTokens: providerAccess != nil || providerId != nil
-                              ? ProviderTokens(accessToken: providerAccess, idToken: providerId) : nil)
+        return LoginReply(
+            userId: userId, access: access, refresh: refresh,
+            deviceId: reply["device_id"]?.stringValue ?? ObjectId.zero.hex,
+            profile: profile.profile, identities: profile.identities,
+            providerTokens: providerAccess != nil || providerId != nil
+                ? ProviderTokens(accessToken: providerAccess, idToken: providerId) : nil)
     }
 
     /// Now, in nanoseconds since 1970 (the order users were first seen in).

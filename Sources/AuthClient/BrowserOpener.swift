@@ -23,7 +23,9 @@ enum BrowserOpener {
         // the client's sockets carry tokens.
         guard case .success(let child) = ProgramSpawn.spawn(command, arguments: [command, url], searchPath: true) else { return false }
         // Reaped on a thread of its own: the browser may outlive the sign-in.
-        BlockingThread.detach { var status: Int32 = 0; waitpid(child, &status, 0) }
+        BlockingThread.detach {
+            var status: Int32 = 0; waitpid(child, &status, 0)
+        }
         return true
     }
 }

@@ -23,9 +23,11 @@ public struct Credentials: Sendable, Equatable {
     }
 
     public static func emailPassword(email: String, password: String) -> Credentials {
-        Credentials(provider: ProviderType.userpass, body: [
-            "provider": .string(ProviderType.userpass), "username": .string(email), "password": .string(password),
-        ])
+        Credentials(
+            provider: ProviderType.userpass,
+            body: [
+                "provider": .string(ProviderType.userpass), "username": .string(email), "password": .string(password),
+            ])
     }
 
     /// A user API key.

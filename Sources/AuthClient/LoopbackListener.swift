@@ -69,7 +69,9 @@ final class LoopbackListener: Sendable {
                 continue
             }
             guard FormEncoding.value("state", in: fields) == expectedState else {
-                Self.answer(client, status: "400 Bad Request", page: Self.page("Sign-in failed", "The answer does not belong to this sign-in (state differs). Start again."))
+                Self.answer(
+                    client, status: "400 Bad Request",
+                    page: Self.page("Sign-in failed", "The answer does not belong to this sign-in (state differs). Start again."))
                 continue
             }
             if let error = FormEncoding.value("error", in: fields) {
@@ -103,7 +105,8 @@ final class LoopbackListener: Sendable {
 
     private static func answer(_ fd: Int32, status: String, page: String) {
         let body = Array(page.utf8)
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/html; charset=utf-8\r\nContent-Length: \(body.count)\r\n"
             + "Cache-Control: no-store\r\nConnection: close\r\n\r\n"
         let bytes = Array(head.utf8) + body
         var sent = 0
@@ -124,7 +127,8 @@ final class LoopbackListener: Sendable {
     }
 
     private static func failure(_ call: String) -> AuthClientError {
-        AuthClientError(code: AuthClientError.connectionFailed, message: "cannot listen on 127.0.0.1 for the sign-in: \(call) failed (errno \(errno))")
+        AuthClientError(
+            code: AuthClientError.connectionFailed, message: "cannot listen on 127.0.0.1 for the sign-in: \(call) failed (errno \(errno))")
     }
 }
 

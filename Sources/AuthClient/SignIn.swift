@@ -54,31 +54,38 @@ extension App {
     /// - Throws: `Cancelled` when the task is cancelled, `SignInFailed` when the person or the
     ///   IdP refused, and any server error.
     @discardableResult
-    public func signIn(provider: String, scopes: [String]? = nil, customParameters: [String: String] = [:],
-                       presenter: SignInPresenter, timeout: Duration = .seconds(300)) async throws(AuthClientError) -> User {
+    public func signIn(
+        provider: String, scopes: [String]? = nil, customParameters: [String: String] = [:],
+        presenter: SignInPresenter, timeout: Duration = .seconds(300)
+    ) async throws(AuthClientError) -> User {
         let type = Credentials.oauthProviderType(provider)
         switch presenter {
         case .device(let show):
             return try await deviceSignIn(type, scopes: scopes, timeout: timeout) { auth throws(AuthClientError) in show(auth) }
         case .devIdentity(let identity, device: true):
             return try await deviceSignIn(type, scopes: scopes, timeout: timeout) { auth throws(AuthClientError) in
-                _ = try await self.hop("POST", try await self.origin() + "/dev/idp/api/device/approve",
-                                       json: ["userCode": .string(auth.userCode), "identity": identity.ejson])
+                _ = try await self.hop(
+                    "POST", try await self.origin() + "/dev/idp/api/device/approve",
+                    json: ["userCode": .string(auth.userCode), "identity": identity.ejson])
             }
         default:
             return try await loopbackSignIn(type, scopes: scopes, customParameters: customParameters, presenter: presenter, timeout: timeout)
         }
     }
 
-    private func loopbackSignIn(_ type: String, scopes: [String]?, customParameters: [String: String],
-                                presenter: SignInPresenter, timeout: Duration) async throws(AuthClientError) -> User {
+    private func loopbackSignIn(
+        _ type: String, scopes: [String]?, customParameters: [String: String],
+        presenter: SignInPresenter, timeout: Duration
+    ) async throws(AuthClientError) -> User {
         let verifier = Base64.encode(Array(SystemRandomNumberGenerator.bytes(32)), urlSafe: true)
         let challenge = Base64.encode(Array(SHA256.hash(data: Array(verifier.utf8))), urlSafe: true)
         let state = Hex.encode(SystemRandomNumberGenerator.bytes(16))
         let listener = try LoopbackListener(expectedState: state)
         defer { listener.close() }
-        var query = [("redirect", listener.redirectURI), ("state", state), ("code_challenge", challenge),
-                     ("code_challenge_method", "S256")]
+        var query = [
+            ("redirect", listener.redirectURI), ("state", state), ("code_challenge", challenge),
+            ("code_challenge_method", "S256"),
+        ]
         if let scopes { query.append(("scopes", scopes.joined(separator: ","))) }
         for (key, value) in customParameters.sorted(by: { $0.key < $1.key }) { query.append(("idp_" + key, value)) }
         let url = try await origin() + Routes.login(id, provider: type) + "?" + FormEncoding.encode(query)
@@ -103,7 +110,8 @@ extension App {
             }
         } catch {
             if timedOut.load(ordering: .acquiring) {
-                throw AuthClientError(code: AuthClientError.signInTimedOut, message: "the sign-in was not completed within \(timeout.components.seconds) s")
+                throw AuthClientError(
+                    code: AuthClientError.signInTimedOut, message: "the sign-in was not completed within \(timeout.components.seconds) s")
             }
             listener.close()
             if let e = error as? AuthClientError { throw e }
@@ -143,8 +151,9 @@ extension App {
     private func approveAsDev(_ url: String, _ identity: DevIdentity) async throws(AuthClientError) {
         let start = try await hop("GET", url)
         guard let authorize = start.header("Location") else { throw unexpected(start, "the sign-in start") }
-        let approved = try await hop("POST", try await origin() + "/dev/idp/api/approve",
-                                     json: ["url": .string(authorize), "identity": identity.ejson])
+        let approved = try await hop(
+            "POST", try await origin() + "/dev/idp/api/approve",
+            json: ["url": .string(authorize), "identity": identity.ejson])
         guard let callback = (try? EJSON(parsing: approved.body))?["redirect"]?.stringValue else {
             throw unexpected(approved, "the dev identity provider")
         }
@@ -153,26 +162,29 @@ extension App {
         _ = try await hop("GET", loopback)
     }
 
-    private func deviceSignIn(_ type: String, scopes: [String]?, timeout: Duration,
-                              show: (DeviceAuthorization) async throws(AuthClientError) -> Void) async throws(AuthClientError) -> User {
+    private func deviceSignIn(
+        _ type: String, scopes: [String]?, timeout: Duration,
+        show: (DeviceAuthorization) async throws(AuthClientError) -> Void
+    ) async throws(AuthClientError) -> User {
         var body: EJSONDocument = [:]
         if let scopes { body["scopes"] = .array(scopes.map(EJSON.string)) }
         let reply = try await request("POST", Routes.app(id) + "/auth/providers/\(type)/device", body: .document(body), auth: .none)
         guard let device = reply["device_code"]?.stringValue, let userCode = reply["user_code"]?.stringValue,
             let uri = reply["verification_uri"]?.stringValue
         else { throw malformed("the device answer has no codes") }
-        let auth = DeviceAuthorization(userCode: userCode, verificationURI: uri,
-                                       verificationURIComplete: reply["verification_uri_complete"]?.stringValue,
-                                       expiresIn: Int(reply["expires_in"]?.integerValue ?? 900),
-                                       interval: Int(max(1, reply["interval"]?.integerValue ?? 5)))
+        let auth = DeviceAuthorization(
+            userCode: userCode, verificationURI: uri,
+            verificationURIComplete: reply["verification_uri_complete"]?.stringValue,
+            expiresIn: Int(reply["expires_in"]?.integerValue ?? 900),
+            interval: Int(max(1, reply["interval"]?.integerValue ?? 5)))
         try await show(auth)
         var interval = auth.interval
         let deadline = ContinuousClock.now + min(timeout, .seconds(auth.expiresIn))
         while true {
             do {
                 return try await login(credentials: .deviceCode(provider: type, code: device))
-            } catch where error.code == "AuthorizationPending" {
-            } catch where error.code == "SlowDown" {
+            } catch  where error.code == "AuthorizationPending" {
+            } catch  where error.code == "SlowDown" {
                 interval += 5
             }
             guard ContinuousClock.now + .seconds(interval) < deadline else {
@@ -188,8 +200,10 @@ extension App {
     func hop(_ method: String, _ url: String, json: EJSON? = nil) async throws(AuthClientError) -> TransportResponse {
         var headers = [("Accept", "application/json")]
         if json != nil { headers.append(("Content-Type", "application/json")) }
-        let response = try await transport.send(TransportRequest(method: method, url: url, headers: headers,
-                                                                 body: json?.encoded(.relaxed), timeout: configuration.requestTimeout))
+        let response = try await transport.send(
+            TransportRequest(
+                method: method, url: url, headers: headers,
+                body: json?.encoded(.relaxed), timeout: configuration.requestTimeout))
         if response.status >= 400, let body = try? EJSON(parsing: response.body), let error = ServiceError(body: body, status: response.status) {
             throw AuthClientError(error)
         }
@@ -208,4 +222,3 @@ extension DevIdentity {
         return .document(d)
     }
 }
-

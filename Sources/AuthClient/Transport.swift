@@ -17,8 +17,10 @@ public struct TransportRequest: Sendable {
     public var body: [UInt8]?
     public var timeout: Duration
 
-    public init(method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
-                timeout: Duration = .seconds(60)) {
+    public init(
+        method: String, url: String, headers: [(String, String)] = [], body: [UInt8]? = nil,
+        timeout: Duration = .seconds(60)
+    ) {
         self.method = method
         self.url = url
         self.headers = headers
@@ -78,18 +80,23 @@ public struct AsyncHTTPTransport: AuthTransport {
         // The origin is for error messages only: worked out when one is made.
         var server: String { Self.origin(request.url) }
         do {
-            let timeout = TimeAmount.nanoseconds(Int64(request.timeout.components.seconds) * 1_000_000_000
-                                                 + request.timeout.components.attoseconds / 1_000_000_000)
+            let timeout = TimeAmount.nanoseconds(
+                Int64(request.timeout.components.seconds) * 1_000_000_000
+                    + request.timeout.components.attoseconds / 1_000_000_000)
             let response = try await client.execute(r, timeout: timeout)
             let body = try await response.body.collect(upTo: maxResponseBytes)
-            return TransportResponse(status: Int(response.status.code), body: Array(buffer: body),
-                                     headers: response.headers.map { ($0.name, $0.value) })
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout
-            || error == .connectTimeout {
+            return TransportResponse(
+                status: Int(response.status.code), body: Array(buffer: body),
+                headers: response.headers.map { ($0.name, $0.value) })
+        } catch let error as HTTPClientError
+            where error == .deadlineExceeded || error == .readTimeout
+            || error == .connectTimeout
+        {
             throw AuthClientError(code: AuthClientError.timedOut, message: "\(server) did not answer in time")
         } catch is NIOTooManyBytesError {
-            throw AuthClientError(code: AuthClientError.malformedResponse,
-                                  message: "\(server) sent a response larger than \(maxResponseBytes >> 20) MiB")
+            throw AuthClientError(
+                code: AuthClientError.malformedResponse,
+                message: "\(server) sent a response larger than \(maxResponseBytes >> 20) MiB")
         } catch {
             var failure = AuthClientError(code: AuthClientError.connectionFailed, message: "cannot reach \(server): \(error)")
             failure.neverSent = Self.wasRefused(error)
@@ -109,9 +116,11 @@ public struct AsyncHTTPTransport: AuthTransport {
     /// `http://host:port` of a URL, for messages (never the path or query).
     static func origin(_ url: String) -> String {
         let bytes = Array(url.utf8)
-        guard let colon = bytes.indices.first(where: { i in
-            i + 2 < bytes.count && bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/")
-        }) else { return url }
+        guard
+            let colon = bytes.indices.first(where: { i in
+                i + 2 < bytes.count && bytes[i] == UInt8(ascii: ":") && bytes[i + 1] == UInt8(ascii: "/") && bytes[i + 2] == UInt8(ascii: "/")
+            })
+        else { return url }
         let hostStart = colon + 3
         let hostEnd = bytes[hostStart...].firstIndex { $0 == UInt8(ascii: "/") || $0 == UInt8(ascii: "?") } ?? bytes.count
         return String(decoding: bytes[..<hostEnd], as: UTF8.self)

@@ -83,8 +83,9 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
         guard credentials.provider != ProviderType.anonymous else {
             throw AuthClientError(code: AuthClientError.userAlreadyNamed, message: "Cannot add anonymous credentials to an existing user.")
         }
-        let reply = try await app.request("POST", Routes.login(app.id, provider: credentials.provider) + "?link=true",
-                                          body: .document(credentials.body), auth: .access(userId: id))
+        let reply = try await app.request(
+            "POST", Routes.login(app.id, provider: credentials.provider) + "?link=true",
+            body: .document(credentials.body), auth: .access(userId: id))
         guard let access = reply["access_token"]?.stringValue else { throw app.malformed("the link answer has no access token") }
         let profile = try await app.fetchProfile(auth: .token(access))
         try app.change(id) { record in
@@ -121,7 +122,8 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
 
     /// Calls a server function with EJSON arguments; returns its EJSON result.
     public func callFunction(name: String, arguments: [EJSON] = []) async throws(AuthClientError) -> EJSON {
-        try await app.request("POST", Routes.functionsCall(app.id), body: ["name": .string(name), "arguments": .array(arguments)],
-                              auth: .access(userId: id))
+        try await app.request(
+            "POST", Routes.functionsCall(app.id), body: ["name": .string(name), "arguments": .array(arguments)],
+            auth: .access(userId: id))
     }
 }

@@ -20,8 +20,9 @@ extension User {
     /// one cannot go (`CannotUnlinkLastIdentity`). The profile and identities here follow.
     @discardableResult
     public func unlink(providerType: String, id identityId: String) async throws(AuthClientError) -> User {
-        let reply = try await app.request("POST", Routes.unlink, body: ["provider_type": .string(providerType), "id": .string(identityId)],
-                                          auth: .access(userId: id))
+        let reply = try await app.request(
+            "POST", Routes.unlink, body: ["provider_type": .string(providerType), "id": .string(identityId)],
+            auth: .access(userId: id))
         let (profile, identities) = try app.profile(from: reply)
         try app.change(id) { record in
             record?.profile = profile
@@ -45,8 +46,9 @@ extension User {
         let reply = try await app.loginRequest(credentials, deviceId: old.deviceId)
         guard reply.userId == id else {
             _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(reply.refresh))
-            throw AuthClientError(code: AuthClientError.userMismatch,
-                                  message: "the credentials are those of another user (\(reply.userId)), not \(id)")
+            throw AuthClientError(
+                code: AuthClientError.userMismatch,
+                message: "the credentials are those of another user (\(reply.userId)), not \(id)")
         }
         try app.change(id) { record in
             guard record != nil else { return }
@@ -67,10 +69,12 @@ extension User {
             guard let sid = item["id"]?.stringValue, let created = item["created"]?.integerValue else {
                 throw app.malformed("a session lacks id or created")
             }
-            sessions.append(UserSession(id: sid, deviceId: item["device_id"]?.stringValue ?? ObjectId.zero.hex, created: created,
-                                        lastUsed: item["last_used"]?.integerValue ?? created,
-                                        providerType: item["provider_type"]?.stringValue,
-                                        isCurrent: item["current"]?.boolValue ?? false))
+            sessions.append(
+                UserSession(
+                    id: sid, deviceId: item["device_id"]?.stringValue ?? ObjectId.zero.hex, created: created,
+                    lastUsed: item["last_used"]?.integerValue ?? created,
+                    providerType: item["provider_type"]?.stringValue,
+                    isCurrent: item["current"]?.boolValue ?? false))
         }
         return sessions
     }
@@ -95,8 +99,9 @@ extension EmailPasswordAuth {
         guard let user = user ?? app.currentUser else {
             throw AuthClientError(code: AuthClientError.userNotLoggedIn, message: "changePassword: no user is logged in")
         }
-        _ = try await app.request("POST", Routes.userpass(app.id, "change"),
-                                  body: ["password": .string(old), "newPassword": .string(new)], auth: .access(userId: user.id))
+        _ = try await app.request(
+            "POST", Routes.userpass(app.id, "change"),
+            body: ["password": .string(old), "newPassword": .string(new)], auth: .access(userId: user.id))
     }
 }
 

@@ -206,10 +206,11 @@ final class UserStore: Sendable {
             let device = d["deviceId"]?.stringValue, case .document(let profile)? = d["profile"],
             case .array(let identities)? = d["identities"]
         else { return nil }
-        var record = UserRecord(id: id, state: state, accessToken: d["accessToken"]?.stringValue,
-                                refreshToken: d["refreshToken"]?.stringValue, deviceId: device,
-                                profile: UserProfile(data: profile),
-                                identities: identities.compactMap(UserIdentity.init))
+        var record = UserRecord(
+            id: id, state: state, accessToken: d["accessToken"]?.stringValue,
+            refreshToken: d["refreshToken"]?.stringValue, deviceId: device,
+            profile: UserProfile(data: profile),
+            identities: identities.compactMap(UserIdentity.init))
         record.seq = d["seq"]?.integerValue ?? 0
         if case .document(let p)? = d["providerTokens"] {
             record.providerTokens = ProviderTokens(accessToken: p["accessToken"]?.stringValue, idToken: p["idToken"]?.stringValue)

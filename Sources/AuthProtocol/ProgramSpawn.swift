@@ -23,9 +23,11 @@ public enum ProgramSpawn {
     ///   - standardInput, standardOutput, standardError: descriptors of this process to give
     ///     the child as 0, 1 and 2; nil gives it `/dev/null`.
     ///   - blockedSignals: signals blocked in the child from its start.
-    public static func spawn(_ program: String, arguments: [String], searchPath: Bool = false, standardInput: Int32? = nil,
-                             standardOutput: Int32? = nil, standardError: Int32? = nil,
-                             blockedSignals: [Int32] = []) -> Result<pid_t, SpawnError> {
+    public static func spawn(
+        _ program: String, arguments: [String], searchPath: Bool = false, standardInput: Int32? = nil,
+        standardOutput: Int32? = nil, standardError: Int32? = nil,
+        blockedSignals: [Int32] = []
+    ) -> Result<pid_t, SpawnError> {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -60,7 +62,9 @@ public enum ProgramSpawn {
         let argv = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let status = searchPath ? posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+        let status =
+            searchPath
+            ? posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
             : posix_spawn(&pid, program, &actions, &attributes, argv, environ)
         return status == 0 ? .success(pid) : .failure(SpawnError(errno: status))
     }

@@ -79,16 +79,17 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     /// authsh: the admin API refused the key presented.
     public static let invalidAdminKey = ServiceErrorCode("InvalidAdminKey", 401)
 
-    private static let known: [String: Int] = Dictionary(uniqueKeysWithValues: [
-        invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
-        authError, badRequest, invalidParameter, missingParameter, missingAuthReq, apiKeyNotFound,
-        apiKeyAlreadyExists, authProviderNotFound, functionNotFound, serviceNotFound, functionExecutionError,
-        executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
-        payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
-        identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
-        accountExistsWithDifferentCredential, enumerationProtected, requiresRecentLogin, sessionNotFound,
-        invalidAdminKey,
-    ].map { ($0.rawValue, $0.status) })
+    private static let known: [String: Int] = Dictionary(
+        uniqueKeysWithValues: [
+            invalidSession, invalidPassword, accountNameInUse, userNotFound, userAlreadyConfirmed, userDisabled,
+            authError, badRequest, invalidParameter, missingParameter, missingAuthReq, apiKeyNotFound,
+            apiKeyAlreadyExists, authProviderNotFound, functionNotFound, serviceNotFound, functionExecutionError,
+            executionTimeLimitExceeded, internalServerError, maintenanceInProgress, appNotFound, notFound,
+            payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
+            identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
+            accountExistsWithDifferentCredential, enumerationProtected, requiresRecentLogin, sessionNotFound,
+            invalidAdminKey,
+        ].map { ($0.rawValue, $0.status) })
 }
 
 /// An error as the service reports it: `{"error": message, "error_code": code, "link": link}`.
@@ -127,8 +128,9 @@ public struct ServiceError: Error, Sendable, Equatable, CustomStringConvertible 
     /// Reads an error body; nil when it is not one.
     public init?(body: EJSON, status: Int) {
         guard case .string(let code)? = body["error_code"] else { return nil }
-        self.init(ServiceErrorCode(rawValue: code), body["error"]?.stringValue ?? "", status: status,
-                  link: body["link"]?.stringValue)
+        self.init(
+            ServiceErrorCode(rawValue: code), body["error"]?.stringValue ?? "", status: status,
+            link: body["link"]?.stringValue)
         if case .document(let doc) = body {
             for (key, value) in doc where !["error", "error_code", "link"].contains(key) { details[key] = value }
         }

@@ -19,8 +19,10 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// refresh keeps it). What `recentLoginSeconds` is checked against.
     public var auth_time: Int64?
 
-    public init(exp: Int64, iat: Int64, sub: String, session: String, deviceId: String, appId: String,
-                userData: EJSONDocument?, authTime: Int64? = nil) {
+    public init(
+        exp: Int64, iat: Int64, sub: String, session: String, deviceId: String, appId: String,
+        userData: EJSONDocument?, authTime: Int64? = nil
+    ) {
         self.exp = exp
         self.iat = iat
         self.sub = sub
@@ -61,8 +63,10 @@ public struct RefreshTokenClaims: Codable, Sendable, Equatable {
     /// The app id (authsh adds it so a token of another app is refused before any lookup).
     public var baas_domain_id: String?
 
-    public init(exp: Int64, iat: Int64, sub: String, session: String, identity: Identity, deviceId: String,
-                appId: String) {
+    public init(
+        exp: Int64, iat: Int64, sub: String, session: String, identity: Identity, deviceId: String,
+        appId: String
+    ) {
         self.exp = exp
         self.iat = iat
         self.sub = sub

@@ -41,11 +41,13 @@ final class AdminObject: LuaObject {
                 throw LuaArgumentError(index: 1, message: "an admin key is needed: key = ..., or AUTHSH_ADMIN_KEY")
             }
             if !server.isEmbedded, !(options["allowHTTP"].isTruthy), let problem = Loopback.cleartextProblem(url: server.baseURL) {
-                throw LuaArgumentError(index: 1, message: "\(problem), and the admin key would be sent in clear: use https://, or allowHTTP = true to send it anyway")
+                throw LuaArgumentError(
+                    index: 1, message: "\(problem), and the admin key would be sent in clear: use https://, or allowHTTP = true to send it anyway")
             }
             let origin = server.isEmbedded ? ScriptServer.embeddedURL : server.baseURL
-            let client = AdminClient(server: origin, key: key, app: app, transport: ScriptTransport(server: server),
-                                     resolve: { [server] in try await server.origin() })
+            let client = AdminClient(
+                server: origin, key: key, app: app, transport: ScriptTransport(server: server),
+                resolve: { [server] in try await server.origin() })
             return .one(.object(AdminObject(client: client)))
         }
     }
@@ -78,15 +80,21 @@ final class AdminObject: LuaObject {
             },
             "disable": { a, call in
                 let id = try call.string(2)
-                return perform(call) { try await a.client.disable(id); return [] }
+                return perform(call) {
+                    try await a.client.disable(id); return []
+                }
             },
             "enable": { a, call in
                 let id = try call.string(2)
-                return perform(call) { try await a.client.enable(id); return [] }
+                return perform(call) {
+                    try await a.client.enable(id); return []
+                }
             },
             "delete": { a, call in
                 let id = try call.string(2)
-                return perform(call) { try await a.client.delete(id); return [] }
+                return perform(call) {
+                    try await a.client.delete(id); return []
+                }
             },
             "revoke": { a, call in
                 let id = try call.string(2)
@@ -106,7 +114,9 @@ final class AdminObject: LuaObject {
             },
             "sendReset": { a, call in
                 let id = try call.string(2)
-                return perform(call) { try await a.client.sendReset(id); return [] }
+                return perform(call) {
+                    try await a.client.sendReset(id); return []
+                }
             },
             "export": { a, call in
                 let path = try call.string(2)
@@ -123,11 +133,13 @@ final class AdminObject: LuaObject {
             },
             "confirm": { a, call in
                 let email = try call.string(2)
-                return perform(call) { try await a.client.confirm(email: email); return [] }
+                return perform(call) {
+                    try await a.client.confirm(email: email); return []
+                }
             },
         ],
         properties: [
-            "app": { .string(LuaString($0.client.app)) },
+            "app": { .string(LuaString($0.client.app)) }
         ],
         description: { a in "Admin(\(a.client.app))" })
 }

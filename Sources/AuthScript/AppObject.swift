@@ -21,9 +21,12 @@ public final class AppObject: LuaObject {
         self.server = server
         dev = DevAPI(server: server, appId: id, requestTimeout: requestTimeout)
         open = { () throws(AuthClientError) -> App in
-            try App(id: id, configuration: .init(baseURL: server.baseURL, requestTimeout: requestTimeout,
-                                                 storageDirectory: storageDirectory),
-                    transport: ScriptTransport(server: server))
+            try App(
+                id: id,
+                configuration: .init(
+                    baseURL: server.baseURL, requestTimeout: requestTimeout,
+                    storageDirectory: storageDirectory),
+                transport: ScriptTransport(server: server))
         }
     }
 
@@ -55,8 +58,9 @@ public final class AppObject: LuaObject {
         if let object = try? call.object(index, as: UserObject.self) { return object.user }
         guard let id = try? call.string(index) else { throw call.typeError(index, expected: "User or user id") }
         guard let user = try app().allUsers[id] else {
-            throw ScriptError(AuthClientError(code: AuthClientError.userNotFound, message: "no user with id \(id) is known here"),
-                              position: call.position)
+            throw ScriptError(
+                AuthClientError(code: AuthClientError.userNotFound, message: "no user with id \(id) is known here"),
+                position: call.position)
         }
         return user
     }
@@ -112,9 +116,10 @@ final class EmailPasswordAuthObject: LuaObject {
             "resetPassword": method(.resetPassword),
             "callResetPasswordFunction": { object, call in try Verbs.callResetFunction(object.app, call, from: 2) },
             // changePassword{password =, newPassword =} or (password, newPassword): the current user's.
-            "changePassword": method(EmailPasswordOperation(["password", "newPassword"]) {
-                try await $0.changePassword(from: $1[0], to: $1[1])
-            }),
+            "changePassword": method(
+                EmailPasswordOperation(["password", "newPassword"]) {
+                    try await $0.changePassword(from: $1[0], to: $1[1])
+                }),
         ],
         description: { "EmailPasswordAuth(\($0.app.id))" })
 }
@@ -135,7 +140,9 @@ struct EmailPasswordOperation: Sendable {
         let values = try call.strings(names, from: index)
         let auth = try app.app().emailPasswordAuth
         let body = self.body
-        return perform(call) { try await body(auth, values); return [] }
+        return perform(call) {
+            try await body(auth, values); return []
+        }
     }
 
     static let register = EmailPasswordOperation(["email", "password"]) { try await $0.registerUser(email: $1[0], password: $1[1]) }

@@ -31,8 +31,9 @@ public struct AuthScript: LuaLibrary {
 
     public init(_ configuration: Configuration) {
         self.configuration = configuration
-        app = AppObject(id: configuration.appId, server: configuration.server, storageDirectory: configuration.dataDirectory,
-                        requestTimeout: configuration.requestTimeout)
+        app = AppObject(
+            id: configuration.appId, server: configuration.server, storageDirectory: configuration.dataDirectory,
+            requestTimeout: configuration.requestTimeout)
     }
 
     public func install(into state: LuaState) throws {
@@ -46,8 +47,10 @@ public struct AuthScript: LuaLibrary {
     /// a first object of each exists (`app.currentUser.apiKeys:` with no user logged in). For
     /// the REPL only: a script has no use for it, and it would add to every start-up.
     public func prepareCompletion(in state: LuaState) {
-        for type in [AppObject.self, UserObject.self, EmailPasswordAuthObject.self, APIKeysObject.self, FunctionsObject.self,
-                     CredentialsObject.self, AuthErrorObject.self, ProgressObject.self, EJSONValue.self] as [any LuaObject.Type] {
+        for type in [
+            AppObject.self, UserObject.self, EmailPasswordAuthObject.self, APIKeysObject.self, FunctionsObject.self,
+            CredentialsObject.self, AuthErrorObject.self, ProgressObject.self, EJSONValue.self,
+        ] as [any LuaObject.Type] {
             register(type, in: state)
         }
     }

@@ -42,21 +42,24 @@ struct DevAPI: Sendable {
     private func send(_ method: String, _ path: String, body: EJSON? = nil, root: String = Routes.dev) async throws -> EJSON {
         var headers = [("Accept", "application/json")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
-        let request = TransportRequest(method: method, url: server.baseURL + root + path, headers: headers,
-                                       body: body?.encoded(.canonical), timeout: requestTimeout)
+        let request = TransportRequest(
+            method: method, url: server.baseURL + root + path, headers: headers,
+            body: body?.encoded(.canonical), timeout: requestTimeout)
         let response = try await ScriptTransport(server: server).send(request)
         let parsed = response.body.isEmpty ? EJSON.document([:]) : (try? EJSON(parsing: response.body))
         if (200..<300).contains(response.status), let parsed { return parsed }
         let error = parsed.flatMap { ServiceError(body: $0, status: response.status) }
         if response.status == 404, error?.code != .appNotFound {
-            throw AuthClientError(code: ScriptError.notInDevMode,
-                                  message: "\(server.isEmbedded ? "the embedded server" : server.baseURL) is not in dev mode"
-                                      + " (the dev API, outbox included, needs a server started with --dev)",
-                                  status: 404)
+            throw AuthClientError(
+                code: ScriptError.notInDevMode,
+                message: "\(server.isEmbedded ? "the embedded server" : server.baseURL) is not in dev mode"
+                    + " (the dev API, outbox included, needs a server started with --dev)",
+                status: 404)
         }
         if let error { throw AuthClientError(error) }
-        throw AuthClientError(code: AuthClientError.malformedResponse,
-                              message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
+        throw AuthClientError(
+            code: AuthClientError.malformedResponse,
+            message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
     }
 
 }

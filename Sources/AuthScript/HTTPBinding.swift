@@ -10,7 +10,8 @@ import LuaEJSON
 /// JSON. Redirects are returned, not followed. A URL on the embedded server's placeholder
 /// origin (`auth.dev.idp.githubAPI` on the embedded server) goes to the embedded server.
 enum HTTPBinding {
-    static func function(server: ScriptServer) -> LuaFunction { LuaFunction("auth.http") { call in
+    static func function(server: ScriptServer) -> LuaFunction {
+        LuaFunction("auth.http") { call in
             let options = try call.table(1)
             let url = try options.string("url", argument: 1)
             guard url.hasPrefix("http://") || url.hasPrefix("https://") else {

@@ -40,8 +40,10 @@ enum PasswordPrompt {
         LuaState.drainInterrupts()
         while true {
             if interruptible {
-                var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-                           pollfd(fd: LuaState.interruptFD, events: Int16(POLLIN), revents: 0)]
+                var fds = [
+                    pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                    pollfd(fd: LuaState.interruptFD, events: Int16(POLLIN), revents: 0),
+                ]
                 if poll(&fds, 2, -1) < 0 { if errno == EINTR { continue } else { return .end } }
                 if fds[1].revents != 0 { return .interrupted }
             }

@@ -48,7 +48,8 @@ public final class AuthErrorObject: LuaObject {
         properties: [
             "email": { $0.error.email.map { .string(LuaString($0)) } ?? .nil },
             "providers": { object in
-                object.error.details["providers"] == nil ? .nil
+                object.error.details["providers"] == nil
+                    ? .nil
                     : .table(LuaTable(array: object.error.providers.map { .string(LuaString($0)) }))
             },
             "credential": { $0.error.pendingCredential.map { .object(CredentialsObject($0)) } ?? .nil },

@@ -41,8 +41,10 @@ public final class ScriptServer: Sendable {
     /// server has stopped (or after a start failed): one that died comes back, on a new port,
     /// with its data. `adminKey` gives the key it was given, if any (asked for only when a
     /// script needs it).
-    public init(embedded start: @escaping @Sendable () async throws -> String, adminKey: (@Sendable () -> String)? = nil,
-                isRunning: (@Sendable () -> Bool)? = nil) {
+    public init(
+        embedded start: @escaping @Sendable () async throws -> String, adminKey: (@Sendable () -> String)? = nil,
+        isRunning: (@Sendable () -> Bool)? = nil
+    ) {
         baseURL = ScriptServer.embeddedURL
         starter = start
         adminKeySource = adminKey
@@ -115,7 +117,7 @@ struct ScriptTransport: AuthTransport {
         resolved.url = try await server.resolve(request.url)
         do {
             return try await AsyncHTTPTransport().send(resolved)
-        } catch where error.neverSent && server.isEmbedded {
+        } catch  where error.neverSent && server.isEmbedded {
             // The embedded server died before the request reached it: once more, on the one
             // started in its place (nothing was done, so nothing is done twice).
             let again = try await server.resolve(request.url)

@@ -66,8 +66,9 @@ enum SignInBinding {
         let client = try app.app()
         let (scopeList, customParameters, limit) = (scopes, parameters, timeout)
         return perform(call) {
-            let user = try await client.signIn(provider: provider, scopes: scopeList, customParameters: customParameters,
-                                               presenter: presenter, timeout: limit)
+            let user = try await client.signIn(
+                provider: provider, scopes: scopeList, customParameters: customParameters,
+                presenter: presenter, timeout: limit)
             return [.object(app.object(user))]
         }
     }

@@ -21,17 +21,21 @@ public final class UserObject: LuaObject {
     }
 
     static func identities(_ user: User) -> LuaValue {
-        .table(LuaTable(array: user.identities.map { identity in
-            var t = LuaTable(["id": .string(LuaString(identity.id)), "providerType": .string(LuaString(identity.providerType))])
-            if let email = identity.email { t["email"] = .string(LuaString(email)) }
-            return .table(t)
-        }))
+        .table(
+            LuaTable(
+                array: user.identities.map { identity in
+                    var t = LuaTable(["id": .string(LuaString(identity.id)), "providerType": .string(LuaString(identity.providerType))])
+                    if let email = identity.email { t["email"] = .string(LuaString(email)) }
+                    return .table(t)
+                }))
     }
 
     /// `{id, deviceId, created, lastUsed, current, providerType}`.
     static func session(_ s: UserSession) -> LuaValue {
-        var t = LuaTable(["id": .string(LuaString(s.id)), "deviceId": .string(LuaString(s.deviceId)),
-                          "created": .integer(s.created), "lastUsed": .integer(s.lastUsed), "current": .boolean(s.isCurrent)])
+        var t = LuaTable([
+            "id": .string(LuaString(s.id)), "deviceId": .string(LuaString(s.deviceId)),
+            "created": .integer(s.created), "lastUsed": .integer(s.lastUsed), "current": .boolean(s.isCurrent),
+        ])
         if let type = s.providerType { t["providerType"] = .string(LuaString(type)) }
         return .table(t)
     }
@@ -68,12 +72,26 @@ public final class UserObject: LuaObject {
             "sessions": method { object, _ in { [.table(LuaTable(array: try await object.user.sessions().map(session)))] } },
             "revokeSession": method { object, call in
                 let id = try sessionArgument(call)
-                return { try await object.user.revokeSession(id: id); return [] }
+                return {
+                    try await object.user.revokeSession(id: id); return []
+                }
             },
             "revokeOtherSessions": method { object, _ in { [.integer(Int64(try await object.user.revokeOtherSessions()))] } },
-            "logOut": method { object, _ in { try await object.user.logOut(); return [] } },
-            "remove": method { object, _ in { try await object.user.remove(); return [] } },
-            "delete": method { object, _ in { try await object.user.delete(); return [] } },
+            "logOut": method { object, _ in
+                {
+                    try await object.user.logOut(); return []
+                }
+            },
+            "remove": method { object, _ in
+                {
+                    try await object.user.remove(); return []
+                }
+            },
+            "delete": method { object, _ in
+                {
+                    try await object.user.delete(); return []
+                }
+            },
             "refreshCustomData": method { object, _ in
                 { [LuaEJSON.lua(try await object.user.refreshCustomData() ?? [:])] }
             },
@@ -119,11 +137,12 @@ final class FunctionsObject: LuaObject {
         "Functions",
         description: { "Functions(\($0.user.user.id))" },
         fallback: { object, name in
-            .function(LuaFunction(name) { call in
-                let arguments = try call.ejsonArguments(from: 1)
-                let user = object.user.user
-                return perform(call) { [LuaEJSON.lua(try await user.callFunction(name: name, arguments: arguments))] }
-            })
+            .function(
+                LuaFunction(name) { call in
+                    let arguments = try call.ejsonArguments(from: 1)
+                    let user = object.user.user
+                    return perform(call) { [LuaEJSON.lua(try await user.callFunction(name: name, arguments: arguments))] }
+                })
         })
 }
 
@@ -159,15 +178,21 @@ final class APIKeysObject: LuaObject {
             },
             "delete": method { keys, call in
                 let id = try call.string(2)
-                return { try await keys.delete(id: id); return [] }
+                return {
+                    try await keys.delete(id: id); return []
+                }
             },
             "enable": method { keys, call in
                 let id = try call.string(2)
-                return { try await keys.enable(id: id); return [] }
+                return {
+                    try await keys.enable(id: id); return []
+                }
             },
             "disable": method { keys, call in
                 let id = try call.string(2)
-                return { try await keys.disable(id: id); return [] }
+                return {
+                    try await keys.disable(id: id); return []
+                }
             },
         ],
         description: { "APIKeys(\($0.user.user.id))" })

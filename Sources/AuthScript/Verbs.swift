@@ -23,7 +23,9 @@ enum Verbs {
             LuaFunction("switchUser") { call in try switchUser(app, call, userAt: 1) },
             LuaFunction("logout") { call in
                 let user = call.isNil(1) ? try current(app, call) : try app.user(call, 1)
-                return perform(call) { try await user.logOut(); return [] }
+                return perform(call) {
+                    try await user.logOut(); return []
+                }
             },
             LuaFunction("whoami") { _ in .one(try app.app().currentUser.map { .object(app.object($0)) } ?? .nil) },
             LuaFunction("users") { _ in .one(.table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) }))) },
@@ -63,8 +65,9 @@ enum Verbs {
     /// The current user, or `ClientUserNotLoggedIn` naming the verb.
     static func current(_ app: AppObject, _ call: LuaCall) throws -> User {
         guard let user = try app.app().currentUser else {
-            throw ScriptError(AuthClientError(code: AuthClientError.userNotLoggedIn, message: "\(call.name): no user is logged in (log in first)"),
-                              position: call.position)
+            throw ScriptError(
+                AuthClientError(code: AuthClientError.userNotLoggedIn, message: "\(call.name): no user is logged in (log in first)"),
+                position: call.position)
         }
         return user
     }

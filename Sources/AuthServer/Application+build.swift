@@ -24,20 +24,28 @@ public func buildApplication(
     let metrics = configuration.metricsPort == nil ? nil : ServerMetrics()
     let service = try await AuthService(configuration: configuration, store: store, metrics: metrics)
     let router = buildRouter(configuration, service: service, metrics: metrics)
-    let background: [any Service] = configuration.adminOnly ? [] :
-        [AnonymousUserSweeper(service: service)]
+    let background: [any Service] =
+        configuration.adminOnly
+        ? []
+        : [AnonymousUserSweeper(service: service)]
             + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
             + (metrics.map { metrics in
-                [MetricsListener.make(metrics: metrics, store: store, host: configuration.metricsHost,
-                                      port: configuration.metricsPort ?? 0, logger: configuration.logger,
-                                      onListening: onMetricsListening)]
+                [
+                    MetricsListener.make(
+                        metrics: metrics, store: store, host: configuration.metricsHost,
+                        port: configuration.metricsPort ?? 0, logger: configuration.logger,
+                        onListening: onMetricsListening)
+                ]
             } ?? [])
     return Application(
         router: router,
         // A connection with no request under way (one still sending its headers included)
         // is closed after `idleTimeout`.
-        server: .http1(configuration: .init(idleTimeout: .nanoseconds(Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
-                                                                     + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
+        server: .http1(
+            configuration: .init(
+                idleTimeout: .nanoseconds(
+                    Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
+                        + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         // The sender runs in the background only for SMTP: the dev outbox is filled before the
         // request that sends a mail answers, by the process that answers it.
@@ -63,20 +71,26 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
     if !configuration.adminOnly {
         let apps = service.apps
         for app in apps.values.sorted(by: { $0.id < $1.id }) {
-            let origins = app.allowedRequestOrigins.map { $0.entries.isEmpty ? "none" : $0.entries.joined(separator: " ") }
+            let origins =
+                app.allowedRequestOrigins.map { $0.entries.isEmpty ? "none" : $0.entries.joined(separator: " ") }
                 ?? (configuration.dev ? "any (dev mode)" : "none (allowedRequestOrigins)")
-            configuration.logger.notice("app \(app.id)", metadata: ["providers": "\(app.providerNames.joined(separator: ","))",
-                                                                   "origins": "\(origins)"])
+            configuration.logger.notice(
+                "app \(app.id)",
+                metadata: [
+                    "providers": "\(app.providerNames.joined(separator: ","))",
+                    "origins": "\(origins)",
+                ])
         }
         router.add(middleware: CrossOriginMiddleware(apps: { apps[$0] }, allApps: Array(apps.values), devDefault: configuration.dev))
     }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {
-        router.add(middleware: AuthEventMiddleware(
-            auditLog: service.auditWriter, metrics: metrics,
-            isProvider: { [service] app, type in service.hasProvider(type, app: app) },
-            isApp: { [service] app in service.apps[app] != nil },
-            clock: configuration.clock, logger: configuration.logger))
+        router.add(
+            middleware: AuthEventMiddleware(
+                auditLog: service.auditWriter, metrics: metrics,
+                isProvider: { [service] app, type in service.hasProvider(type, app: app) },
+                isApp: { [service] app in service.apps[app] != nil },
+                clock: configuration.clock, logger: configuration.logger))
     }
     if configuration.adminOnly {
         service.addAdminRoutes(to: router, keys: configuration.adminKeys)
@@ -126,8 +140,10 @@ public func readAuditLog(_ configuration: ServerConfiguration, filter: AuditFilt
 /// after later ones were read (PostgreSQL, several instances), before the start included, is
 /// shown when it commits, if that is within `grace` of its id being found missing
 /// (``AuditFollower``).
-public func followAuditLog(_ configuration: ServerConfiguration, filter: AuditFilter, interval: Duration = .seconds(1),
-                           grace: Duration = .seconds(10), _ body: @Sendable ([AuditEvent]) -> Void) async throws {
+public func followAuditLog(
+    _ configuration: ServerConfiguration, filter: AuditFilter, interval: Duration = .seconds(1),
+    grace: Duration = .seconds(10), _ body: @Sendable ([AuditEvent]) -> Void
+) async throws {
     let store = try await openStore(configuration)
     defer { store.close() }
     // The newest id first, then the filter's newest below it: nothing committed between is lost.
@@ -175,8 +191,9 @@ func openStore(_ configuration: ServerConfiguration, serving: Bool = false) asyn
         return try openSQLite(path)
     case .postgres(let database):
         do {
-            return try await PostgresStore(configuration: database.clientConfiguration(serving: serving), logger: configuration.logger,
-                                           startupTimeout: database.startupTimeout)
+            return try await PostgresStore(
+                configuration: database.clientConfiguration(serving: serving), logger: configuration.logger,
+                startupTimeout: database.startupTimeout)
         } catch {
             // The URL without its password, and what failed.
             throw ConfigError(key: "database", reason: "\(database): \(error)")

@@ -1,6 +1,6 @@
 import Synchronization
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The server's clock: real time plus an offset that dev mode can move forward.

@@ -17,12 +17,12 @@ extension LuaState {
         defer { lua_settop(L, top) }
 
         if methodsOnly && Self.isStringLiteralInParentheses(head) {
-            lua_pushstring(L, "")                                // a string: the string library's methods
+            lua_pushstring(L, "")  // a string: the string library's methods
             var names = Set<String>()
             collectNames(at: lua_gettop(L), isClass: false, methodsOnly: true, into: &names)
             return names.filter { $0.hasPrefix(partial) && $0.isLuaIdentifier }.sorted().map { head + ":" + $0 }
         }
-        clua_pushglobaltable(L)                                  // stack: G
+        clua_pushglobaltable(L)  // stack: G
         var found = Found.value
         if separatorIndex != nil {
             for component in head.split(separator: ".", omittingEmptySubsequences: false) {
@@ -97,7 +97,8 @@ extension LuaState {
     static func isStringLiteralInParentheses(_ text: String) -> Bool {
         let chars = Array(text)
         guard chars.count >= 3, chars.last == ")", let quote = chars.first, quote == "\"" || quote == "'",
-              chars[chars.count - 2] == quote else { return false }
+            chars[chars.count - 2] == quote
+        else { return false }
         var i = 1
         while i < chars.count - 2 {
             if chars[i] == "\\" { i += 2; continue }
@@ -138,7 +139,7 @@ extension LuaState {
             }
             if lua_type(L, -1) == LUA_TTABLE {
                 lua_pushnil(L)
-                while lua_next(L, -2) != 0 {                     // stack: mt, members, key, kind
+                while lua_next(L, -2) != 0 {  // stack: mt, members, key, kind
                     let kind = LuaStack.text(at: -1, on: L)
                     clua_pop(L, 1)
                     if let name = LuaStack.text(at: -1, on: L), !methodsOnly || kind == "method" { names.insert(name) }
@@ -156,20 +157,20 @@ extension LuaState {
             }
             return
         }
-        lua_pushvalue(L, index)                                  // stack: t
+        lua_pushvalue(L, index)  // stack: t
         var hops = 0
         while hops < 8 {
             lua_pushnil(L)
-            while lua_next(L, -2) != 0 {                         // stack: t, key, value
+            while lua_next(L, -2) != 0 {  // stack: t, key, value
                 let isFunction = lua_type(L, -1) == LUA_TFUNCTION
                 clua_pop(L, 1)
                 if let name = LuaStack.text(at: -1, on: L), !methodsOnly || isFunction { names.insert(name) }
             }
-            guard lua_getmetatable(L, -1) != 0 else { break }    // stack: t, mt
+            guard lua_getmetatable(L, -1) != 0 else { break }  // stack: t, mt
             lua_pushstring(L, "__index")
             guard lua_rawget(L, -2) == LUA_TTABLE else { clua_pop(L, 2); break }
             clua_remove(L, -2)
-            clua_remove(L, -2)                                   // stack: index table
+            clua_remove(L, -2)  // stack: index table
             hops += 1
         }
         clua_pop(L, 1)

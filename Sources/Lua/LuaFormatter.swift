@@ -67,7 +67,7 @@ public struct LuaFormatter {
     }
 
     private func numberText(_ L: OpaquePointer, _ index: Int32) -> String {
-        lua_pushvalue(L, index)                 // a copy: lua_tolstring converts in place
+        lua_pushvalue(L, index)  // a copy: lua_tolstring converts in place
         defer { clua_pop(L, 1) }
         return String(decoding: LuaStack.bytes(at: -1, on: L), as: UTF8.self)
     }
@@ -99,7 +99,7 @@ public struct LuaFormatter {
         let n = Int(lua_rawlen(L, index))
         var others: [(sort: SortKey, label: String, keyRef: Int32)] = []
         lua_pushnil(L)
-        while lua_next(L, index) != 0 {                  // stack: key, value
+        while lua_next(L, index) != 0 {  // stack: key, value
             clua_pop(L, 1)
             if lua_type(L, -1) == LUA_TNUMBER, lua_isinteger(L, -1) != 0 {
                 let i = lua_tointegerx(L, -1, nil)
@@ -121,8 +121,8 @@ public struct LuaFormatter {
             clua_pop(L, 1)
         }
         for entry in others.prefix(max(0, maxEntries - n)) {
-            lua_rawgeti(L, clua_registryindex, lua_Integer(entry.keyRef))   // stack: key
-            lua_rawget(L, index)                                              // stack: value
+            lua_rawgeti(L, clua_registryindex, lua_Integer(entry.keyRef))  // stack: key
+            lua_rawget(L, index)  // stack: value
             items.append(entry.label + " = " + render(L, lua_gettop(L), depth: depth + 1, indent: inner, path: &path))
             clua_pop(L, 1)
         }

@@ -80,12 +80,12 @@ extension LuaState {
             return
         }
         clua_pop(L, 1)
-        pushMetatable(for: T.self, on: L)         // stack: cache, mt
+        pushMetatable(for: T.self, on: L)  // stack: cache, mt
         authsh_pushobject(L, Unmanaged.passRetained(object as AnyObject).toOpaque())  // stack: cache, ud
         lua_pushlightuserdata(L, key)
         lua_pushvalue(L, -2)
-        lua_rawset(L, -4)                          // cache[key] = ud
-        clua_remove(L, -2)                         // stack: ud
+        lua_rawset(L, -4)  // cache[key] = ud
+        clua_remove(L, -2)  // stack: ud
     }
 
     /// Pushes the metatable of T, building it on first use. [-0, +1, m]

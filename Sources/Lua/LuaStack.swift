@@ -145,13 +145,13 @@ enum LuaStack {
             guard lua_checkstack(L, 3) != 0 else { throw LuaError(.conversion, "stack overflow") }
             var table = LuaTable()
             var pairs: [(LuaValue, LuaValue)] = []
-            lua_pushnil(L)                                   // stack: key
-            while lua_next(L, index) != 0 {                  // stack: key, value
+            lua_pushnil(L)  // stack: key
+            while lua_next(L, index) != 0 {  // stack: key, value
                 let keyIndex = lua_gettop(L) - 1
                 let key = try read(keyIndex, on: L, path: path, visiting: &visiting)
                 let value = try read(keyIndex + 1, on: L, path: path + describe(key: key), visiting: &visiting)
                 pairs.append((key, value))
-                clua_pop(L, 1)                               // stack: key
+                clua_pop(L, 1)  // stack: key
             }
             // Sequence first so that `array` takes 1...n, whatever order next() gave.
             pairs.sort { a, b in

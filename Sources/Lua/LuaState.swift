@@ -115,13 +115,13 @@ public final class LuaState {
 
     /// Sets global `name` (raw: a metatable on _G is not consulted).
     public func setGlobal(_ name: String, _ value: LuaValue) throws {
-        clua_pushglobaltable(L)                      // stack: G
-        LuaStack.pushString(name, on: L)             // stack: G, name
+        clua_pushglobaltable(L)  // stack: G
+        LuaStack.pushString(name, on: L)  // stack: G, name
         do { try LuaStack.push(value, on: L) } catch {
             clua_pop(L, 2)
             throw error
         }
-        lua_rawset(L, -3)                            // stack: G
+        lua_rawset(L, -3)  // stack: G
         clua_pop(L, 1)
     }
 
@@ -129,7 +129,7 @@ public final class LuaState {
     public func global(_ name: String) throws -> LuaValue {
         clua_pushglobaltable(L)
         LuaStack.pushString(name, on: L)
-        lua_rawget(L, -2)                            // stack: G, value
+        lua_rawget(L, -2)  // stack: G, value
         defer { clua_pop(L, 2) }
         return try LuaStack.value(at: -1, on: L)
     }
@@ -310,14 +310,14 @@ public protocol LuaLibrary {
 extension LuaState {
     /// Sets `table.name = value`, creating global `table` when it does not exist (raw access).
     public func setField(_ name: String, of table: String, to value: LuaValue) throws {
-        clua_pushglobaltable(L)                                  // stack: G
+        clua_pushglobaltable(L)  // stack: G
         LuaStack.pushString(table, on: L)
-        if lua_rawget(L, -2) != LUA_TTABLE {                     // stack: G, t?
+        if lua_rawget(L, -2) != LUA_TTABLE {  // stack: G, t?
             clua_pop(L, 1)
             clua_newtable(L)
             LuaStack.pushString(table, on: L)
             lua_pushvalue(L, -2)
-            lua_rawset(L, -4)                                    // G[table] = t
+            lua_rawset(L, -4)  // G[table] = t
         }
         LuaStack.pushString(name, on: L)
         do { try LuaStack.push(value, on: L) } catch {

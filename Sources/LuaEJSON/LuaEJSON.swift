@@ -196,19 +196,21 @@ public enum EJSONLibrary {
     public static func table(now: @escaping @Sendable () -> Int64) -> LuaTable {
         var t = LuaTable()
         t["null"] = .object(EJSONValue.null)
-        t["objectId"] = .function(LuaFunction("objectId") { call in
-            guard let hex = try call.optionalString(1) else {
-                return .one(.object(EJSONValue(.objectId(ObjectId(seconds: UInt32(truncatingIfNeeded: now()))))))
-            }
-            guard let id = ObjectId(hex: hex) else {
-                throw LuaArgumentError(index: 1, message: "an ObjectId is 24 hexadecimal digits")
-            }
-            return .one(.object(EJSONValue(.objectId(id))))
-        })
-        t["date"] = .function(LuaFunction("date") { call in
-            let ms = try call.optionalInteger(1) ?? now() * 1000
-            return .one(.object(EJSONValue(.date(ms))))
-        })
+        t["objectId"] = .function(
+            LuaFunction("objectId") { call in
+                guard let hex = try call.optionalString(1) else {
+                    return .one(.object(EJSONValue(.objectId(ObjectId(seconds: UInt32(truncatingIfNeeded: now()))))))
+                }
+                guard let id = ObjectId(hex: hex) else {
+                    throw LuaArgumentError(index: 1, message: "an ObjectId is 24 hexadecimal digits")
+                }
+                return .one(.object(EJSONValue(.objectId(id))))
+            })
+        t["date"] = .function(
+            LuaFunction("date") { call in
+                let ms = try call.optionalInteger(1) ?? now() * 1000
+                return .one(.object(EJSONValue(.date(ms))))
+            })
         t["encode"] = .function(encoder("encode", .canonical))
         t["decode"] = .function(decoder("decode"))
         return t

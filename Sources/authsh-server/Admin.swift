@@ -118,7 +118,8 @@ enum Admin {
                 print(o.json ? AdminOutput.json(["id": .string(id), "deleted": true]) : "deleted \(id)")
             case .revoke(let id):
                 let n = try await client.revokeSessions(id)
-                print(o.json ? AdminOutput.json(["id": .string(id), "revoked": .int64(Int64(n))]) : "revoked \(n) session\(n == 1 ? "" : "s") of \(id)")
+                print(
+                    o.json ? AdminOutput.json(["id": .string(id), "revoked": .int64(Int64(n))]) : "revoked \(n) session\(n == 1 ? "" : "s") of \(id)")
             case .reset(let id):
                 try await client.sendReset(id)
                 print(o.json ? AdminOutput.json(["id": .string(id), "sent": true]) : "sent the reset mail of \(id)")
@@ -127,7 +128,11 @@ enum Admin {
                 let result = try await client.export(to: path) { progress.show($0) }
                 progress.finish()
                 let message = "exported \(result.users) users and \(result.accounts) accounts without a user to \(path)"
-                if path == "-" { Output.error(message) } else { print(o.json ? AdminOutput.json(["users": .int64(Int64(result.users)), "accounts": .int64(Int64(result.accounts))]) : message) }
+                if path == "-" {
+                    Output.error(message)
+                } else {
+                    print(o.json ? AdminOutput.json(["users": .int64(Int64(result.users)), "accounts": .int64(Int64(result.accounts))]) : message)
+                }
             case .import(let path):
                 let progress = TransferProgress()
                 do {
@@ -136,8 +141,12 @@ enum Admin {
                     if o.json {
                         print(AdminOutput.json(value: report))
                     } else {
-                        print("imported \(report["imported"]?.integerValue ?? 0), skipped \(report["skipped"]?.integerValue ?? 0) (there already), rejected \(report["rejectedCount"]?.integerValue ?? 0)")
-                        for r in report["rejected"]?.arrayValue ?? [] { print("  line \(r["line"]?.integerValue ?? 0): \(TerminalText.safe(r["reason"]?.stringValue ?? ""))") }
+                        print(
+                            "imported \(report["imported"]?.integerValue ?? 0), skipped \(report["skipped"]?.integerValue ?? 0) (there already), rejected \(report["rejectedCount"]?.integerValue ?? 0)"
+                        )
+                        for r in report["rejected"]?.arrayValue ?? [] {
+                            print("  line \(r["line"]?.integerValue ?? 0): \(TerminalText.safe(r["reason"]?.stringValue ?? ""))")
+                        }
                     }
                 } catch let error as AuthClientError where !error.details.isEmpty {
                     progress.finish()

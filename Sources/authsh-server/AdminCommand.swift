@@ -91,8 +91,10 @@ struct AdminCommand: ParsableCommand {
         @Flag(help: "Every page.") var all = false
 
         func validate() throws {
-            for (name, value) in [("--created-after", createdAfter), ("--created-before", createdBefore),
-                                  ("--last-login-after", lastLoginAfter), ("--last-login-before", lastLoginBefore)] {
+            for (name, value) in [
+                ("--created-after", createdAfter), ("--created-before", createdBefore),
+                ("--last-login-after", lastLoginAfter), ("--last-login-before", lastLoginBefore),
+            ] {
                 if let value, Admin.time(value) == nil {
                     throw ValidationError("\(name) needs unix seconds, an ISO-8601 time, or 30m, 2h, 7d")
                 }
@@ -103,8 +105,10 @@ struct AdminCommand: ParsableCommand {
         var filters: [String: String] {
             var f: [String: String] = [:]
             for (key, value) in [("email", email), ("provider", provider), ("state", state), ("limit", limit)] { f[key] = value }
-            for (key, value) in [("createdAfter", createdAfter), ("createdBefore", createdBefore),
-                                 ("lastLoginAfter", lastLoginAfter), ("lastLoginBefore", lastLoginBefore)] {
+            for (key, value) in [
+                ("createdAfter", createdAfter), ("createdBefore", createdBefore),
+                ("lastLoginAfter", lastLoginAfter), ("lastLoginBefore", lastLoginBefore),
+            ] {
                 f[key] = value.flatMap(Admin.time).map(String.init)
             }
             return f

@@ -17,8 +17,10 @@ enum AdminOutput {
         let identities = user["identities"]?.arrayValue ?? []
         let emails = Set(identities.compactMap { $0["email"]?.stringValue } + [user["data"]?["email"]?.stringValue].compactMap { $0 })
         let providers = identities.compactMap { $0["providerType"]?.stringValue }
-        var parts = [user["id"]?.stringValue ?? "?", user["disabled"] == true ? "disabled" : "enabled",
-                     "created=" + time(user["createdAt"]), "last_login=" + time(user["lastLoginAt"])]
+        var parts = [
+            user["id"]?.stringValue ?? "?", user["disabled"] == true ? "disabled" : "enabled",
+            "created=" + time(user["createdAt"]), "last_login=" + time(user["lastLoginAt"]),
+        ]
         if !emails.isEmpty { parts.append("email=" + emails.sorted().joined(separator: ",")) }
         parts.append("providers=" + (providers.isEmpty ? "-" : providers.joined(separator: ",")))
         return TerminalText.safe(parts.joined(separator: " "))
@@ -28,12 +30,14 @@ enum AdminOutput {
     static func details(_ user: EJSON) -> String {
         var lines = [line(user)]
         for i in user["identities"]?.arrayValue ?? [] {
-            lines.append("  identity \(i["providerType"]?.stringValue ?? "?") \(i["externalId"]?.stringValue ?? "?")"
-                         + (i["email"]?.stringValue.map { " email=\($0)" } ?? ""))
+            lines.append(
+                "  identity \(i["providerType"]?.stringValue ?? "?") \(i["externalId"]?.stringValue ?? "?")"
+                    + (i["email"]?.stringValue.map { " email=\($0)" } ?? ""))
         }
         for s in user["sessions"]?.arrayValue ?? [] {
-            lines.append("  session \(s["id"]?.stringValue ?? "?") \(s["providerType"]?.stringValue ?? "?") created=\(time(s["createdAt"]))"
-                         + " last_used=\(time(s["lastUsed"]))")
+            lines.append(
+                "  session \(s["id"]?.stringValue ?? "?") \(s["providerType"]?.stringValue ?? "?") created=\(time(s["createdAt"]))"
+                    + " last_used=\(time(s["lastUsed"]))")
         }
         for k in user["apiKeys"]?.arrayValue ?? [] {
             lines.append("  api-key \(k["name"]?.stringValue ?? "?")\(k["disabled"] == true ? " (disabled)" : "")")

@@ -15,8 +15,10 @@ enum AdminTarget {
 
     /// Runs `body` with a client of the server `configuration` describes, started here, and
     /// stops that server once `body` returns.
-    static func withLocalServer<T: Sendable>(_ configuration: ServerConfiguration, app: String,
-                                             _ body: @escaping @Sendable (AdminClient) async throws -> T) async throws -> T {
+    static func withLocalServer<T: Sendable>(
+        _ configuration: ServerConfiguration, app: String,
+        _ body: @escaping @Sendable (AdminClient) async throws -> T
+    ) async throws -> T {
         var config = configuration
         let key = AdminKeys.randomKey()
         config.adminKeys = try AdminKeys([(name: localKeyName, key: key)])
@@ -27,11 +29,13 @@ enum AdminTarget {
         config.adminOnly = true
         let origin = Mutex<String?>(nil)
         let started = AsyncStream<Void>.makeStream()
-        let application = try await buildApplication(config, onListening: { host, port in
-            origin.withLock { $0 = "http://\(host):\(port)" }
-            started.continuation.yield()
-            started.continuation.finish()
-        })
+        let application = try await buildApplication(
+            config,
+            onListening: { host, port in
+                origin.withLock { $0 = "http://\(host):\(port)" }
+                started.continuation.yield()
+                started.continuation.finish()
+            })
         let running = Task { try await application.run() }
         defer { running.cancel() }
         for await _ in started.stream { break }

@@ -72,8 +72,9 @@ enum Audit {
             Output.error("authsh audit: no database at \(missing)")
             return ExitStatus.failure
         }
-        let filter = AuditFilter(appId: command.app, userId: command.user, event: command.event,
-                                 since: command.since.flatMap(AuditCommand.since), limit: command.limit)
+        let filter = AuditFilter(
+            appId: command.app, userId: command.user, event: command.event,
+            since: command.since.flatMap(AuditCommand.since), limit: command.limit)
         let asJSON = command.json, follow = command.follow
         return Serve.runBlocking {
             do {
@@ -109,10 +110,14 @@ enum Audit {
     }
 
     static func line(json e: AuditEvent) -> String {
-        var d: EJSONDocument = ["id": .int64(e.id), "time": .string(ISODate.format(milliseconds: e.time * 1000)), "app": .string(e.appId),
-                                "event": .string(e.event), "outcome": .string(e.outcome)]
-        for (key, value) in [("user", e.userId), ("provider", e.provider), ("address", e.address), ("userAgent", e.userAgent),
-                             ("detail", e.detail), ("actor", e.actor)] {
+        var d: EJSONDocument = [
+            "id": .int64(e.id), "time": .string(ISODate.format(milliseconds: e.time * 1000)), "app": .string(e.appId),
+            "event": .string(e.event), "outcome": .string(e.outcome),
+        ]
+        for (key, value) in [
+            ("user", e.userId), ("provider", e.provider), ("address", e.address), ("userAgent", e.userAgent),
+            ("detail", e.detail), ("actor", e.actor),
+        ] {
             if let value { d[key] = .string(value) }
         }
         return TerminalText.safeJSON(EJSON.document(d).encodedString(.relaxed))

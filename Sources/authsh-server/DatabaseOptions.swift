@@ -11,10 +11,12 @@ struct DatabaseOptions: ParsableArguments {
 
     /// Read as text and checked in `validate`: an option's transform would have the parser
     /// repeat the value in its error, and a URL may hold a password.
-    @Option(help: ArgumentHelp("""
-        sqlite:PATH, or postgres://USER@HOST:PORT/DB?sslmode=MODE (the password from PGPASSWORD; \
-        config key database).
-        """, valueName: "url"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            sqlite:PATH, or postgres://USER@HOST:PORT/DB?sslmode=MODE (the password from PGPASSWORD; \
+            config key database).
+            """, valueName: "url"))
     var database: String?
 
     @Option(help: ArgumentHelp("A server config file: its apps, database and the rest (default: one app, `local`).", valueName: "file"))

@@ -48,7 +48,9 @@ enum Embedded {
         config.port = 0
         // The playground's `local` app keeps one account per email
         // (docs/protocol/identity-providers.md section 5).
-        config.apps = config.apps.map { var app = $0; app.oneAccountPerEmail = true; return app }
+        config.apps = config.apps.map {
+            var app = $0; app.oneAccountPerEmail = true; return app
+        }
         config.database = .directory(command.data)
         if let plugins = command.plugins {
             config.pluginsDirectory = plugins

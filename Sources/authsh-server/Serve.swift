@@ -42,50 +42,58 @@ struct ServeCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Lua plugins, every *.lua file (default ./plugins, if it exists).", valueName: "dir"))
     var plugins: String?
 
-    @Flag(help: """
-        Dev mode: outbox, wipe, config and clock routes under /api/dev/v1; changed plugin files \
-        are reloaded for the next call; on an address other than loopback it also needs \
-        --dev-allow-remote.
-        """)
+    @Flag(
+        help: """
+            Dev mode: outbox, wipe, config and clock routes under /api/dev/v1; changed plugin files \
+            are reloaded for the next call; on an address other than loopback it also needs \
+            --dev-allow-remote.
+            """)
     var dev = false
 
     @Flag(help: "Dev mode on a non-loopback --host (anyone who reaches it can wipe users and read the outbox).")
     var devAllowRemote = false
 
-    @Option(help: ArgumentHelp("The server's public origin, for links in mails (config publicURL).", valueName: "url"),
-            transform: { url in
-                guard let checked = ServerConfiguration.checkPublicURL(url) else {
-                    throw ValidationError("an http:// or https:// URL is needed")
-                }
-                return checked
-            })
+    @Option(
+        help: ArgumentHelp("The server's public origin, for links in mails (config publicURL).", valueName: "url"),
+        transform: { url in
+            guard let checked = ServerConfiguration.checkPublicURL(url) else {
+                throw ValidationError("an http:// or https:// URL is needed")
+            }
+            return checked
+        })
     var publicUrl: String?
 
-    @Option(help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default info).", valueName: "level"),
-            transform: { level in
-                guard let parsed = Logger.Level(rawValue: level) else {
-                    throw ValidationError("one of trace, debug, info, notice, warning, error, critical is needed")
-                }
-                return parsed
-            })
+    @Option(
+        help: ArgumentHelp("trace, debug, info, notice, warning, error or critical (default info).", valueName: "level"),
+        transform: { level in
+            guard let parsed = Logger.Level(rawValue: level) else {
+                throw ValidationError("one of trace, debug, info, notice, warning, error, critical is needed")
+            }
+            return parsed
+        })
     var logLevel: Logger.Level = .info
 
     @Option(help: ArgumentHelp("text (default) or json: one JSON object per line on stderr.", valueName: "format"))
     var logFormat: LogFormat = .text
 
-    @Option(help: ArgumentHelp("""
-        Serve GET /metrics (Prometheus text format) on this port, apart from the API; off by \
-        default (config metricsPort).
-        """, valueName: "port"))
+    @Option(
+        help: ArgumentHelp(
+            """
+            Serve GET /metrics (Prometheus text format) on this port, apart from the API; off by \
+            default (config metricsPort).
+            """, valueName: "port"))
     var metricsPort: Int?
 
     @Option(help: ArgumentHelp("The metrics listener's address (default 127.0.0.1; config metricsHost).", valueName: "host"))
     var metricsHost: String?
 
-    @Option(name: .customLong("trusted-proxy"), help: ArgumentHelp("""
-        A reverse proxy (address or CIDR range; repeatable): requests from it count against \
-        the client its X-Forwarded-For names (config trustedProxies).
-        """, valueName: "address"))
+    @Option(
+        name: .customLong("trusted-proxy"),
+        help: ArgumentHelp(
+            """
+            A reverse proxy (address or CIDR range; repeatable): requests from it count against \
+            the client its X-Forwarded-For names (config trustedProxies).
+            """, valueName: "address"))
     var trustedProxies: [String] = []
 
     @Argument(help: "`migrate`: create or migrate the schema, then exit.")
@@ -129,13 +137,16 @@ enum Serve {
             // Valid: `validate` built the same set.
             config.trustedProxies = (try? TrustedProxies(command.trustedProxies)) ?? TrustedProxies()
         }
-        var logger = command.logFormat == .json
+        var logger =
+            command.logFormat == .json
             ? Logger(label: "authsh.server", factory: { JSONLogHandler(label: $0) }) : Logger(label: "authsh.server")
         logger.logLevel = command.logLevel
         if config.dev && !ServerConfiguration.isLoopback(host: config.host) {
             // The command line's host or the config file's.
             guard command.devAllowRemote else {
-                Output.error("authsh serve: --dev on \(config.host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)")
+                Output.error(
+                    "authsh serve: --dev on \(config.host), which is not a loopback address, needs --dev-allow-remote (the dev API lets anyone who reaches it wipe users and read mail)"
+                )
                 return ExitStatus.usage
             }
             logger.warning("dev mode on a non-loopback address: anyone who reaches \(config.host) can wipe users and read the outbox")
@@ -153,13 +164,16 @@ enum Serve {
             }
         }
         return runReporting {
-            let app = try await buildApplication(finalConfig, onListening: { host, port in
-                print("listening on http://\(host):\(port)")
-                fflush(nil)
-            }, onMetricsListening: { host, port in
-                print("metrics on http://\(host):\(port)/metrics")
-                fflush(nil)
-            })
+            let app = try await buildApplication(
+                finalConfig,
+                onListening: { host, port in
+                    print("listening on http://\(host):\(port)")
+                    fflush(nil)
+                },
+                onMetricsListening: { host, port in
+                    print("metrics on http://\(host):\(port)/metrics")
+                    fflush(nil)
+                })
             try await app.runService()
         }
     }

@@ -14,6 +14,7 @@ case "--help", "-h":
     print("usage: authsh-server serve|admin|audit ...   (the same as authsh serve|admin|audit; --help after one says more)")
     exit(0)
 case let command:
-    Output.error("authsh-server: \(command.isEmpty ? "a command is needed" : "unknown command '\(command)'")\nusage: authsh-server serve|admin|audit ...")
+    Output.error(
+        "authsh-server: \(command.isEmpty ? "a command is needed" : "unknown command '\(command)'")\nusage: authsh-server serve|admin|audit ...")
     exit(ExitStatus.usage)
 }

@@ -45,7 +45,8 @@ enum EmbeddedServer {
     /// Spawns the server and waits for its origin; `stdin` is the write end of the child's
     /// standard input, kept open while it runs (its closing stops the server).
     static func start(serverDirectory: String, plugins: String?, adminKey: String)
-        throws(EmbeddedServerError) -> (origin: String, pid: pid_t, stdin: Int32) {
+        throws(EmbeddedServerError) -> (origin: String, pid: pid_t, stdin: Int32)
+    {
         var toChild: [Int32] = [-1, -1]
         var fromChild: [Int32] = [-1, -1]
         guard clinux_pipe_cloexec(&toChild) == 0 else { throw EmbeddedServerError(systemCall: "pipe") }
@@ -106,8 +107,10 @@ enum EmbeddedServer {
     /// stays this process's), nothing else of this process (``ProgramSpawn``), and the
     /// terminal's signals blocked. Returns 0 or an errno.
     private static func spawn(_ program: String, _ arguments: [String], standardInput: Int32, standardOutput: Int32, pid: inout pid_t) -> Int32 {
-        switch ProgramSpawn.spawn(program, arguments: arguments, standardInput: standardInput, standardOutput: standardOutput,
-                                  standardError: STDERR_FILENO, blockedSignals: [SIGINT, SIGQUIT, SIGTSTP]) {
+        switch ProgramSpawn.spawn(
+            program, arguments: arguments, standardInput: standardInput, standardOutput: standardOutput,
+            standardError: STDERR_FILENO, blockedSignals: [SIGINT, SIGQUIT, SIGTSTP])
+        {
         case .success(let child):
             pid = child
             return 0

@@ -3,13 +3,13 @@ import AuthScript
 /// The command line, parsed the way `lua` parses its own, plus authsh's long options.
 struct Invocation {
     enum Action: Equatable {
-        case execute(String)   // -e CHUNK
-        case require(String)   // -l NAME
+        case execute(String)  // -e CHUNK
+        case require(String)  // -l NAME
     }
 
     enum Script: Equatable {
         case file(String)
-        case standardInput     // `-`
+        case standardInput  // `-`
     }
 
     var actions: [Action] = []

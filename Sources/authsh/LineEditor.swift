@@ -28,12 +28,14 @@ final class LineEditor {
             let word = text.map { String(cString: $0) } ?? ""
             LineEditorState.matches = LineEditorState.completer?(word) ?? []
             guard !LineEditorState.matches.isEmpty else { return nil }
-            return rl_completion_matches(text, { _, state in
-                if state == 0 { LineEditorState.next = 0 }
-                guard LineEditorState.next < LineEditorState.matches.count else { return nil }
-                defer { LineEditorState.next += 1 }
-                return strdup(LineEditorState.matches[LineEditorState.next])
-            })
+            return rl_completion_matches(
+                text,
+                { _, state in
+                    if state == 0 { LineEditorState.next = 0 }
+                    guard LineEditorState.next < LineEditorState.matches.count else { return nil }
+                    defer { LineEditorState.next += 1 }
+                    return strdup(LineEditorState.matches[LineEditorState.next])
+                })
         }
     }
 
@@ -49,8 +51,10 @@ final class LineEditor {
         let interruptFD = LuaState.interruptFD
         LuaState.drainInterrupts()
         while !LineEditorState.done {
-            var fds = [pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
-                       pollfd(fd: interruptFD, events: Int16(POLLIN), revents: 0)]
+            var fds = [
+                pollfd(fd: 0, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: interruptFD, events: Int16(POLLIN), revents: 0),
+            ]
             if poll(&fds, 2, -1) < 0 {
                 if errno == EINTR { continue }
                 return .endOfFile

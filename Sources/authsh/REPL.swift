@@ -67,46 +67,47 @@ struct REPL {
     /// The meta commands that show auth state: each runs a small chunk and prints its text.
     static let metaChunks = [
         ".users": #"""
-            local list, current = users(), whoami()
-            if #list == 0 then return "no users (log in with login(credentials.anonymous()))" end
-            local lines = {}
-            for i, u in ipairs(list) do lines[i] = (u == current and "* " or "  ") .. tostring(u) end
-            return table.concat(lines, "\n")
-            """#,
+        local list, current = users(), whoami()
+        if #list == 0 then return "no users (log in with login(credentials.anonymous()))" end
+        local lines = {}
+        for i, u in ipairs(list) do lines[i] = (u == current and "* " or "  ") .. tostring(u) end
+        return table.concat(lines, "\n")
+        """#,
         ".whoami": #"""
-            local u = whoami()
-            if u == nil then return "no user is logged in" end
-            local ids = {}
-            for i, identity in ipairs(u.identities) do
-              ids[i] = "  " .. identity.providerType .. (identity.email and ("  " .. identity.email) or "") .. "  " .. identity.id
-            end
-            return ("%s\n  identities:\n%s"):format(tostring(u), table.concat(ids, "\n"))
-            """#,
+        local u = whoami()
+        if u == nil then return "no user is logged in" end
+        local ids = {}
+        for i, identity in ipairs(u.identities) do
+          ids[i] = "  " .. identity.providerType .. (identity.email and ("  " .. identity.email) or "") .. "  " .. identity.id
+        end
+        return ("%s\n  identities:\n%s"):format(tostring(u), table.concat(ids, "\n"))
+        """#,
         ".outbox": #"""
-            local email = ...
-            local list = outbox{ email = email }
-            if #list == 0 then return "the outbox is empty" .. (email and (" for " .. email) or "") end
-            local lines = {}
-            for i, m in ipairs(list) do
-              local line = ("%s  %-7s %s"):format(m.to, m.kind, m.subject)
-              if m.kind == "confirm" and (m.token or "") ~= "" then
-                line = line .. ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId)
-              elseif m.kind == "reset" and (m.token or "") ~= "" then
-                line = line .. ("\n    resetPassword{ token = %q, tokenId = %q, password = ... }"):format(m.token, m.tokenId)
-              else
-                line = line .. "\n    " .. m.body:gsub("\n", "\n    ")
-              end
-              lines[i] = line
-            end
-            return table.concat(lines, "\n")
-            """#,
+        local email = ...
+        local list = outbox{ email = email }
+        if #list == 0 then return "the outbox is empty" .. (email and (" for " .. email) or "") end
+        local lines = {}
+        for i, m in ipairs(list) do
+          local line = ("%s  %-7s %s"):format(m.to, m.kind, m.subject)
+          if m.kind == "confirm" and (m.token or "") ~= "" then
+            line = line .. ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId)
+          elseif m.kind == "reset" and (m.token or "") ~= "" then
+            line = line .. ("\n    resetPassword{ token = %q, tokenId = %q, password = ... }"):format(m.token, m.tokenId)
+          else
+            line = line .. "\n    " .. m.body:gsub("\n", "\n    ")
+          end
+          lines[i] = line
+        end
+        return table.concat(lines, "\n")
+        """#,
     ]
 
     private func runMeta(_ name: String, argument: String?) {
         guard let source = REPL.metaChunks[name] else { return }
         do {
-            let results = try session.run(Array(source.utf8), name: "=" + name,
-                                          arguments: argument.map { [.string(LuaString($0))] } ?? [])
+            let results = try session.run(
+                Array(source.utf8), name: "=" + name,
+                arguments: argument.map { [.string(LuaString($0))] } ?? [])
             // Emails, ids and mail subjects the server sent.
             if let text = try results.values().first?.stringValue { print(TerminalText.safe(text, keepingLines: true)) }
         } catch let error as LuaError {

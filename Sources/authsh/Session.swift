@@ -53,7 +53,8 @@ final class Session {
 
     /// `--json`: `print` writes tables as JSON (relaxed EJSON), other values as `tostring`.
     func printTablesAsJSON() throws {
-        let chunk = try lua.load(#"""
+        let chunk = try lua.load(
+            #"""
             local encode, tostring, type, select, concat, write = auth.json.encode, tostring, type, select, table.concat, io.write
             print = function(...)
               local parts = {}

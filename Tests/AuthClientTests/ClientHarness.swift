@@ -7,8 +7,10 @@ import Testing
 
 /// A real AuthServer on a loopback port (dev mode, in memory, cheap Argon2id) for the client.
 enum LiveServer {
-    static func run(_ configure: (inout ServerConfiguration) -> Void = { _ in },
-                    _ body: @Sendable (Harness) async throws -> Void) async throws {
+    static func run(
+        _ configure: (inout ServerConfiguration) -> Void = { _ in },
+        _ body: @Sendable (Harness) async throws -> Void
+    ) async throws {
         var config = ServerConfiguration()
         config.port = 0
         config.dev = true
@@ -38,9 +40,10 @@ struct Harness: Sendable {
 
     /// The dev API, straight over HTTP.
     func dev(_ method: String, _ path: String, _ body: EJSON? = nil) async throws -> EJSON {
-        let response = try await AsyncHTTPTransport().send(TransportRequest(
-            method: method, url: origin + Routes.dev + path, headers: [("Content-Type", "application/json")],
-            body: body?.encoded(), timeout: .seconds(10)))
+        let response = try await AsyncHTTPTransport().send(
+            TransportRequest(
+                method: method, url: origin + Routes.dev + path, headers: [("Content-Type", "application/json")],
+                body: body?.encoded(), timeout: .seconds(10)))
         return try EJSON(parsing: response.body)
     }
 
@@ -48,8 +51,9 @@ struct Harness: Sendable {
     func registerConfirmed(_ app: App, _ email: String, _ password: String = "password1") async throws {
         try await app.emailPasswordAuth.registerUser(email: email, password: password)
         let mail = try #require(try await dev("GET", "/apps/\(app.id)/outbox?email=\(email)&kind=confirm").arrayValue?.last)
-        try await app.emailPasswordAuth.confirmUser(token: try #require(mail["token"]?.stringValue),
-                                                    tokenId: try #require(mail["tokenId"]?.stringValue))
+        try await app.emailPasswordAuth.confirmUser(
+            token: try #require(mail["token"]?.stringValue),
+            tokenId: try #require(mail["tokenId"]?.stringValue))
     }
 
     func advanceClock(_ seconds: Int64) async throws {

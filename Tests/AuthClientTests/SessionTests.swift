@@ -12,7 +12,7 @@ import Testing
             let app = try server.app(counter: counter)
             let user = try await app.login(credentials: .anonymous())
             let old = user.accessToken
-            try await server.advanceClock(1900)               // past the 30-minute access token
+            try await server.advanceClock(1900)  // past the 30-minute access token
             let profile = try await user.refreshProfile()
             #expect(profile.data.isEmpty && user.accessToken != old)
             #expect(counter.count("POST", Routes.session) == 1)
@@ -51,12 +51,14 @@ import Testing
     @Test func customDataAndFunctionsUseTheAccessToken() async throws {
         let plugins = StoreTests.TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: plugins.path, withIntermediateDirectories: true)
-        try Data("""
+        try Data(
+            """
             return function(plan)
               context.users.setCustomData(context.user.id, {plan = plan})
               return {set = plan}
             end
-            """.utf8).write(to: URL(fileURLWithPath: plugins.path + "/setPlan.lua"))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: plugins.path + "/setPlan.lua"))
         try await LiveServer.run({ $0.pluginsDirectory = plugins.path }) { server in
             let app = try server.app()
             let user = try await app.login(credentials: .anonymous())
@@ -84,7 +86,9 @@ import Testing
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { _ = bind(silent, $0, length); _ = listen(silent, 4); _ = getsockname(silent, $0, &length) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                _ = bind(silent, $0, length); _ = listen(silent, 4); _ = getsockname(silent, $0, &length)
+            }
         }
         let port = UInt16(bigEndian: address.sin_port)
         let quiet = try App(id: "local", configuration: .init(baseURL: "http://127.0.0.1:\(port)", requestTimeout: .milliseconds(300)))
@@ -118,7 +122,11 @@ import Testing
             }
             var response = try await inner.send(request)
             if request.url.hasSuffix("/login"), case .document(var body)? = try? EJSON(parsing: response.body) {
-                if broken, let userId = body["user_id"] { body["profile"] = ["user_id": userId, "data": "not a document"] } else { body["profile"] = nil }
+                if broken, let userId = body["user_id"] {
+                    body["profile"] = ["user_id": userId, "data": "not a document"]
+                } else {
+                    body["profile"] = nil
+                }
                 response.body = EJSON.document(body).encoded()
             }
             return response

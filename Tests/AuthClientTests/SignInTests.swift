@@ -20,8 +20,10 @@ import Testing
             #expect(user.profile.email == "ada@example.com")
             let token = try #require(user.providerTokens?.accessToken)
             // The provider's token calls the provider's API (the dev IdP's GitHub `/user`).
-            let me = try await AsyncHTTPTransport().send(TransportRequest(method: "GET", url: h.origin + "/dev/idp/github/api/user",
-                                                                          headers: [("Authorization", "Bearer \(token)")]))
+            let me = try await AsyncHTTPTransport().send(
+                TransportRequest(
+                    method: "GET", url: h.origin + "/dev/idp/github/api/user",
+                    headers: [("Authorization", "Bearer \(token)")]))
             #expect(try EJSON(parsing: me.body)["name"] == "Ada")
 
             try await user.logOut()
@@ -40,23 +42,27 @@ import Testing
         try await LiveServer.run { h in
             let app = try h.app()
             let seen = Mutex<String?>(nil)
-            let user = try await app.signIn(provider: "github", customParameters: ["allow_signup": "false"], presenter: .url { url in
-                seen.withLock { $0 = url }
-                // The person: the sign-in URL, the IdP's page approved, back to the listener.
-                let t = AsyncHTTPTransport()
-                let start = try await t.send(TransportRequest(method: "GET", url: url))
-                let authorize = try #require(start.header("Location"))
-                #expect(authorize.contains("allow_signup=false"))
-                let approved = try await t.send(TransportRequest(method: "POST", url: h.origin + "/dev/idp/api/approve",
-                                                                 headers: [("Content-Type", "application/json")],
-                                                                 body: Array(#"{"url":"\#(authorize)","identity":{"email":"b@example.com"}}"#.utf8)))
-                let callback = try #require(try EJSON(parsing: approved.body)["redirect"]?.stringValue)
-                let back = try await t.send(TransportRequest(method: "GET", url: callback))
-                let loopback = try #require(back.header("Location"))
-                #expect(loopback.hasPrefix("http://127.0.0.1:") && !loopback.contains("access_token"))
-                let page = try await t.send(TransportRequest(method: "GET", url: loopback))
-                #expect(String(decoding: page.body, as: UTF8.self).contains("You are signed in"))
-            })
+            let user = try await app.signIn(
+                provider: "github", customParameters: ["allow_signup": "false"],
+                presenter: .url { url in
+                    seen.withLock { $0 = url }
+                    // The person: the sign-in URL, the IdP's page approved, back to the listener.
+                    let t = AsyncHTTPTransport()
+                    let start = try await t.send(TransportRequest(method: "GET", url: url))
+                    let authorize = try #require(start.header("Location"))
+                    #expect(authorize.contains("allow_signup=false"))
+                    let approved = try await t.send(
+                        TransportRequest(
+                            method: "POST", url: h.origin + "/dev/idp/api/approve",
+                            headers: [("Content-Type", "application/json")],
+                            body: Array(#"{"url":"\#(authorize)","identity":{"email":"b@example.com"}}"#.utf8)))
+                    let callback = try #require(try EJSON(parsing: approved.body)["redirect"]?.stringValue)
+                    let back = try await t.send(TransportRequest(method: "GET", url: callback))
+                    let loopback = try #require(back.header("Location"))
+                    #expect(loopback.hasPrefix("http://127.0.0.1:") && !loopback.contains("access_token"))
+                    let page = try await t.send(TransportRequest(method: "GET", url: loopback))
+                    #expect(String(decoding: page.body, as: UTF8.self).contains("You are signed in"))
+                })
             #expect(user.profile.email == "b@example.com")
             #expect(seen.withLock { $0 }?.contains("code_challenge_method=S256") == true)
         }
@@ -90,18 +96,22 @@ import Testing
             let app = try h.app()
             // Denied at the IdP: the listener gets an error.
             await #expect(throws: AuthClientError.self) {
-                try await app.signIn(provider: "github", presenter: .url { url in
-                    let t = AsyncHTTPTransport()
-                    let first = try await t.send(TransportRequest(method: "GET", url: url))
-                    let authorize = try #require(first.header("Location"))
-                    let approved = try await t.send(TransportRequest(method: "POST", url: h.origin + "/dev/idp/api/approve",
-                                                                     headers: [("Content-Type", "application/json")],
-                                                                     body: Array(#"{"url":"\#(authorize)","decision":"deny"}"#.utf8)))
-                    let callback = try #require(try EJSON(parsing: approved.body)["redirect"]?.stringValue)
-                    let back = try await t.send(TransportRequest(method: "GET", url: callback))
-                    let loopback = try #require(back.header("Location"))
-                    _ = try await t.send(TransportRequest(method: "GET", url: loopback))
-                })
+                try await app.signIn(
+                    provider: "github",
+                    presenter: .url { url in
+                        let t = AsyncHTTPTransport()
+                        let first = try await t.send(TransportRequest(method: "GET", url: url))
+                        let authorize = try #require(first.header("Location"))
+                        let approved = try await t.send(
+                            TransportRequest(
+                                method: "POST", url: h.origin + "/dev/idp/api/approve",
+                                headers: [("Content-Type", "application/json")],
+                                body: Array(#"{"url":"\#(authorize)","decision":"deny"}"#.utf8)))
+                        let callback = try #require(try EJSON(parsing: approved.body)["redirect"]?.stringValue)
+                        let back = try await t.send(TransportRequest(method: "GET", url: callback))
+                        let loopback = try #require(back.header("Location"))
+                        _ = try await t.send(TransportRequest(method: "GET", url: loopback))
+                    })
             }
             do {
                 try await app.signIn(provider: "github", presenter: .url { _ in }, timeout: .milliseconds(300))
@@ -131,7 +141,8 @@ import Testing
     func everyProviderKindSignsIn(provider: String) async throws {
         try await LiveServer.run { h in
             let app = try h.app()
-            let user = try await app.signIn(provider: provider, presenter: .devIdentity(DevIdentity(email: "k@example.com", name: "Kay"), device: false))
+            let user = try await app.signIn(
+                provider: provider, presenter: .devIdentity(DevIdentity(email: "k@example.com", name: "Kay"), device: false))
             #expect(user.identities.map(\.providerType) == ["oauth2-\(provider)"])
             #expect(user.profile.email == "k@example.com" && user.profile.name == "Kay")
             // The provider's access token alone proves the same identity (GitHub and Facebook
@@ -155,9 +166,10 @@ import Testing
 extension Harness {
     /// A dev IdP request (JSON).
     func devIdP(_ path: String, _ body: EJSON) async throws -> EJSON {
-        let response = try await AsyncHTTPTransport().send(TransportRequest(
-            method: "POST", url: origin + "/dev/idp/api" + path, headers: [("Content-Type", "application/json")],
-            body: body.encoded(.relaxed), timeout: .seconds(10)))
+        let response = try await AsyncHTTPTransport().send(
+            TransportRequest(
+                method: "POST", url: origin + "/dev/idp/api" + path, headers: [("Content-Type", "application/json")],
+                body: body.encoded(.relaxed), timeout: .seconds(10)))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
         return try EJSON(parsing: response.body)
     }
@@ -167,8 +179,10 @@ extension Harness {
         let config = try await dev("GET", "/apps/local/config")
         let clientId = try #require(config["providers"]?[provider]?["clientId"]?.stringValue)
         let path = provider == "oauth2-github" ? "/dev/idp/github/login/oauth/authorize" : "/dev/idp/oidc/authorize"
-        let query = FormEncoding.encode([("client_id", clientId), ("redirect_uri", "http://127.0.0.1:9/cb"), ("response_type", "code"),
-                                         ("scope", "openid email profile"), ("state", "s")])
+        let query = FormEncoding.encode([
+            ("client_id", clientId), ("redirect_uri", "http://127.0.0.1:9/cb"), ("response_type", "code"),
+            ("scope", "openid email profile"), ("state", "s"),
+        ])
         let reply = try await devIdP("/approve", ["url": .string(path + "?" + query), "identity": ["email": .string(email)]])
         let redirect = try #require(reply["redirect"]?.stringValue)
         let fields = try #require(FormEncoding.decode(redirect.split(separator: "?")[1]))

@@ -142,7 +142,7 @@ import Testing
                 process.standardOutput = out
                 process.standardError = FileHandle.nullDevice
                 try process.run()
-                _ = out.fileHandleForReading.availableData          // "writing": the loop has started
+                _ = out.fileHandleForReading.availableData  // "writing": the loop has started
                 // Let it write a few users, then kill it wherever it is.
                 let before = storage.files(endingWith: ".json").count
                 for _ in 0..<500 where storage.files(endingWith: ".json").count < before + 3 {

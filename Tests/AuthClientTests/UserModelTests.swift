@@ -23,8 +23,9 @@ import Testing
         try await LiveServer.run { server in
             let app = try server.app()
             let anon = try await app.login(credentials: .anonymous())
-            await #expect { try await app.login(credentials: .emailPassword(email: "nobody@example.com", password: "password1")) }
-                throws: { ($0 as? AuthClientError)?.code == "InvalidPassword" && ($0 as? AuthClientError)?.status == 401 }
+            await #expect { try await app.login(credentials: .emailPassword(email: "nobody@example.com", password: "password1")) } throws: {
+                ($0 as? AuthClientError)?.code == "InvalidPassword" && ($0 as? AuthClientError)?.status == 401
+            }
             #expect(app.currentUser == anon && app.allUsers.count == 1)
         }
     }
@@ -49,17 +50,18 @@ import Testing
             let ada = try await app.login(credentials: .emailPassword(email: "ada@example.com", password: "password1"))
             let anon = try await app.login(credentials: .anonymous())
             try await anon.logOut()
-            #expect(anon.state == .removed)                     // anonymous: Removed on logout
+            #expect(anon.state == .removed)  // anonymous: Removed on logout
             #expect(app.currentUser == ada)
             let oldRefresh = try #require(ada.refreshToken)
             try await ada.logOut()
             #expect(ada.state == .loggedOut && ada.accessToken == nil)  // email: LoggedOut
             #expect(app.currentUser == nil)
-            #expect(Array(app.allUsers.keys) == [ada.id])       // LoggedOut users stay listed
-            try await ada.logOut()                              // a no-op
+            #expect(Array(app.allUsers.keys) == [ada.id])  // LoggedOut users stay listed
+            try await ada.logOut()  // a no-op
             // The session is revoked on the server: the old refresh token no longer works.
-            let refused = try await AsyncHTTPTransport().send(TransportRequest(
-                method: "POST", url: server.origin + Routes.session, headers: [("Authorization", "Bearer \(oldRefresh)")]))
+            let refused = try await AsyncHTTPTransport().send(
+                TransportRequest(
+                    method: "POST", url: server.origin + Routes.session, headers: [("Authorization", "Bearer \(oldRefresh)")]))
             #expect(refused.status == 401)
         }
     }
@@ -104,8 +106,9 @@ import Testing
             #expect(again == anon)
             try await anon.logOut()
             let count = counter.total
-            await #expect { try await anon.linkIdentity(credentials: .emailPassword(email: "x@example.com", password: "password1")) }
-                throws: { ($0 as? AuthClientError)?.message == "The specified user is not logged in." }
+            await #expect { try await anon.linkIdentity(credentials: .emailPassword(email: "x@example.com", password: "password1")) } throws: {
+                ($0 as? AuthClientError)?.message == "The specified user is not logged in."
+            }
             #expect(counter.total == count)
         }
     }

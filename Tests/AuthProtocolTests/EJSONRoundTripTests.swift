@@ -32,7 +32,10 @@ import Testing
         case 13: return .maxKey
         case 14: return .double(seed & 1 == 0 ? .infinity : -.infinity)
         case 15 where depth < 3:
-            return .array((0..<Int(seed % 4)).map { value(kind: Int(truncatingIfNeeded: seed >> UInt64(8 * $0)) & 0xF, seed: seed >> 1, text: text, depth: depth + 1) })
+            return .array(
+                (0..<Int(seed % 4)).map {
+                    value(kind: Int(truncatingIfNeeded: seed >> UInt64(8 * $0)) & 0xF, seed: seed >> 1, text: text, depth: depth + 1)
+                })
         default:
             guard depth < 3 else { return .string(text) }
             var doc = EJSONDocument()

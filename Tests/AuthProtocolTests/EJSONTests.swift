@@ -4,7 +4,8 @@ import Testing
 
 @Suite struct EJSONTests {
     @Test func canonicalWrappersKeepTheirTypes() throws {
-        let text = #"{"i":{"$numberInt":"5"},"l":{"$numberLong":"5"},"d":{"$numberDouble":"5.0"},"o":{"$oid":"5f1b2c3d4e5f60718293a4b5"},"t":{"$date":{"$numberLong":"1700000000123"}},"b":{"$binary":{"base64":"AQID","subType":"00"}}}"#
+        let text =
+            #"{"i":{"$numberInt":"5"},"l":{"$numberLong":"5"},"d":{"$numberDouble":"5.0"},"o":{"$oid":"5f1b2c3d4e5f60718293a4b5"},"t":{"$date":{"$numberLong":"1700000000123"}},"b":{"$binary":{"base64":"AQID","subType":"00"}}}"#
         let v = try EJSON(parsing: text)
         #expect(v["i"] == .int32(5))
         #expect(v["l"] == .int64(5))
@@ -18,15 +19,18 @@ import Testing
     }
 
     @Test func plainJSONNumbersAreInt64OrDouble() throws {
-        #expect(try EJSON(parsing: "[1, -2, 1.5, 1e3, 9223372036854775807, 9223372036854775808]") == .array([
-            .int64(1), .int64(-2), .double(1.5), .double(1000), .int64(.max), .double(9_223_372_036_854_775_808),
-        ]))
+        #expect(
+            try EJSON(parsing: "[1, -2, 1.5, 1e3, 9223372036854775807, 9223372036854775808]")
+                == .array([
+                    .int64(1), .int64(-2), .double(1.5), .double(1000), .int64(.max), .double(9_223_372_036_854_775_808),
+                ]))
     }
 
     @Test func relaxedForms() throws {
         #expect(try EJSON(parsing: #"{"$date":"1970-01-02T00:00:01.5Z"}"#) == .date(86_401_500))
         #expect(try EJSON(parsing: #"{"$date":"2024-02-29T12:00:00+01:00"}"#) == .date(1_709_204_400_000))
-        #expect(try EJSON(parsing: #"{"$uuid":"00112233-4455-6677-8899-aabbccddeeff"}"#)
+        #expect(
+            try EJSON(parsing: #"{"$uuid":"00112233-4455-6677-8899-aabbccddeeff"}"#)
                 == .binary(subtype: 4, bytes: [0x00, 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88, 0x99, 0xaa, 0xbb, 0xcc, 0xdd, 0xee, 0xff]))
         #expect(try EJSON(parsing: #"{"$numberDouble":"-Infinity"}"#) == .double(-.infinity))
         #expect(EJSON.int32(7).encodedString(.relaxed) == "7")

@@ -61,9 +61,11 @@ import Testing
             let port = try #require(c.client.port)
             func login(_ password: String, from source: String) async throws -> String {
                 let body = #"{"provider":"local-userpass","username":"b@example.com","password":"\#(password)"}"#
-                let answer = try await RawHTTP.exchange(port: port, "POST \(Routes.login("local", provider: "local-userpass")) HTTP/1.1\r\n"
-                    + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-                    + "Connection: close\r\n\r\n\(body)", from: source)
+                let answer = try await RawHTTP.exchange(
+                    port: port,
+                    "POST \(Routes.login("local", provider: "local-userpass")) HTTP/1.1\r\n"
+                        + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                        + "Connection: close\r\n\r\n\(body)", from: source)
                 return String(answer.prefix(12))
             }
             for _ in 1...6 { #expect(try await login("wrong-guess", from: "127.0.0.2") == "HTTP/1.1 401") }
@@ -92,9 +94,11 @@ import Testing
     /// The status line of an email/password login sent from loopback address `source`.
     static func login(port: Int, _ email: String, _ password: String, from source: String) async throws -> String {
         let body = #"{"provider":"local-userpass","username":"\#(email)","password":"\#(password)"}"#
-        let answer = try await RawHTTP.exchange(port: port, "POST \(Routes.login("local", provider: "local-userpass")) HTTP/1.1\r\n"
-            + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-            + "Connection: close\r\n\r\n\(body)", from: source)
+        let answer = try await RawHTTP.exchange(
+            port: port,
+            "POST \(Routes.login("local", provider: "local-userpass")) HTTP/1.1\r\n"
+                + "Host: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                + "Connection: close\r\n\r\n\(body)", from: source)
         return String(answer.prefix(12))
     }
 
@@ -159,12 +163,14 @@ import Testing
     /// `confirm/call` answers alike for an email with no account, a confirmed account and one
     /// still pending: it used to answer 404 `UserNotFound` and 400 `UserAlreadyConfirmed`.
     @Test func enumerationProtectionCoversConfirmCall() async throws {
-        let dir = try PluginDirectory(["confirm.lua": #"""
+        let dir = try PluginDirectory([
+            "confirm.lua": #"""
             return function(req)
               if req.username:sub(1, 3) == "ok@" then return { status = "success" } end
               return { status = "pending" }
             end
-            """#])
+            """#
+        ])
         let config = TestServer.withPlugins(dir.path) {
             $0.emailEnumerationProtection = true
             $0.providers.userpass?.runConfirmationFunction = true

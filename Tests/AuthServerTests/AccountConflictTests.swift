@@ -11,8 +11,10 @@ import Testing
 
     /// A live dev server whose `local` app has one account per email, email/password
     /// (confirmed by mail, or with `autoConfirm`), and custom-token (HS256).
-    static func live(oneAccountPerEmail: Bool = true, protection: Bool = false, autoConfirm: Bool = false,
-                     _ body: @escaping @Sendable (Client, DevIdP) async throws -> Void) async throws {
+    static func live(
+        oneAccountPerEmail: Bool = true, protection: Bool = false, autoConfirm: Bool = false,
+        _ body: @escaping @Sendable (Client, DevIdP) async throws -> Void
+    ) async throws {
         var app = AppConfiguration(id: "local")
         app.oneAccountPerEmail = oneAccountPerEmail
         app.emailEnumerationProtection = protection
@@ -47,7 +49,8 @@ import Testing
             case .jwt: return ["token": .string(AccountConflictTests.jwt(sub: "sub-" + email, email: email, verified: verified ? nil : false))]
             case .password:
                 if try await c.userpass("register", ["email": .string(email), "password": "password1"]).status == 201,
-                    let mail = try await c.outbox(email, kind: "confirm").last {
+                    let mail = try await c.outbox(email, kind: "confirm").last
+                {
                     _ = try await c.userpass("confirm", ["token": mail["token"]!, "tokenId": mail["tokenId"]!])
                 }
                 return ["username": .string(email), "password": "password1"]
@@ -79,8 +82,9 @@ import Testing
                 let again = try await c.login(first.rawValue, try await first.body(c, idp, email: email))
                 #expect(again["user_id"] == ownerId)
                 let token = try #require(again["access_token"])
-                let linked = try await c.login(second.rawValue, ["provider": .string(second.rawValue), "pendingCredential": .string(pending)],
-                                               link: token)
+                let linked = try await c.login(
+                    second.rawValue, ["provider": .string(second.rawValue), "pendingCredential": .string(pending)],
+                    link: token)
                 #expect(linked.status == 200 && linked["user_id"] == ownerId, "\(first)→\(second) \(linked.body)")
                 let types = try await c.profile(token).body["identities"]?.arrayValue?.compactMap { $0["provider_type"]?.stringValue }
                 #expect(types == [first.rawValue, second.rawValue])
@@ -109,8 +113,9 @@ import Testing
             #expect(same.status == 409 && same.body["providers"] == ["local-userpass"], "\(same.body)")
             for email in ["\u{212A}elvin@example.com", "\u{C9}lodie@example.com", "\u{FB01}le@example.com"] {
                 let refused = try await c.userpass("register", ["email": .string(email), "password": "password1"])
-                #expect(refused.status == 400 && refused.code == "InvalidParameter" && refused.message?.contains("folds") == true,
-                        "\(email): \(refused.body)")
+                #expect(
+                    refused.status == 400 && refused.code == "InvalidParameter" && refused.message?.contains("folds") == true,
+                    "\(email): \(refused.body)")
             }
             #expect(try await c.userpass("register", ["email": "\u{E9}lodie@example.com", "password": "password1"]).status == 201)
         }
@@ -127,7 +132,8 @@ import Testing
             }
             let profile = try await c.profile(try #require(owner["access_token"]))
             #expect(profile.body["identities"]?.arrayValue?.count == 1)
-            #expect(try await c.call(.get, Routes.app("local") + "/auth/methods?email=victim@example.com").body["providers"]
+            #expect(
+                try await c.call(.get, Routes.app("local") + "/auth/methods?email=victim@example.com").body["providers"]
                     == ["local-userpass"])
         }
     }
@@ -171,8 +177,9 @@ import Testing
             let conflict = try await c.login("oauth2-github", try await Vouching.github.body(c, idp, email: "late@example.com"))
             let late = try #require(conflict["pendingCredential"])
             #expect(try await c.call(.post, "\(Routes.dev)/clock", json: ["advanceSeconds": 601]).status == 200)
-            let expired = try await c.login("oauth2-github", ["pendingCredential": .string(late)],
-                                            link: try #require(owner2["access_token"]))
+            let expired = try await c.login(
+                "oauth2-github", ["pendingCredential": .string(late)],
+                link: try #require(owner2["access_token"]))
             #expect(expired.status == 400 && expired.message?.contains("expired") == true, "\(expired.body)")
         }
     }

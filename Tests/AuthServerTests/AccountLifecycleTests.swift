@@ -63,8 +63,9 @@ import Testing
 
             // A user with no email/password identity has no password to change.
             let guest = try await c.anonymous()
-            let none = try await c.call(.post, route, json: ["password": "a-password", "newPassword": "new-password"],
-                                        token: try #require(guest["access_token"]))
+            let none = try await c.call(
+                .post, route, json: ["password": "a-password", "newPassword": "new-password"],
+                token: try #require(guest["access_token"]))
             #expect(none.status == 400 && none.message == "the user has no email/password identity", "\(none.body)")
         }
     }

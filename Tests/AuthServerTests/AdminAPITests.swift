@@ -27,10 +27,13 @@ import Testing
     }
 
     @discardableResult
-    static func admin(_ c: Client, _ method: HTTPRequest.Method, _ path: String, json: EJSON? = nil, key: String? = key,
-                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
-        try await c.call(method, base + path, json: json, headers: [("Authorization", key.map { "Bearer " + $0 })],
-                         sourceLocation: sourceLocation)
+    static func admin(
+        _ c: Client, _ method: HTTPRequest.Method, _ path: String, json: EJSON? = nil, key: String? = key,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Reply {
+        try await c.call(
+            method, base + path, json: json, headers: [("Authorization", key.map { "Bearer " + $0 })],
+            sourceLocation: sourceLocation)
     }
 
     static func userId(_ reply: Reply) throws -> String { try #require(reply["user_id"]) }
@@ -66,8 +69,10 @@ import Testing
             try await TestServer.run(config, mode: .live) { c in
                 let port = try #require(c.client.port)
                 func status(host: String, _ extra: String = "", key: String = Self.key) async throws -> String {
-                    let answer = try await RawHTTP.exchange(port: port, "GET \(Self.base)/users HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
-                        + "Authorization: Bearer \(key)\r\nConnection: close\r\n\r\n")
+                    let answer = try await RawHTTP.exchange(
+                        port: port,
+                        "GET \(Self.base)/users HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
+                            + "Authorization: Bearer \(key)\r\nConnection: close\r\n\r\n")
                     return String(answer.prefix(12)) + (answer.contains("adminOverHTTP") ? " (says how)" : "")
                 }
                 let refused = overHTTP ? "HTTP/1.1 200" : "HTTP/1.1 403 (says how)"
@@ -183,8 +188,11 @@ import Testing
             // Each action is in the audit log with the key's name.
             let store = try SQLiteStore(path: database)
             let events = try await store.auditEvents(AuditFilter(userId: id, limit: 100)).filter { $0.actor != nil }
-            #expect(Set(events.map(\.event)) == ["user_disabled", "user_enabled", "session_revoked", "custom_data_set",
-                                                  "reset_requested", "user_deleted"], "\(events.map(\.event))")
+            #expect(
+                Set(events.map(\.event)) == [
+                    "user_disabled", "user_enabled", "session_revoked", "custom_data_set",
+                    "reset_requested", "user_deleted",
+                ], "\(events.map(\.event))")
             #expect(events.allSatisfy { $0.actor == "admin:ops" && $0.userId == id })
         }
     }
@@ -226,8 +234,10 @@ import Testing
             #expect(try await ids("?lastLoginBefore=1").isEmpty)
             #expect(try await ids("?lastLoginAfter=1").count == 3)
 
-            for (query, name) in [("?limit=0", "limit"), ("?limit=x", "limit"), ("?state=gone", "state"), ("?createdAfter=yesterday", "createdAfter"),
-                                  ("?cursor=zz", "cursor"), ("?sort=id", "sort"), ("?email=a&email=b", "email")] {
+            for (query, name) in [
+                ("?limit=0", "limit"), ("?limit=x", "limit"), ("?state=gone", "state"), ("?createdAfter=yesterday", "createdAfter"),
+                ("?cursor=zz", "cursor"), ("?sort=id", "sort"), ("?email=a&email=b", "email"),
+            ] {
                 let r = try await Self.admin(c, .get, "/users" + query)
                 #expect(r.status == 400 && r.message?.contains(name) == true, "\(query): \(r.body)")
             }

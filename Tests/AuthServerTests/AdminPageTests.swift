@@ -21,8 +21,11 @@ import Testing
             let origin = "http://127.0.0.1:\(try #require(c.client.port))"
             let shots = ProcessInfo.processInfo.environment["AUTHSH_SCREENSHOT_OUT"] ?? ""
             let output = directory + "/browser.json"
-            let browser = try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/admin-browser.py",
-                                            origin, AdminAPITests.key, "grace@"] + (shots.isEmpty ? [] : [shots]), output: output)
+            let browser = try ChildProcess(
+                [
+                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/admin-browser.py",
+                    origin, AdminAPITests.key, "grace@",
+                ] + (shots.isEmpty ? [] : [shots]), output: output)
             for _ in 0..<1200 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }
             browser.stop()
             let text = try String(contentsOfFile: output, encoding: .utf8)
@@ -53,7 +56,8 @@ import Testing
         try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
             let id = try AdminAPITests.userId(try await c.anonymous())
             func send(_ method: HTTPRequest.Method, _ path: String, form: String? = nil, cookie: String? = nil) async throws
-                -> (status: Int, headers: HTTPFields, body: String) {
+                -> (status: Int, headers: HTTPFields, body: String)
+            {
                 var headers: HTTPFields = [:]
                 if let cookie { headers[.cookie] = cookie }
                 if form != nil { headers[.contentType] = "application/x-www-form-urlencoded" }
@@ -91,8 +95,10 @@ import Testing
             let csrf = try token(page.body)
             // A post without the token, or with another, is refused and changes nothing.
             #expect(try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes", cookie: cookie).status == 403)
-            #expect(try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(loginToken)", cookie: cookie).status == 403)
-            #expect(try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(csrf)").headers[.location] == "/admin/login")
+            #expect(
+                try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(loginToken)", cookie: cookie).status == 403)
+            #expect(
+                try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(csrf)").headers[.location] == "/admin/login")
             #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").body["disabled"] == false)
             // Delete asks first; with the answer it deletes.
             let question = try await send(.post, "/admin/apps/local/users/\(id)/delete", form: "csrf=\(csrf)", cookie: cookie)
@@ -128,7 +134,8 @@ import Testing
         config.trustedProxies = try TrustedProxies(["127.0.0.1"])
         try await TestServer.run(config, mode: .live) { c in
             func send(_ method: HTTPRequest.Method, _ path: String, proto: String?, form: String? = nil, cookie: String? = nil) async throws
-                -> (status: Int, headers: HTTPFields, body: String) {
+                -> (status: Int, headers: HTTPFields, body: String)
+            {
                 var headers: HTTPFields = [.init("X-Forwarded-For")!: "203.0.113.7"]
                 if let proto { headers[.init("X-Forwarded-Proto")!] = proto }
                 if let cookie { headers[.cookie] = cookie }
@@ -153,8 +160,9 @@ import Testing
             #expect(loginCookie.hasSuffix("; Secure"))
             let range = try #require(login.body.range(of: #"name="csrf" value=""#))
             let token = String(login.body[range.upperBound...].prefix { $0 != "\"" })
-            let signedIn = try await send(.post, "/admin/login", proto: "https", form: "csrf=\(token)&key=\(AdminAPITests.key)",
-                                          cookie: String(loginCookie.prefix { $0 != ";" }))
+            let signedIn = try await send(
+                .post, "/admin/login", proto: "https", form: "csrf=\(token)&key=\(AdminAPITests.key)",
+                cookie: String(loginCookie.prefix { $0 != ";" }))
             #expect(signedIn.status == 303)
             let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin=") })
             #expect(session.hasSuffix("; Secure"))
@@ -189,8 +197,10 @@ import Testing
             #expect(try await login(host: "localhost") == ("HTTP/1.1 200", true, false))
             // Through a proxy on this machine that nobody listed in trustedProxies: refused,
             // whatever it says, even at the public host.
-            for header in ["X-Forwarded-For: 203.0.113.9", "X-Forwarded-Proto: https", "Forwarded: for=203.0.113.9", "X-Real-IP: 203.0.113.9",
-                           "Via: 1.1 nginx"] {
+            for header in [
+                "X-Forwarded-For: 203.0.113.9", "X-Forwarded-Proto: https", "Forwarded: for=203.0.113.9", "X-Real-IP: 203.0.113.9",
+                "Via: 1.1 nginx",
+            ] {
                 #expect(try await login(host: "127.0.0.1:\(port)", header + "\r\n") == ("HTTP/1.1 403", false, false), "\(header)")
                 #expect(try await login(host: "auth.example.com", header + "\r\n") == ("HTTP/1.1 403", false, false), "\(header)")
             }
@@ -200,27 +210,37 @@ import Testing
             let token = String(local[range.upperBound...].prefix { $0 != "\"" })
             func post(host: String, _ extra: String = "") async throws -> String {
                 let body = "csrf=\(token)&key=\(AdminAPITests.key)"
-                return try await RawHTTP.exchange(port: port, "POST /admin/login HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
-                    + "Cookie: authsh_admin_login=\(token)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
-                    + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
+                return try await RawHTTP.exchange(
+                    port: port,
+                    "POST /admin/login HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
+                        + "Cookie: authsh_admin_login=\(token)\r\nContent-Type: application/x-www-form-urlencoded\r\n"
+                        + "Content-Length: \(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)")
             }
-            for (host, extra) in [("192.0.2.2:\(port)", ""), ("127.0.0.1:\(port)", "Origin: http://auth.example.com\r\n"),
-                                  ("127.0.0.1:\(port)", "X-Forwarded-For: 203.0.113.9\r\n"), ("auth.example.com", "Origin: http://auth.example.com\r\n")] {
+            for (host, extra) in [
+                ("192.0.2.2:\(port)", ""), ("127.0.0.1:\(port)", "Origin: http://auth.example.com\r\n"),
+                ("127.0.0.1:\(port)", "X-Forwarded-For: 203.0.113.9\r\n"), ("auth.example.com", "Origin: http://auth.example.com\r\n"),
+            ] {
                 let refused = try await post(host: host, extra)
-                #expect(refused.hasPrefix("HTTP/1.1 403") && refused.contains(#"id="insecure""#) && !refused.contains("authsh_admin="), "\(host) \(extra)")
+                #expect(
+                    refused.hasPrefix("HTTP/1.1 403") && refused.contains(#"id="insecure""#) && !refused.contains("authsh_admin="), "\(host) \(extra)"
+                )
             }
             let accepted = try await post(host: "127.0.0.1:\(port)", "Origin: http://127.0.0.1:\(port)\r\n")
             #expect(accepted.hasPrefix("HTTP/1.1 303") && accepted.contains("authsh_admin="), "\(accepted.prefix(300))")
             // The session cookie stands for the key: read where the key would be, and nowhere else.
-            let cookie = try #require(accepted.split(separator: "\r\n").first { $0.hasPrefix("set-cookie: authsh_admin=") || $0.hasPrefix("Set-Cookie: authsh_admin=") })
+            let cookie = try #require(
+                accepted.split(separator: "\r\n").first { $0.hasPrefix("set-cookie: authsh_admin=") || $0.hasPrefix("Set-Cookie: authsh_admin=") })
             let session = String(cookie.dropFirst("set-cookie: ".count).prefix { $0 != ";" })
             func users(host: String) async throws -> String {
-                try await RawHTTP.exchange(port: port, "GET /admin/apps/local/users HTTP/1.1\r\nHost: \(host)\r\nCookie: \(session)\r\nConnection: close\r\n\r\n")
+                try await RawHTTP.exchange(
+                    port: port, "GET /admin/apps/local/users HTTP/1.1\r\nHost: \(host)\r\nCookie: \(session)\r\nConnection: close\r\n\r\n")
             }
             #expect(try await users(host: "127.0.0.1:\(port)").hasPrefix("HTTP/1.1 200"))
             for host in ["192.0.2.2:\(port)", "auth.example.com:80"] {
                 let elsewhere = try await users(host: host)
-                #expect(elsewhere.hasPrefix("HTTP/1.1 30") && elsewhere.lowercased().contains("location: /admin/login"), "\(host): \(elsewhere.prefix(200))")
+                #expect(
+                    elsewhere.hasPrefix("HTTP/1.1 30") && elsewhere.lowercased().contains("location: /admin/login"),
+                    "\(host): \(elsewhere.prefix(200))")
             }
         }
     }

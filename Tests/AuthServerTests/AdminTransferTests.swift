@@ -20,8 +20,9 @@ import Testing
     }
 
     static func importing(_ c: Client, _ text: String, continueOnError: Bool = false) async throws -> Reply {
-        try await c.call(.post, AdminAPITests.base + "/import" + (continueOnError ? "?continueOnError=true" : ""),
-                         raw: Array(text.utf8), headers: [auth, ("Content-Type", "application/x-ndjson")])
+        try await c.call(
+            .post, AdminAPITests.base + "/import" + (continueOnError ? "?continueOnError=true" : ""),
+            raw: Array(text.utf8), headers: [auth, ("Content-Type", "application/x-ndjson")])
     }
 
     /// Two servers (A and B), each on its own database, with admin keys.
@@ -146,9 +147,10 @@ import Testing
             let identity = try #require(details.body["identities"]?.arrayValue?.first?["externalId"]?.stringValue)
             // Registered and confirmed, never logged in: an account whose identity no user holds yet.
             try await b.registerConfirmed("waiting@example.com", "Pass-word-2")
-            let waiting = try #require(try await Self.export(b).split(separator: "\n")
-                .compactMap { try? EJSON(parsing: Array($0.utf8)) }
-                .first { $0["account"]?["email"]?.stringValue == "waiting@example.com" }?["account"]?["identityId"]?.stringValue)
+            let waiting = try #require(
+                try await Self.export(b).split(separator: "\n")
+                    .compactMap { try? EJSON(parsing: Array($0.utf8)) }
+                    .first { $0["account"]?["email"]?.stringValue == "waiting@example.com" }?["account"]?["identityId"]?.stringValue)
             let hash = "$2b$04$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"  // "correct horse"
             func reason(_ line: String) async throws -> String {
                 let r = try await Self.importing(b, line + "\n")
@@ -163,23 +165,35 @@ import Testing
             let userLine = #"{"id":"5f00000000000000000000aa","identities":[{"providerType":"local-userpass","externalId":"\#(waiting)"}]}"#
             #expect(try await reason(userLine).contains("is an account's already"))
             // Two account lines with one identity.
-            let twice = try await Self.importing(b, #"{"account":{"email":"x1@example.com","passwordHash":"\#(hash)","identityId":"same"}}"# + "\n"
-                                                  + #"{"account":{"email":"x2@example.com","passwordHash":"\#(hash)","identityId":"same"}}"# + "\n")
+            let twice = try await Self.importing(
+                b,
+                #"{"account":{"email":"x1@example.com","passwordHash":"\#(hash)","identityId":"same"}}"# + "\n"
+                    + #"{"account":{"email":"x2@example.com","passwordHash":"\#(hash)","identityId":"same"}}"# + "\n")
             #expect(twice.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("in the file twice") == true, "\(twice.body)")
             // A verified email another user holds.
-            let google = #"{"id":"5f00000000000000000000ab","identities":[{"providerType":"oauth2-google","externalId":"g-1","email":"victim@example.com"}]}"#
+            let google =
+                #"{"id":"5f00000000000000000000ab","identities":[{"providerType":"oauth2-google","externalId":"g-1","email":"victim@example.com"}]}"#
             #expect(try await reason(google).contains("another user's already"))
-            let two = try await Self.importing(b, #"{"id":"5f00000000000000000000ad","identities":[{"providerType":"oauth2-google","externalId":"g-2","email":"pat@example.com"}]}"# + "\n"
-                                               + #"{"id":"5f00000000000000000000ae","identities":[{"providerType":"oauth2-apple","externalId":"a-2","email":"pat@example.com"}]}"# + "\n")
+            let two = try await Self.importing(
+                b,
+                #"{"id":"5f00000000000000000000ad","identities":[{"providerType":"oauth2-google","externalId":"g-2","email":"pat@example.com"}]}"#
+                    + "\n"
+                    + #"{"id":"5f00000000000000000000ae","identities":[{"providerType":"oauth2-apple","externalId":"a-2","email":"pat@example.com"}]}"#
+                    + "\n")
             #expect(two.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("verified for two users") == true, "\(two.body)")
             // Hashes that would make every login for the email take gigabytes or hours.
-            for expensive in ["$argon2id$v=19$m=8388608,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "$2b$31$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"] {
-                #expect(try await reason(#"{"account":{"email":"slow@example.com","passwordHash":"\#(expensive)","identityId":"slow-1"}}"#).contains("costs too much"))
+            for expensive in [
+                "$argon2id$v=19$m=8388608,t=1,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA", "$2b$31$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6",
+            ] {
+                #expect(
+                    try await reason(#"{"account":{"email":"slow@example.com","passwordHash":"\#(expensive)","identityId":"slow-1"}}"#).contains(
+                        "costs too much"))
             }
             #expect(try await b.emailLogin("victim@example.com", "Pass-word-1").status == 200, "the victim is untouched")
 
             // Without createdAt: made now, not in 1970.
-            let fresh = try await Self.importing(b, #"{"id":"5f00000000000000000000ac","identities":[{"providerType":"anon-user","externalId":"anon-1"}]}"# + "\n")
+            let fresh = try await Self.importing(
+                b, #"{"id":"5f00000000000000000000ac","identities":[{"providerType":"anon-user","externalId":"anon-1"}]}"# + "\n")
             #expect(fresh.status == 200, "\(fresh.body)")
             let created = try await AdminAPITests.admin(b, .get, "/users/5f00000000000000000000ac")
             #expect((created.body["createdAt"]?.integerValue ?? 0) > 1_700_000_000, "\(created.body)")

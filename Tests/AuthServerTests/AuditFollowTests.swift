@@ -63,8 +63,10 @@ import Testing
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()
         var config = ServerConfiguration()
-        config.database = .postgres(try PostgresDatabase(url: cluster.url(database: name), key: "database", passwordAllowed: false,
-                                                         environment: [:]))
+        config.database = .postgres(
+            try PostgresDatabase(
+                url: cluster.url(database: name), key: "database", passwordAllowed: false,
+                environment: [:]))
         try await openStore(config).close()  // the schema
         final class Shown: Sendable { let details = Mutex<[String]>([]) }
         let box = Shown(), configuration = config

@@ -61,8 +61,10 @@ import Testing
             events.filter { $0.event == name && (outcome == nil || $0.outcome == outcome) }.count
         }
         #expect(count("register") == 2)
-        for name in ["confirm", "reset_requested", "reset_done", "api_key_created", "api_key_disabled", "api_key_enabled",
-                     "api_key_deleted", "session_revoked", "user_deleted", "plugin_killed", "rate_limited", "lockout"] {
+        for name in [
+            "confirm", "reset_requested", "reset_done", "api_key_created", "api_key_disabled", "api_key_enabled",
+            "api_key_deleted", "session_revoked", "user_deleted", "plugin_killed", "rate_limited", "lockout",
+        ] {
             #expect(count(name) == 1, "\(name): \(events.filter { $0.event == name })")
         }
         #expect(count("login", "success") == 3 && count("password_failed") == 7, "\(events.map(\.event))")

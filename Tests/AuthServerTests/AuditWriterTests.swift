@@ -7,8 +7,9 @@ import Testing
 /// next transaction, and each caller returns only once its events are stored.
 @Suite struct AuditWriterTests {
     static func event(_ i: Int) -> AuditEvent {
-        AuditEvent(time: 1_700_000_000, appId: "local", event: "login", outcome: "success", userId: "user\(i)",
-                   provider: "anon-user", address: "127.0.0.1", userAgent: nil, detail: nil)
+        AuditEvent(
+            time: 1_700_000_000, appId: "local", event: "login", outcome: "success", userId: "user\(i)",
+            provider: "anon-user", address: "127.0.0.1", userAgent: nil, detail: nil)
     }
 
     @Test func eventsThatArriveDuringAWriteShareTheNext() async throws {

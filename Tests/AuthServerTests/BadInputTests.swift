@@ -48,9 +48,12 @@ import Testing
             let at = login["access_token"]!
             let parts = at.split(separator: ".").map(String.init)
             let none = Base64.encode(Array(#"{"alg":"none","typ":"JWT"}"#.utf8), urlSafe: true)
-            let forged = Base64.encode(Array(#"{"sub":"x","typ":"access","exp":9999999999,"iat":1,"iss":"s","baas_domain_id":"local"}"#.utf8), urlSafe: true)
-            for token in ["garbage", "a.b.c", "\(none).\(parts[1]).", "\(none).\(forged).", "\(parts[0]).\(forged).\(parts[2])",
-                          "\(parts[0]).\(parts[1]).\(parts[2].dropLast(2))xx"] {
+            let forged = Base64.encode(
+                Array(#"{"sub":"x","typ":"access","exp":9999999999,"iat":1,"iss":"s","baas_domain_id":"local"}"#.utf8), urlSafe: true)
+            for token in [
+                "garbage", "a.b.c", "\(none).\(parts[1]).", "\(none).\(forged).", "\(parts[0]).\(forged).\(parts[2])",
+                "\(parts[0]).\(parts[1]).\(parts[2].dropLast(2))xx",
+            ] {
                 let r = try await c.profile(token)
                 #expect(r.status == 401 && r.code == "InvalidSession", "token \(token)")
                 #expect(r.message?.contains(token) == false)
@@ -81,8 +84,10 @@ import Testing
 
     @Test func devRoutesDoNotExistInProduction() async throws {
         try await TestServer.run(TestServer.configuration(dev: false)) { (c: Client) async throws in
-            for (method, path) in [(HTTPRequest.Method.get, "\(Routes.dev)/clock"), (.delete, "\(Routes.dev)/apps/local/users"),
-                                   (.get, "\(Routes.dev)/apps/local/outbox")] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, "\(Routes.dev)/clock"), (.delete, "\(Routes.dev)/apps/local/users"),
+                (.get, "\(Routes.dev)/apps/local/outbox"),
+            ] {
                 #expect(try await c.call(method, path).status == 404)
             }
         }

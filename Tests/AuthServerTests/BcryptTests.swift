@@ -22,8 +22,10 @@ import Testing
     }
 
     @Test func onlyWellFormedHashesAreBcrypt() {
-        for bad in ["", "$2b$04$short", "$2c$04$" + Self.hash.dropFirst(7), "$2b$03$" + Self.hash.dropFirst(7),
-                    "$2b$04$" + Self.hash.dropFirst(7).dropLast() + "!", Self.hash + "x"] {
+        for bad in [
+            "", "$2b$04$short", "$2c$04$" + Self.hash.dropFirst(7), "$2b$03$" + Self.hash.dropFirst(7),
+            "$2b$04$" + Self.hash.dropFirst(7).dropLast() + "!", Self.hash + "x",
+        ] {
             #expect(!PasswordHasher.isBcrypt(bad), "\(bad)")
             #expect(!PasswordHasher.verifyNow("correct horse", bad))
         }

@@ -18,8 +18,11 @@ import Testing
             defer { for file in [output, go] { try? FileManager.default.removeItem(atPath: file) } }
             // The page's server picks its own port (one picked here and freed could be taken
             // by another test's server before it binds); the app allows it, then it browses.
-            let browser = try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/cors-browser.py",
-                                            authsh, go], output: output)
+            let browser = try ChildProcess(
+                [
+                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/cors-browser.py",
+                    authsh, go,
+                ], output: output)
             var port: Int?
             for _ in 0..<600 where port == nil && browser.isRunning {
                 let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
@@ -27,10 +30,12 @@ import Testing
                 if port == nil { try await Task.sleep(for: .milliseconds(50)) }
             }
             let page = "http://localhost:\(try #require(port, "the page's server did not start"))"
-            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
-                "allowedRequestOrigins": [.string(page)],
-                "providers": ["oauth2-github": ["redirectURIs": [.string(page + "/cb")]]],
-            ])
+            let patch = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config",
+                json: [
+                    "allowedRequestOrigins": [.string(page)],
+                    "providers": ["oauth2-github": ["redirectURIs": [.string(page + "/cb")]]],
+                ])
             #expect(patch.status == 200, "\(patch.body)")
             #expect(FileManager.default.createFile(atPath: go, contents: Data()))
             for _ in 0..<1800 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }

@@ -11,7 +11,10 @@ import Testing
         (#"{"apps":[{"id":"a","accessTokenLifetimeSeconds":"1800"}]}"#, "apps[0].accessTokenLifetimeSeconds: expected an integer, got string"),
         (#"{"apps":[{"id":"a"},{"id":"a"}]}"#, "apps[1].id: app id \"a\" is used twice"),
         (#"{"apps":[{"id":"a","providers":{"custom-token":{"signingKeys":["short"]}}}]}"#, "an HS256 key must be at least 32 bytes"),
-        (#"{"apps":[{"id":"a","providers":{"custom-token":{"signingAlgorithm":"RS256","signingKeys":["not a pem"]}}}]}"#, "not an RSA public key in PEM"),
+        (
+            #"{"apps":[{"id":"a","providers":{"custom-token":{"signingAlgorithm":"RS256","signingKeys":["not a pem"]}}}]}"#,
+            "not an RSA public key in PEM"
+        ),
         (#"{"app":[]}"#, "apps: missing"),
         (#"{"apps": [}"#, "invalid JSON"),
     ])
@@ -29,17 +32,19 @@ import Testing
 
     @Test func theSpecExampleConfigLoads() throws {
         var c = TestServer.configuration()
-        try c.loadConfig(Array(#"""
-            {"apps":[{"id":"myapp","accessTokenLifetimeSeconds":1800,"refreshTokenLifetimeSeconds":5184000,
-              "providers":{"anon-user":{"enabled":true},
-                "local-userpass":{"enabled":true,"autoConfirm":false,"emailConfirmationUrl":"https://example.com/confirm",
-                  "confirmEmailSubject":"Confirm your account","resetPasswordUrl":"https://example.com/reset",
-                  "resetPasswordSubject":"Reset your password"},
-                "api-key":{"enabled":true},
-                "custom-token":{"enabled":true,"signingAlgorithm":"HS256","signingKeys":["a-shared-secret-of-32-bytes-or-more"],
-                  "jwkURI":null,"audience":null,"metadataFields":[{"required":false,"name":"name","field_name":"name"}]}},
-              "values":{"supportEmail":"help@example.com"}}]}
-            """#.utf8), file: "x.json")
+        try c.loadConfig(
+            Array(
+                #"""
+                {"apps":[{"id":"myapp","accessTokenLifetimeSeconds":1800,"refreshTokenLifetimeSeconds":5184000,
+                  "providers":{"anon-user":{"enabled":true},
+                    "local-userpass":{"enabled":true,"autoConfirm":false,"emailConfirmationUrl":"https://example.com/confirm",
+                      "confirmEmailSubject":"Confirm your account","resetPasswordUrl":"https://example.com/reset",
+                      "resetPasswordSubject":"Reset your password"},
+                    "api-key":{"enabled":true},
+                    "custom-token":{"enabled":true,"signingAlgorithm":"HS256","signingKeys":["a-shared-secret-of-32-bytes-or-more"],
+                      "jwkURI":null,"audience":null,"metadataFields":[{"required":false,"name":"name","field_name":"name"}]}},
+                  "values":{"supportEmail":"help@example.com"}}]}
+                """#.utf8), file: "x.json")
         #expect(c.apps.map(\.id) == ["myapp"])
         #expect(c.apps[0].providers.customToken?.metadataFields.first?.fieldName == "name")
         #expect(c.apps[0].values["supportEmail"] == "help@example.com")
@@ -73,17 +78,23 @@ import Testing
         var ct = AppConfiguration.CustomToken()
         ct.signingKeys = [secret]
         ct.audience = ["my-audience"]
-        ct.metadataFields = [.init(required: true, name: "profile.name", fieldName: "name"),
-                             .init(required: false, name: "email", fieldName: "email")]
+        ct.metadataFields = [
+            .init(required: true, name: "profile.name", fieldName: "name"),
+            .init(required: false, name: "email", fieldName: "email"),
+        ]
         app.providers.customToken = ct
         let keys = JWTKeyCollection()
         await keys.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256)
         let wrongKeys = JWTKeyCollection()
         await wrongKeys.add(hmac: HMACKey(from: String(repeating: "z", count: 32)), digestAlgorithm: .sha256)
-        func token(_ keys: JWTKeyCollection, exp: Date = Date().addingTimeInterval(600), aud: String = "my-audience",
-                   name: String? = "Dee") async throws -> String {
-            try await keys.sign(CustomClaims(sub: "ext-42", exp: .init(value: exp), aud: .init(value: [aud]),
-                                             profile: name.map { ["name": $0] }))
+        func token(
+            _ keys: JWTKeyCollection, exp: Date = Date().addingTimeInterval(600), aud: String = "my-audience",
+            name: String? = "Dee"
+        ) async throws -> String {
+            try await keys.sign(
+                CustomClaims(
+                    sub: "ext-42", exp: .init(value: exp), aud: .init(value: [aud]),
+                    profile: name.map { ["name": $0] }))
         }
         let good = try await token(keys)
         let cases = [
@@ -115,8 +126,10 @@ import Testing
         func token(_ key: JWTKit.Insecure.RSA.PrivateKey) async throws -> String {
             let keys = JWTKeyCollection()
             await keys.add(rsa: key, digestAlgorithm: .sha256)
-            return try await keys.sign(CustomClaims(sub: "rsa-user", exp: .init(value: Date().addingTimeInterval(600)),
-                                                    aud: .init(value: ["any"]), profile: nil))
+            return try await keys.sign(
+                CustomClaims(
+                    sub: "rsa-user", exp: .init(value: Date().addingTimeInterval(600)),
+                    aud: .init(value: ["any"]), profile: nil))
         }
         let good = try await token(privateKey), forged = try await token(otherKey)
         try await TestServer.run(TestServer.configuration(apps: [app])) { c in

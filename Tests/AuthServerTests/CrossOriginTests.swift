@@ -22,8 +22,10 @@ import Testing
         var accessControl: [String] { headers.filter { $0.name.canonicalName.hasPrefix("access-control-") }.map { $0.name.canonicalName } }
     }
 
-    static func send(_ c: Client, _ method: HTTPRequest.Method, _ path: String, origin: String?,
-                     headers extra: HTTPFields = [:], json: String? = nil) async throws -> Answer {
+    static func send(
+        _ c: Client, _ method: HTTPRequest.Method, _ path: String, origin: String?,
+        headers extra: HTTPFields = [:], json: String? = nil
+    ) async throws -> Answer {
         var headers = extra
         if let origin { headers[.origin] = origin }
         if json != nil { headers[.contentType] = "application/json" }
@@ -33,17 +35,20 @@ import Testing
     }
 
     static func preflight(_ c: Client, _ path: String, origin: String, method: String = "POST") async throws -> Answer {
-        try await send(c, .options, path, origin: origin,
-                       headers: [.accessControlRequestMethod: method, .accessControlRequestHeaders: "authorization,content-type"])
+        try await send(
+            c, .options, path, origin: origin,
+            headers: [.accessControlRequestMethod: method, .accessControlRequestHeaders: "authorization,content-type"])
     }
 
     /// The client API's routes a web app calls, with the method it calls each with.
     static func routes(_ app: String) -> [(String, String)] {
-        [("GET", Routes.location(app)), ("POST", Routes.login(app, provider: "anon-user")),
-         ("POST", Routes.login(app, provider: "anon-user") + "?link=true"), ("POST", Routes.session), ("DELETE", Routes.session),
-         ("GET", Routes.profile), ("POST", Routes.apiKeys), ("PUT", Routes.apiKeys + "/0123456789abcdef01234567/enable"),
-         ("DELETE", Routes.deleteUser), ("POST", Routes.userpass(app, "register")), ("POST", Routes.userpass(app, "reset/call")),
-         ("POST", "\(Routes.base)/app/\(app)/functions/call"), ("GET", Routes.login(app, provider: "oauth2-google"))]
+        [
+            ("GET", Routes.location(app)), ("POST", Routes.login(app, provider: "anon-user")),
+            ("POST", Routes.login(app, provider: "anon-user") + "?link=true"), ("POST", Routes.session), ("DELETE", Routes.session),
+            ("GET", Routes.profile), ("POST", Routes.apiKeys), ("PUT", Routes.apiKeys + "/0123456789abcdef01234567/enable"),
+            ("DELETE", Routes.deleteUser), ("POST", Routes.userpass(app, "register")), ("POST", Routes.userpass(app, "reset/call")),
+            ("POST", "\(Routes.base)/app/\(app)/functions/call"), ("GET", Routes.login(app, provider: "oauth2-google")),
+        ]
     }
 
     static func configured(_ origins: [String]?, dev: Bool = false) throws -> ServerConfiguration {
@@ -76,8 +81,10 @@ import Testing
                 #expect(answer.accessControl.isEmpty, "\(path): \(answer.accessControl)")
             }
             // The origin is compared whole: not a prefix, not another scheme or port, not "null".
-            for origin in ["https://app.example.com.evil.net", "http://app.example.com", "https://app.example.com:8443", "null",
-                           "https://APP.example.com", Self.page + ", " + Self.other] {
+            for origin in [
+                "https://app.example.com.evil.net", "http://app.example.com", "https://app.example.com:8443", "null",
+                "https://APP.example.com", Self.page + ", " + Self.other,
+            ] {
                 #expect(try await Self.preflight(c, Routes.session, origin: origin).status == 403, "\(origin)")
             }
         }
@@ -159,12 +166,15 @@ import Testing
     }
 
     @Test func theConfigListIsReadAsBrowsersWriteOrigins() throws {
-        let read = try RequestOrigins(["HTTPS://App.Example.com:443", "http://localhost:5173", "http://[::1]:80", "capacitor://localhost"],
-                                      path: "allowedRequestOrigins")
+        let read = try RequestOrigins(
+            ["HTTPS://App.Example.com:443", "http://localhost:5173", "http://[::1]:80", "capacitor://localhost"],
+            path: "allowedRequestOrigins")
         #expect(read.origins == ["https://app.example.com", "http://localhost:5173", "http://[::1]", "capacitor://localhost"])
         #expect(read.allows("https://app.example.com") && !read.allows("https://app.example.com:443"))
-        for bad in ["https://app.example.com/", "app.example.com", "null", "https://app.example.com:99999", "https://a.com/path",
-                    "https://user@a.com", "https://", "https://a.com?x", "https://exämple.com"] {
+        for bad in [
+            "https://app.example.com/", "app.example.com", "null", "https://app.example.com:99999", "https://a.com/path",
+            "https://user@a.com", "https://", "https://a.com?x", "https://exämple.com",
+        ] {
             #expect {
                 try RequestOrigins(["*", bad], path: "apps[0].allowedRequestOrigins")
             } throws: { error in

@@ -19,8 +19,9 @@ import Testing
             let big: EJSON = ["blob": .string(String(repeating: "x", count: 200_000))]
             for (value, limit) in [(big, "16384"), (Self.nested(40), "levels")] {
                 let refused = try await AdminAPITests.admin(a, .put, "/users/\(id)/custom_data", json: value)
-                #expect(refused.status == 400 && refused.code == "InvalidParameter" && refused.message?.contains(limit) == true,
-                        "\(refused.body)")
+                #expect(
+                    refused.status == 400 && refused.code == "InvalidParameter" && refused.message?.contains(limit) == true,
+                    "\(refused.body)")
             }
             #expect(try await AdminAPITests.admin(a, .put, "/users/\(id)/custom_data", json: Self.nested(18)).status == 200)
             // The user still gets tokens, with the data in them.
@@ -35,8 +36,9 @@ import Testing
             let file = EJSON.document(user).encodedString(.relaxed) + "\n"
             let imported = try await AdminTransferTests.importing(b, file, continueOnError: true)
             let reason = imported.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue ?? ""
-            #expect(imported.body["rejectedCount"]?.integerValue == 1 && reason.contains("customData") && reason.contains("16384"),
-                    "\(imported.body)")
+            #expect(
+                imported.body["rejectedCount"]?.integerValue == 1 && reason.contains("customData") && reason.contains("16384"),
+                "\(imported.body)")
         }
     }
 }

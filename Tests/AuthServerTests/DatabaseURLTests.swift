@@ -6,15 +6,18 @@ import Testing
 /// what is wrong), and that a password never shows.
 @Suite struct DatabaseURLTests {
     @Test func theFormsThatAreAccepted() throws {
-        let tcp = try PostgresDatabase(url: "postgres://authsh@db.example.com:6543/auth?sslmode=require&pool=3", key: "database",
-                                       passwordAllowed: false, environment: ["PGPASSWORD": "from-env"])
+        let tcp = try PostgresDatabase(
+            url: "postgres://authsh@db.example.com:6543/auth?sslmode=require&pool=3", key: "database",
+            passwordAllowed: false, environment: ["PGPASSWORD": "from-env"])
         #expect(tcp.user == "authsh" && tcp.host == "db.example.com" && tcp.port == 6543 && tcp.database == "auth")
         #expect(tcp.sslMode == "require" && tcp.poolSize == 3 && tcp.password == "from-env")
         #expect(tcp.description == "postgres://authsh@db.example.com:6543/auth")
-        let socket = try PostgresDatabase(url: "postgresql://me@/db?host=/run/postgresql", key: "database", passwordAllowed: false,
-                                          environment: [:])
+        let socket = try PostgresDatabase(
+            url: "postgresql://me@/db?host=/run/postgresql", key: "database", passwordAllowed: false,
+            environment: [:])
         #expect(socket.socketDirectory == "/run/postgresql" && socket.host == nil && socket.port == 5432 && socket.password == nil)
-        #expect(try ServerConfiguration.Database.parse("sqlite:/var/lib/authsh/db.sqlite", key: "--database", passwordAllowed: false)
+        #expect(
+            try ServerConfiguration.Database.parse("sqlite:/var/lib/authsh/db.sqlite", key: "--database", passwordAllowed: false)
                 == .sqliteFile("/var/lib/authsh/db.sqlite"))
     }
 
@@ -59,8 +62,9 @@ import Testing
     @Test func anUnreachableDatabaseFailsTheStartSayingWhich() async throws {
         var c = TestServer.configuration()
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgres-\(UUID())").path
-        var database = try PostgresDatabase(url: "postgres://u@/db?host=\(missing)", key: "database", passwordAllowed: false,
-                                            environment: ["PGPASSWORD": "hunter2"])
+        var database = try PostgresDatabase(
+            url: "postgres://u@/db?host=\(missing)", key: "database", passwordAllowed: false,
+            environment: ["PGPASSWORD": "hunter2"])
         database.startupTimeout = .seconds(3)
         c.database = .postgres(database)
         do {

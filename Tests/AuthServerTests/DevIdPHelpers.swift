@@ -19,18 +19,24 @@ struct DevIdP {
     }
 
     /// A code for `identity`, as the IdP's redirect carries it back to `redirect`.
-    func code(_ type: String, email: String, name: String = "Ada", verified: Bool = true,
-              scope: String = "openid email profile read:user user:email", nonce: String? = nil,
-              challenge: String? = nil, redirect: String = "http://127.0.0.1:9/cb") async throws -> String {
+    func code(
+        _ type: String, email: String, name: String = "Ada", verified: Bool = true,
+        scope: String = "openid email profile read:user user:email", nonce: String? = nil,
+        challenge: String? = nil, redirect: String = "http://127.0.0.1:9/cb"
+    ) async throws -> String {
         let clientId = try #require(try await provider(type)["clientId"]?.stringValue)
-        var query = [("client_id", clientId), ("redirect_uri", redirect), ("response_type", "code"),
-                     ("scope", scope), ("state", "st8")]
+        var query = [
+            ("client_id", clientId), ("redirect_uri", redirect), ("response_type", "code"),
+            ("scope", scope), ("state", "st8"),
+        ]
         if let nonce { query.append(("nonce", nonce)) }
         if let challenge { query += [("code_challenge", challenge), ("code_challenge_method", "S256")] }
-        let approve = try await c.call(.post, "/dev/idp/api/approve", json: [
-            "url": .string(Self.authorizePath(type) + "?" + FormEncoding.encode(query)),
-            "identity": ["email": .string(email), "name": .string(name), "verified": .bool(verified)],
-        ])
+        let approve = try await c.call(
+            .post, "/dev/idp/api/approve",
+            json: [
+                "url": .string(Self.authorizePath(type) + "?" + FormEncoding.encode(query)),
+                "identity": ["email": .string(email), "name": .string(name), "verified": .bool(verified)],
+            ])
         #expect(approve.status == 200, "\(approve.body)")
         let location = try #require(approve["redirect"])
         #expect(location.hasPrefix(redirect + "?"))
@@ -42,10 +48,12 @@ struct DevIdP {
     /// The dev OIDC issuer's tokens for a code (the client's own exchange).
     func oidcTokens(code: String, redirect: String = "http://127.0.0.1:9/cb") async throws -> EJSON {
         let google = try await provider("oauth2-google")
-        let reply = try await c.call(.post, "/dev/idp/oidc/token", json: [
-            "grant_type": "authorization_code", "code": .string(code), "redirect_uri": .string(redirect),
-            "client_id": google["clientId"]!, "client_secret": google["clientSecret"]!,
-        ])
+        let reply = try await c.call(
+            .post, "/dev/idp/oidc/token",
+            json: [
+                "grant_type": "authorization_code", "code": .string(code), "redirect_uri": .string(redirect),
+                "client_id": google["clientId"]!, "client_secret": google["clientSecret"]!,
+            ])
         #expect(reply.status == 200, "\(reply.body)")
         return reply.body
     }

@@ -60,8 +60,9 @@ import Testing
             let e = try await Self.poll(c, "oauth2-google", late.deviceCode)
             #expect(e.status == 400 && e.code == "ExpiredToken", "\(e.body)")
             // An approval after expiry finds nothing to approve.
-            let reply = try await c.call(.post, "/dev/idp/api/device/approve",
-                                         json: ["userCode": .string(late.userCode), "identity": ["email": "x@example.com"]])
+            let reply = try await c.call(
+                .post, "/dev/idp/api/device/approve",
+                json: ["userCode": .string(late.userCode), "identity": ["email": "x@example.com"]])
             #expect(reply.status == 400)
         }
     }

@@ -119,8 +119,12 @@ import Testing
             _ = try await c.userpass("register", ["email": "ada@example.com", "password": "password1"])
             let token = try #require(try await c.emailLogin("ada@example.com", "password1")["access_token"])
             #expect(try await c.function("setSecurityAnswer", ["  Blue "], token: token).body == true)
-            let r = try await c.userpass("reset/call", ["email": "ada@example.com", "password": "password2",
-                                                        "arguments": [["answer": "blue"]]])
+            let r = try await c.userpass(
+                "reset/call",
+                [
+                    "email": "ada@example.com", "password": "password2",
+                    "arguments": [["answer": "blue"]],
+                ])
             #expect(r.status == 200)
             #expect(try await c.emailLogin("ada@example.com", "password2").status == 200)
             #expect(try await c.emailLogin("ada@example.com", "password1").status == 401)
@@ -132,8 +136,12 @@ import Testing
             _ = try await c.userpass("register", ["email": "ada@example.com", "password": "password1"])
             let token = try #require(try await c.emailLogin("ada@example.com", "password1")["access_token"])
             #expect(try await c.function("setSecurityAnswer", ["blue"], token: token).body == true)
-            let r = try await c.userpass("reset/call", ["email": "ada@example.com", "password": "password2",
-                                                        "arguments": [["answer": "red"]]])
+            let r = try await c.userpass(
+                "reset/call",
+                [
+                    "email": "ada@example.com", "password": "password2",
+                    "arguments": [["answer": "red"]],
+                ])
             #expect(r.status == 400 && r.code == "BadRequest" && r.message == #"failed to reset password for user "ada@example.com""#)
             #expect(try await c.emailLogin("ada@example.com", "password1").status == 200)
         }
@@ -150,8 +158,12 @@ import Testing
             let lines = body.split(separator: "\n")
             let token = try #require(lines.first { $0.hasPrefix("token=") }?.dropFirst(6))
             let tokenId = try #require(lines.first { $0.hasPrefix("tokenId=") }?.dropFirst(8))
-            let done = try await c.userpass("reset", ["token": .string(String(token)), "tokenId": .string(String(tokenId)),
-                                                      "password": "password3"])
+            let done = try await c.userpass(
+                "reset",
+                [
+                    "token": .string(String(token)), "tokenId": .string(String(tokenId)),
+                    "password": "password3",
+                ])
             #expect(done.status == 200)
             #expect(try await c.emailLogin("ada@example.com", "password3").status == 200)
         }

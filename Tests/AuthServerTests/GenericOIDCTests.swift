@@ -26,9 +26,13 @@ import Testing
         try await Self.run(mock) { c in
             let port = try #require(c.client.port)
             let (verifier, challenge) = DevIdP.pkce()
-            let start = try await Web.send("GET", "http://127.0.0.1:\(port)" + Routes.login("local", provider: "oauth2-mock") + "?"
-                + FormEncoding.encode([("redirect", "http://127.0.0.1:9/cb"), ("state", "s1"),
-                                       ("code_challenge", challenge), ("code_challenge_method", "S256")]))
+            let start = try await Web.send(
+                "GET",
+                "http://127.0.0.1:\(port)" + Routes.login("local", provider: "oauth2-mock") + "?"
+                    + FormEncoding.encode([
+                        ("redirect", "http://127.0.0.1:9/cb"), ("state", "s1"),
+                        ("code_challenge", challenge), ("code_challenge_method", "S256"),
+                    ]))
             let authorize = try #require(start.location, "\(start.status) \(start.text)")
             // Discovery gave the authorize endpoint; the server sent its own PKCE and a nonce.
             #expect(authorize.hasPrefix(mock.issuer + "/oauth2/authorize?"))
@@ -57,8 +61,12 @@ import Testing
             let profile = try await c.profile(try #require(byID["access_token"]))
             #expect(profile.body["data"]?["email"] == nil, "an unverified email stays out of the profile")
 
-            let byCode = try await c.login("oauth2-mock", ["authCode": .string(try await mock.code(sub: "bob", clientId: Self.clientId)),
-                                                           "redirectUri": "http://127.0.0.1:9/cb"])
+            let byCode = try await c.login(
+                "oauth2-mock",
+                [
+                    "authCode": .string(try await mock.code(sub: "bob", clientId: Self.clientId)),
+                    "redirectUri": "http://127.0.0.1:9/cb",
+                ])
             #expect(byCode["user_id"] == byID["user_id"], "\(byCode.body)")
             let access = try #require(tokens["access_token"]?.stringValue)
             let byAccess = try await c.login("oauth2-mock", ["accessToken": .string(access)])

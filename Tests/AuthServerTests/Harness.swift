@@ -26,9 +26,11 @@ struct Client {
     /// Sends a request; every response must be JSON with `Content-Type: application/json`
     /// exactly, and a 2xx body must not carry `error` or `error_code`.
     @discardableResult
-    func call(_ method: HTTPRequest.Method, _ path: String, json: EJSON? = nil, raw: [UInt8]? = nil,
-              token: String? = nil, headers extra: [(String, String?)] = [],
-              sourceLocation: SourceLocation = #_sourceLocation) async throws -> Reply {
+    func call(
+        _ method: HTTPRequest.Method, _ path: String, json: EJSON? = nil, raw: [UInt8]? = nil,
+        token: String? = nil, headers extra: [(String, String?)] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Reply {
         var headers: HTTPFields = [.contentType: "application/json;charset=utf-8", .accept: "application/json"]
         if let token { headers[.authorization] = "Bearer \(token)" }
         // `extra` replaces (or, with nil, removes) a header.
@@ -85,9 +87,11 @@ struct Client {
 
 /// Server configurations for tests: in memory, dev mode, cheap Argon2 parameters.
 enum TestServer {
-    static func configuration(apps: [AppConfiguration] = [AppConfiguration(id: "local")],
-                              database: ServerConfiguration.Database = .memory, dev: Bool = true,
-                              plugins: String? = nil) -> ServerConfiguration {
+    static func configuration(
+        apps: [AppConfiguration] = [AppConfiguration(id: "local")],
+        database: ServerConfiguration.Database = .memory, dev: Bool = true,
+        plugins: String? = nil
+    ) -> ServerConfiguration {
         var c = ServerConfiguration()
         c.pluginsDirectory = plugins
         c.port = 0
@@ -99,8 +103,10 @@ enum TestServer {
     }
 
     /// Runs `body` against a server built from `configuration`, routed in-process.
-    static func run(_ configuration: ServerConfiguration = configuration(), mode: TestingSetup = .router,
-                    _ body: @escaping @Sendable (Client) async throws -> Void) async throws {
+    static func run(
+        _ configuration: ServerConfiguration = configuration(), mode: TestingSetup = .router,
+        _ body: @escaping @Sendable (Client) async throws -> Void
+    ) async throws {
         let app = try await buildApplication(configuration)
         try await app.test(mode) { client in try await body(Client(client: client)) }
     }

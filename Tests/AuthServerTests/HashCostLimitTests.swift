@@ -10,8 +10,10 @@ import Testing
         #expect(!PasswordHasher.isWithinCostLimits("$2b$15$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"))
         #expect(PasswordHasher.isWithinCostLimits("$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHQ$aGFzaA"))
         #expect(PasswordHasher.isWithinCostLimits("$argon2id$v=19$m=262144,t=16,p=16$c2FsdHNhbHQ$aGFzaA"))
-        for over in ["m=262145,t=1,p=1", "m=1024,t=17,p=1", "m=1024,t=1,p=17", "m=0,t=1,p=1", "m=1024,t=1", "m=1024,t=1,p=1,p=1",
-                     "m=1024,t=1,x=1", "m=99999999999999999999,t=1,p=1", "m=-1,t=1,p=1"] {
+        for over in [
+            "m=262145,t=1,p=1", "m=1024,t=17,p=1", "m=1024,t=1,p=17", "m=0,t=1,p=1", "m=1024,t=1", "m=1024,t=1,p=1,p=1",
+            "m=1024,t=1,x=1", "m=99999999999999999999,t=1,p=1", "m=-1,t=1,p=1",
+        ] {
             #expect(!PasswordHasher.isWithinCostLimits("$argon2id$v=19$\(over)$c2FsdHNhbHQ$aGFzaA"), "\(over)")
         }
         #expect(!PasswordHasher.isWithinCostLimits("$argon2i$v=19$m=1024,t=1,p=1$c2FsdHNhbHQ$aGFzaA"))

@@ -33,11 +33,15 @@ import Testing
     @Test func aTokenForSeveralAudiencesMustNameThisClientAsItsAuthorizedParty() async throws {
         let backing = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try backing.publicKey.getKeyPrimitives()
-        let jwks: EJSON = ["keys": [[
-            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": "k1",
-            "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
-            "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
-        ]]]
+        let jwks: EJSON = [
+            "keys": [
+                [
+                    "kty": "RSA", "alg": "RS256", "use": "sig", "kid": "k1",
+                    "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
+                    "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
+                ]
+            ]
+        ]
         let signer = JWTKeyCollection()
         await signer.add(rsa: try Insecure.RSA.PrivateKey(backing: backing), digestAlgorithm: .sha256, kid: "k1")
         try await JWKSTests.withJWKSServer(jwks) { url, _ in
@@ -49,7 +53,9 @@ import Testing
                     let token = try await signer.sign(claims, kid: "k1")
                     return try await c.login("oauth2-corp", ["id_token": .string(token)])
                 }
-                for (aud, azp) in [(["this-client", "other"], nil), (["this-client", "other"], "other"), (["this-client"], "other")] as [([String], String?)] {
+                for (aud, azp) in [(["this-client", "other"], nil), (["this-client", "other"], "other"), (["this-client"], "other")]
+                    as [([String], String?)]
+                {
                     let refused = try await login(aud, azp: azp, sub: "mallory")
                     #expect(refused.status == 401 && refused.message?.contains("azp") == true, "\(aud) \(azp ?? "-"): \(refused.body)")
                 }

@@ -26,13 +26,14 @@ import Testing
         return signed + "." + Base64.encode(Array(mac), urlSafe: true)
     }
 
-    @Test(arguments: [
-        (#"{"sub":"a","exp":1e300}"#, 200, nil),
-        (#"{"sub":"a","exp":-1e300}"#, 401, "expired"),
-        (#"{"sub":"a","exp":1.7976931348623157e308,"nbf":1e300}"#, 401, "not valid yet"),
-        (#"{"sub":"a","exp":1e300,"iat":1e300}"#, 401, "issued in the future"),
-        (#"{"sub":"a","exp":1e300,"nbf":0,"iat":1000000000}"#, 200, nil),
-    ] as [(String, Int, String?)])
+    @Test(
+        arguments: [
+            (#"{"sub":"a","exp":1e300}"#, 200, nil),
+            (#"{"sub":"a","exp":-1e300}"#, 401, "expired"),
+            (#"{"sub":"a","exp":1.7976931348623157e308,"nbf":1e300}"#, 401, "not valid yet"),
+            (#"{"sub":"a","exp":1e300,"iat":1e300}"#, 401, "issued in the future"),
+            (#"{"sub":"a","exp":1e300,"nbf":0,"iat":1000000000}"#, 200, nil),
+        ] as [(String, Int, String?)])
     func customTokenClaimsOfAnyRange(payload: String, status: Int, reason: String?) async throws {
         try await TestServer.run(TestServer.configuration(apps: [Self.customTokenApp])) { c in
             let r = try await c.login("custom-token", ["provider": "custom-token", "token": .string(Self.jwt(payload))])
@@ -122,7 +123,8 @@ import Testing
     @Test func aMalformedChunkedBodyIsABadRequest() async throws {
         try await TestServer.run(TestServer.configuration(), mode: .live) { c in
             let port = try #require(c.client.port)
-            let request = "POST \(Routes.login("local", provider: "anon-user")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            let request =
+                "POST \(Routes.login("local", provider: "anon-user")) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
                 + "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"
             let answer = try await RawHTTP.exchange(port: port, request)
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(answer.prefix(300))")

@@ -12,17 +12,21 @@ import Testing
 /// remote and cannot run here, so a small HTTP server on a loopback port stands in for it.
 @Suite struct JWKSTests {
     /// Serves `document` at `/jwks.json` while `body` runs; counts the fetches.
-    static func withJWKSServer(_ document: EJSON, _ body: @Sendable (_ url: String, _ fetches: @escaping @Sendable () -> Int) async throws -> Void) async throws {
+    static func withJWKSServer(_ document: EJSON, _ body: @Sendable (_ url: String, _ fetches: @escaping @Sendable () -> Int) async throws -> Void)
+        async throws
+    {
         let fetches = Atomic<Int>(0)
         let router = Router()
         router.get("jwks.json") { _, _ in
             fetches.add(1, ordering: .relaxed)
-            return Response(status: .ok, headers: [.contentType: "application/json"],
-                            body: .init(byteBuffer: ByteBuffer(bytes: document.encoded(.relaxed))))
+            return Response(
+                status: .ok, headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(bytes: document.encoded(.relaxed))))
         }
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let provider = Application(router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                                   onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
+        let provider = Application(
+            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            onServerRunning: { continuation.yield($0.localAddress?.port ?? 0) })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { try await provider.runService() }
             var iterator = ports.makeAsyncIterator()
@@ -37,16 +41,22 @@ import Testing
         let signer = try JWTKit.Insecure.RSA.PrivateKey(backing: backing)
         let stranger = try JWTKit.Insecure.RSA.PrivateKey(backing: _RSA.Signing.PrivateKey(keySize: .bits2048))
         let primitives = try backing.publicKey.getKeyPrimitives()
-        let jwks: EJSON = ["keys": [[
-            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": "idp-1",
-            "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
-            "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
-        ]]]
+        let jwks: EJSON = [
+            "keys": [
+                [
+                    "kty": "RSA", "alg": "RS256", "use": "sig", "kid": "idp-1",
+                    "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
+                    "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
+                ]
+            ]
+        ]
         func token(_ key: JWTKit.Insecure.RSA.PrivateKey, sub: String) async throws -> String {
             let keys = JWTKeyCollection()
             await keys.add(rsa: key, digestAlgorithm: .sha256, kid: "idp-1")
-            return try await keys.sign(CustomClaims(sub: .init(value: sub), exp: .init(value: Date().addingTimeInterval(600)),
-                                                    aud: .init(value: ["any"]), profile: nil), kid: "idp-1")
+            return try await keys.sign(
+                CustomClaims(
+                    sub: .init(value: sub), exp: .init(value: Date().addingTimeInterval(600)),
+                    aud: .init(value: ["any"]), profile: nil), kid: "idp-1")
         }
         let ada = try await token(signer, sub: "ada"), grace = try await token(signer, sub: "grace")
         let forged = try await token(stranger, sub: "ada")

@@ -27,13 +27,15 @@ import Testing
             let one = try await c.emailLogin("one@example.com", "password1")["access_token"]!
             let two = try await c.emailLogin("two@example.com", "password1")["access_token"]!
             let taken = try await c.emailLogin("two@example.com", "password1", link: one)
-            #expect(taken.status == 401 && taken.code == "InvalidSession"
+            #expect(
+                taken.status == 401 && taken.code == "InvalidSession"
                     && taken.message == "a user already exists with the specified provider")
             let anon = try await c.login("anon-user", ["provider": "anon-user"], link: one)
             #expect(anon.status == 500 && anon.message == "linking an anonymous identity is not allowed")
             try await c.registerConfirmed("three@example.com")
             let second = try await c.emailLogin("three@example.com", "password1", link: two)
-            #expect(second.status == 500
+            #expect(
+                second.status == 500
                     && second.message == "linking a local-userpass identity is not allowed when one is already linked")
             let wrong = try await c.emailLogin("three@example.com", "wrong-password", link: two)
             #expect(wrong.code == "InvalidPassword")

@@ -8,7 +8,8 @@ import Testing
 @Suite struct LocationTests {
     /// `hostname` and `ws_hostname` of a raw request to the server on `port`.
     static func location(port: Int, headers: [String]) async throws -> (hostname: String?, ws: String?) {
-        let request = "GET \(Routes.location("local")) HTTP/1.1\r\n" + headers.map { $0 + "\r\n" }.joined()
+        let request =
+            "GET \(Routes.location("local")) HTTP/1.1\r\n" + headers.map { $0 + "\r\n" }.joined()
             + "Connection: close\r\n\r\n"
         let answer = try await RawHTTP.exchange(port: port, request)
         #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(300))")
@@ -39,8 +40,12 @@ import Testing
                     #expect(answer.hostname == "http://\(own)" && answer.ws == "ws://\(own)", "dev \(dev), Host \(host): \(answer)")
                 }
                 // An untrusted peer's proxy headers say nothing.
-                let proxied = try await Self.location(port: port, headers: ["Host: \(own)", "X-Forwarded-Proto: https",
-                                                                             "X-Forwarded-Host: evil.example"])
+                let proxied = try await Self.location(
+                    port: port,
+                    headers: [
+                        "Host: \(own)", "X-Forwarded-Proto: https",
+                        "X-Forwarded-Host: evil.example",
+                    ])
                 #expect(proxied.hostname == "http://\(own)", "\(proxied)")
             }
         }
@@ -57,8 +62,12 @@ import Testing
         config.trustedProxies = try TrustedProxies(["127.0.0.1"])
         try await TestServer.run(config, mode: .live) { c in
             let port = try #require(c.client.port)
-            let answer = try await Self.location(port: port, headers: ["Host: 127.0.0.1:\(port)", "X-Forwarded-Proto: https",
-                                                                        "X-Forwarded-Host: app.example.com", "X-Forwarded-For: 6.6.6.6"])
+            let answer = try await Self.location(
+                port: port,
+                headers: [
+                    "Host: 127.0.0.1:\(port)", "X-Forwarded-Proto: https",
+                    "X-Forwarded-Host: app.example.com", "X-Forwarded-For: 6.6.6.6",
+                ])
             #expect(answer.hostname == "https://app.example.com" && answer.ws == "wss://app.example.com", "\(answer)")
             let plain = try await Self.location(port: port, headers: ["Host: auth.example.com", "X-Forwarded-For: 6.6.6.6"])
             #expect(plain.hostname == "http://auth.example.com" && plain.ws == "ws://auth.example.com", "\(plain)")

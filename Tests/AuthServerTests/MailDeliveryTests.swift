@@ -9,8 +9,10 @@ import Testing
 /// the SMTP server is down.
 @Suite struct MailDeliveryTests {
     /// A server on a SQLite file whose mail goes to `sink`, tried again after 1 s.
-    static func run(_ sink: SMTPSink?, port: Int? = nil, plugins: [String: String] = [:],
-                    _ body: @escaping @Sendable (Client, String) async throws -> Void) async throws {
+    static func run(
+        _ sink: SMTPSink?, port: Int? = nil, plugins: [String: String] = [:],
+        _ body: @escaping @Sendable (Client, String) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-mail-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let pluginDirectory = try PluginDirectory(plugins)
@@ -36,7 +38,8 @@ import Testing
 
     /// Polls the queue until `done` holds (at most 30 s).
     static func queue(_ database: String, until done: ([(state: String, attempts: Int, content: String, error: String?)]) -> Bool) async throws
-        -> [(state: String, attempts: Int, content: String, error: String?)] {
+        -> [(state: String, attempts: Int, content: String, error: String?)]
+    {
         for _ in 0..<600 {
             let rows = try queue(database)
             if done(rows) { return rows }
@@ -79,8 +82,12 @@ import Testing
             #expect(html.contains("href=\"\(link.replacingOccurrences(of: "&", with: "&amp;"))\""))
             #expect(!mail.data.contains("Secret-Pass-1"), "no secret but the token")
             let fields = try #require(FormEncoding.decode(link.split(separator: "?", maxSplits: 1)[1]))
-            let confirm = try await c.userpass("confirm", ["token": .string(try #require(FormEncoding.value("token", in: fields))),
-                                                           "tokenId": .string(try #require(FormEncoding.value("tokenId", in: fields)))])
+            let confirm = try await c.userpass(
+                "confirm",
+                [
+                    "token": .string(try #require(FormEncoding.value("token", in: fields))),
+                    "tokenId": .string(try #require(FormEncoding.value("tokenId", in: fields))),
+                ])
             #expect(confirm.status == 200, "\(confirm.body)")
             #expect(try await c.emailLogin("ann@example.com", "Secret-Pass-1").status == 200)
 
@@ -116,9 +123,14 @@ import Testing
         let down = try RawHTTP.reserve()
         let port = down.port
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-smtp-\(UUID())").path
-        try await Self.run(nil, port: port, plugins: ["notify.lua": #"""
-            return function(to) context.email.send{to = to, subject = "Plugin mail", body = "Hello from a plugin"}; return true end
-            """#]) { c, database in
+        try await Self.run(
+            nil, port: port,
+            plugins: [
+                "notify.lua": #"""
+                return function(to) context.email.send{to = to, subject = "Plugin mail", body = "Hello from a plugin"}; return true end
+                """#
+            ]
+        ) { c, database in
             #expect(try await c.userpass("register", ["email": "di@example.com", "password": "password1"]).status == 201)
             // A plugin's mail takes the same way.
             let anonymous = try await c.login("anon-user", [:])

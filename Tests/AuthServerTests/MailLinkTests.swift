@@ -16,9 +16,11 @@ import Testing
             try await c.registerConfirmed("victim@example.com")
             let port = try #require(c.client.port)
             let body = #"{"email":"victim@example.com"}"#
-            let answer = try await RawHTTP.exchange(port: port, "POST \(Routes.userpass("local", "reset/send")) HTTP/1.1\r\n"
-                + "Host: evil.example\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
-                + "Connection: close\r\n\r\n\(body)")
+            let answer = try await RawHTTP.exchange(
+                port: port,
+                "POST \(Routes.userpass("local", "reset/send")) HTTP/1.1\r\n"
+                    + "Host: evil.example\r\nContent-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                    + "Connection: close\r\n\r\n\(body)")
             #expect(answer.hasPrefix("HTTP/1.1 200"), "\(answer.prefix(100))")
             let mail = try #require(try await c.outbox("victim@example.com", kind: "reset").last)
             #expect(mail["link"] == "", "\(mail)")

@@ -6,8 +6,10 @@ import Testing
 /// is no link), values escaped in HTML and not in text, and files that override them per
 /// kind and per app.
 @Suite struct MailTemplateTests {
-    static let values = ["app": "shop", "email": "ann@example.com", "token": "T0K", "tokenId": "ID1", "minutes": "30",
-                         "subject": "Confirm your account", "link": "https://app.example.com/confirm?token=T0K&tokenId=ID1"]
+    static let values = [
+        "app": "shop", "email": "ann@example.com", "token": "T0K", "tokenId": "ID1", "minutes": "30",
+        "subject": "Confirm your account", "link": "https://app.example.com/confirm?token=T0K&tokenId=ID1",
+    ]
 
     @Test func defaultsCarryTheLinkOrTheToken() throws {
         let templates = MailTemplates.defaults

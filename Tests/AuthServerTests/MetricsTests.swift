@@ -16,9 +16,11 @@ import Testing
         var configuration = configuration
         configuration.metricsPort = 0
         let metricsURL = Mutex<String?>(nil)
-        let app = try await buildApplication(configuration, onMetricsListening: { host, port in
-            metricsURL.withLock { $0 = "http://\(host):\(port)/metrics" }
-        })
+        let app = try await buildApplication(
+            configuration,
+            onMetricsListening: { host, port in
+                metricsURL.withLock { $0 = "http://\(host):\(port)/metrics" }
+            })
         try await app.test(.live) { client in
             var url: String?
             for _ in 0..<200 where url == nil {
@@ -89,8 +91,9 @@ import Testing
 
             // Requests by route pattern: the two anonymous logins are one series with the others
             // of the login route; the unmatched path is `NotFound`.
-            let loginRoutes = Set(after.samples.filter { $0.name == "authsh_http_requests_total" && $0.labels["route"]?.hasSuffix("/login") == true }
-                .compactMap { $0.labels["route"] })
+            let loginRoutes = Set(
+                after.samples.filter { $0.name == "authsh_http_requests_total" && $0.labels["route"]?.hasSuffix("/login") == true }
+                    .compactMap { $0.labels["route"] })
             #expect(loginRoutes.count == 1, "one pattern for every provider and app: \(loginRoutes)")
             let loginRoute = try #require(loginRoutes.first)
             #expect(delta("authsh_http_requests_total", ["route": loginRoute, "method": "POST", "status": "200"]) == 2)

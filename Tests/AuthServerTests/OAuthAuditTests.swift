@@ -12,14 +12,17 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = TestServer.configuration(database: .directory(directory))
         try await MetricsTests.run(config) { c, metrics in
-            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
-                "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]],
-            ])
+            let patch = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config",
+                json: [
+                    "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]]
+                ])
             #expect(patch.status == 200, "\(patch.body)")
             let before = try await MetricsTests.scrape(metrics)
             func signIn(_ extra: [(String, String)] = [], token: String? = nil, deny: Bool = false) async throws -> String {
-                let start = try await OAuthFlowTests.hop(c, OAuthFlowTests.start([("redirect", "https://app.example.com/cb"), ("state", "s")] + extra),
-                                                         token: token)
+                let start = try await OAuthFlowTests.hop(
+                    c, OAuthFlowTests.start([("redirect", "https://app.example.com/cb"), ("state", "s")] + extra),
+                    token: token)
                 let authorize = try #require(start.location ?? start.baasLocation, "\(start)")
                 let callback = try await OAuthFlowTests.approve(c, authorize, email: "flo@example.com", deny: deny)
                 return try #require(try await OAuthFlowTests.hop(c, callback).location)
@@ -29,13 +32,20 @@ import Testing
             let anonymous = try #require(try await c.anonymous()["access_token"])
             #expect(try await signIn([("link", "true")], token: anonymous).contains("_baas_error="))  // flo is a user already
             let second = try #require(try await c.anonymous()["access_token"])
-            let start = try await OAuthFlowTests.hop(c, OAuthFlowTests.start([("redirect", "https://app.example.com/cb"), ("state", "s"),
-                                                                              ("link", "true")]), token: second)
+            let start = try await OAuthFlowTests.hop(
+                c,
+                OAuthFlowTests.start([
+                    ("redirect", "https://app.example.com/cb"), ("state", "s"),
+                    ("link", "true"),
+                ]), token: second)
             let linked = try await OAuthFlowTests.approve(c, try #require(start.location), email: "lin@example.com")
             #expect(try await OAuthFlowTests.hop(c, linked).location?.contains("_baas_link=ok") == true)
-            let loopback = try await OAuthFlowTests.hop(c, OAuthFlowTests.start([
-                ("redirect", "http://127.0.0.1:9/cb"), ("state", "s"), ("code_challenge", DevIdP.pkce().challenge),
-                ("code_challenge_method", "S256")]))
+            let loopback = try await OAuthFlowTests.hop(
+                c,
+                OAuthFlowTests.start([
+                    ("redirect", "http://127.0.0.1:9/cb"), ("state", "s"), ("code_challenge", DevIdP.pkce().challenge),
+                    ("code_challenge_method", "S256"),
+                ]))
             let coded = try await OAuthFlowTests.approve(c, try #require(loopback.location), email: "flo@example.com")
             #expect(try await OAuthFlowTests.hop(c, coded).location?.contains("code=") == true)
 

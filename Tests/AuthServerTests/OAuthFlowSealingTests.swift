@@ -6,9 +6,10 @@ import Testing
 /// verifier, nonce, link token or IdP token, and opens only with the state or code itself.
 @Suite struct OAuthFlowSealingTests {
     static func flow(app: String = "app") -> OAuthFlows.Flow {
-        OAuthFlows.Flow(app: app, provider: "oauth2-google", redirect: "http://127.0.0.1:9/cb", clientState: "client-state",
-                        nonce: "NONCE-1234567890", verifier: "VERIFIER-1234567890", challenge: nil,
-                        linkToken: "LINK-ACCESS-TOKEN-123", deviceId: nil, expires: 1000)
+        OAuthFlows.Flow(
+            app: app, provider: "oauth2-google", redirect: "http://127.0.0.1:9/cb", clientState: "client-state",
+            nonce: "NONCE-1234567890", verifier: "VERIFIER-1234567890", challenge: nil,
+            linkToken: "LINK-ACCESS-TOKEN-123", deviceId: nil, expires: 1000)
     }
 
     static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
@@ -52,8 +53,10 @@ import Testing
     @Test func aLoginCodeCarriesItsProofSealed() async throws {
         let store = try SQLiteStore(path: nil)
         let flows = OAuthFlows(store: store)
-        var proof = AuthService.Proof(identity: IdentityRecord(externalId: "sub-1", providerType: "oauth2-google", providerId: "p",
-                                                               data: ["name": "Ann"], email: "ann@example.com"))
+        var proof = AuthService.Proof(
+            identity: IdentityRecord(
+                externalId: "sub-1", providerType: "oauth2-google", providerId: "p",
+                data: ["name": "Ann"], email: "ann@example.com"))
         proof.profile = ["email": "ann@example.com"]
         proof.providerTokens = ["provider_access_token": "IDP-TOKEN-XYZ"]
         let (verifier, challenge) = ("v" + String(repeating: "x", count: 50), OAuthFlows.challenge(of: "v" + String(repeating: "x", count: 50)))

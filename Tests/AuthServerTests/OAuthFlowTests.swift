@@ -28,7 +28,8 @@ import Testing
         var headers: HTTPFields = [:]
         if let token { headers[.authorization] = "Bearer \(token)" }
         return try await c.client.execute(uri: path, method: method, headers: headers, body: nil) { response in
-            Hop(status: Int(response.status.code), location: response.headers[.location],
+            Hop(
+                status: Int(response.status.code), location: response.headers[.location],
                 baasLocation: response.headers[HTTPField.Name("X-Baas-Location")!], body: String(buffer: response.body))
         }
     }
@@ -49,9 +50,11 @@ import Testing
     static func live(_ body: @escaping @Sendable (Client) async throws -> Void) async throws {
         let apps = [AppConfiguration(id: "local"), AppConfiguration(id: "other")]
         try await TestServer.run(TestServer.configuration(apps: apps), mode: .live) { c in
-            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
-                "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]],
-            ])
+            let patch = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config",
+                json: [
+                    "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]]
+                ])
             #expect(patch.status == 200, "\(patch.body)")
             try await body(c)
         }
@@ -64,7 +67,8 @@ import Testing
     @Test func webRedirectFlowAnswersAsRealmWebReadsIt() async throws {
         try await Self.live { c in
             let device = Base64.encode(Array(#"{"deviceId":"65a1b2c3d4e5f6a7b8c9d0e1","appId":"local"}"#.utf8))
-            let first = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "abcdefghijkl"), ("device", device)]))
+            let first = try await Self.hop(
+                c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "abcdefghijkl"), ("device", device)]))
             #expect(first.status == 302)
             let authorize = try #require(first.location)
             #expect(authorize.contains("/dev/idp/github/login/oauth/authorize?") && authorize.contains("code_challenge="))
@@ -95,8 +99,12 @@ import Testing
         try await Self.live { c in
             let anon = try await c.anonymous()
             let token = try #require(anon["access_token"])
-            let start = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "linkstate"),
-                                                         ("link", "true"), ("providerRedirectHeader", "true")]), token: token)
+            let start = try await Self.hop(
+                c,
+                Self.start([
+                    ("redirect", "https://app.example.com/cb"), ("state", "linkstate"),
+                    ("link", "true"), ("providerRedirectHeader", "true"),
+                ]), token: token)
             #expect(start.status == 200 && start.location == nil, "\(start)")
             let authorize = try #require(start.baasLocation)
             let last = try await Self.hop(c, try await Self.approve(c, authorize, email: "lin@example.com"))
@@ -113,16 +121,22 @@ import Testing
 
     @Test func noOpenRedirect() async throws {
         try await Self.live { c in
-            let refused = ["https://evil.example/cb", "https://app.example.com/cb/../../evil", "https://app.example.com.evil.example/cb",
-                           "https://app.example.com@evil.example/cb", "http://127.0.0.1:8000/cb", "http://127.0.0.1.evil.example/cb",
-                           "javascript:alert(1)", "//evil.example/cb", "https://app.example.com/cb#frag"]
+            let refused = [
+                "https://evil.example/cb", "https://app.example.com/cb/../../evil", "https://app.example.com.evil.example/cb",
+                "https://app.example.com@evil.example/cb", "http://127.0.0.1:8000/cb", "http://127.0.0.1.evil.example/cb",
+                "javascript:alert(1)", "//evil.example/cb", "https://app.example.com/cb#frag",
+            ]
             for redirect in refused {
                 let hop = try await Self.hop(c, Self.start([("redirect", redirect), ("state", "s")]))
                 #expect(hop.status == 400 && hop.location == nil, "\(redirect): \(hop)")
             }
             // A loopback redirect needs PKCE (the loopback flow), and then any port is allowed.
-            let loopback = try await Self.hop(c, Self.start([("redirect", "http://127.0.0.1:8000/cb"), ("state", "s"),
-                                                            ("code_challenge", DevIdP.pkce().challenge), ("code_challenge_method", "S256")]))
+            let loopback = try await Self.hop(
+                c,
+                Self.start([
+                    ("redirect", "http://127.0.0.1:8000/cb"), ("state", "s"),
+                    ("code_challenge", DevIdP.pkce().challenge), ("code_challenge_method", "S256"),
+                ]))
             #expect(loopback.status == 302)
         }
     }
@@ -132,27 +146,45 @@ import Testing
     /// in a form that one parser reads as a name is no loopback redirect, PKCE or not; neither
     /// at the OAuth start nor at the dev identity provider.
     @Test func aNameDressedAsLoopbackIsNoLoopbackRedirect() async throws {
-        let dressed = ["http://127.www.attacker-example.com/cb", "http://127.0.0.1.attacker-example.com/cb",
-                       "http://127.0.0.01/cb", "http://0177.0.0.1/cb", "http://0x7f.0.0.1/cb", "http://127.1/cb",
-                       "http://2130706433/cb", "http://127.0.0.1./cb", "http://localhost/cb", "http://localhost./cb",
-                       "http://[::ffff:127.0.0.1]/cb", "http://[::ffff:7f00:1]/cb", "https://127.0.0.1/cb"]
+        let dressed = [
+            "http://127.www.attacker-example.com/cb", "http://127.0.0.1.attacker-example.com/cb",
+            "http://127.0.0.01/cb", "http://0177.0.0.1/cb", "http://0x7f.0.0.1/cb", "http://127.1/cb",
+            "http://2130706433/cb", "http://127.0.0.1./cb", "http://localhost/cb", "http://localhost./cb",
+            "http://[::ffff:127.0.0.1]/cb", "http://[::ffff:7f00:1]/cb", "https://127.0.0.1/cb",
+        ]
         try await Self.live { c in
             let challenge = DevIdP.pkce().challenge
             let clientId = try #require(try await DevIdP(c: c).provider("oauth2-github")["clientId"]?.stringValue)
-            let good = try await Self.hop(c, DevIdP.authorizePath("oauth2-github") + "?" + FormEncoding.encode([
-                ("client_id", clientId), ("redirect_uri", "http://127.0.0.1:9/cb"), ("state", "s")]))
+            let good = try await Self.hop(
+                c,
+                DevIdP.authorizePath("oauth2-github") + "?"
+                    + FormEncoding.encode([
+                        ("client_id", clientId), ("redirect_uri", "http://127.0.0.1:9/cb"), ("state", "s"),
+                    ]))
             #expect(good.status == 200, "\(good)")
             for redirect in dressed {
-                let hop = try await Self.hop(c, Self.start([("redirect", redirect), ("state", "s"), ("code_challenge", challenge),
-                                                            ("code_challenge_method", "S256")]))
+                let hop = try await Self.hop(
+                    c,
+                    Self.start([
+                        ("redirect", redirect), ("state", "s"), ("code_challenge", challenge),
+                        ("code_challenge_method", "S256"),
+                    ]))
                 #expect(hop.status == 400 && hop.location == nil, "\(redirect): \(hop)")
-                let idp = try await Self.hop(c, DevIdP.authorizePath("oauth2-github") + "?" + FormEncoding.encode([
-                    ("client_id", clientId), ("redirect_uri", redirect), ("state", "s")]))
+                let idp = try await Self.hop(
+                    c,
+                    DevIdP.authorizePath("oauth2-github") + "?"
+                        + FormEncoding.encode([
+                            ("client_id", clientId), ("redirect_uri", redirect), ("state", "s"),
+                        ]))
                 #expect(idp.status == 400, "dev IdP took \(redirect): \(idp)")
             }
             for redirect in ["http://127.0.0.1:8000/cb", "http://127.5.6.7/cb", "http://[::1]:8000/cb"] {
-                let hop = try await Self.hop(c, Self.start([("redirect", redirect), ("state", "s"), ("code_challenge", challenge),
-                                                            ("code_challenge_method", "S256")]))
+                let hop = try await Self.hop(
+                    c,
+                    Self.start([
+                        ("redirect", redirect), ("state", "s"), ("code_challenge", challenge),
+                        ("code_challenge_method", "S256"),
+                    ]))
                 #expect(hop.status == 302, "\(redirect): \(hop)")
             }
         }
@@ -164,11 +196,16 @@ import Testing
     @Test func aLinkFinishesOnlyInTheBrowserThatStartedIt() async throws {
         try await Self.live { c in
             func startLink(_ token: String) async throws -> (authorize: String, cookie: String) {
-                try await c.client.execute(uri: Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"), ("link", "true"),
-                                                            ("providerRedirectHeader", "true")]),
-                                           method: .get, headers: [.authorization: "Bearer \(token)"], body: nil) { r in
+                try await c.client.execute(
+                    uri: Self.start([
+                        ("redirect", "https://app.example.com/cb"), ("state", "s"), ("link", "true"),
+                        ("providerRedirectHeader", "true"),
+                    ]),
+                    method: .get, headers: [.authorization: "Bearer \(token)"], body: nil
+                ) { r in
                     let cookie = try #require(r.headers[.setCookie], "no cookie")
-                    #expect(cookie.contains("HttpOnly") && cookie.contains("Path=/api/client/v2.0/auth/callback")
+                    #expect(
+                        cookie.contains("HttpOnly") && cookie.contains("Path=/api/client/v2.0/auth/callback")
                             && cookie.contains("SameSite=Lax") && cookie.contains("Max-Age=600"), "\(cookie)")
                     return (try #require(r.headers[HTTPField.Name("X-Baas-Location")!]), String(cookie.prefix { $0 != ";" }))
                 }
@@ -211,22 +248,37 @@ import Testing
     @Test func idpParametersCannotSetTheProtocolsOwn() async throws {
         try await Self.live { c in
             for name in ["idp_request", "idp_request_uri", "idp_redirect_uri", "idp_client_id", "idp_Request_URI", "idp_state"] {
-                let hop = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"),
-                                                            (name, "https://evil.example/req")]))
+                let hop = try await Self.hop(
+                    c,
+                    Self.start([
+                        ("redirect", "https://app.example.com/cb"), ("state", "s"),
+                        (name, "https://evil.example/req"),
+                    ]))
                 #expect(hop.status == 400 && hop.location == nil && hop.body.contains(name), "\(name): \(hop)")
             }
-            let fine = try await Self.hop(c, Self.start([("redirect", "https://app.example.com/cb"), ("state", "s"),
-                                                         ("idp_login_hint", "ada@example.com")]))
+            let fine = try await Self.hop(
+                c,
+                Self.start([
+                    ("redirect", "https://app.example.com/cb"), ("state", "s"),
+                    ("idp_login_hint", "ada@example.com"),
+                ]))
             #expect(fine.status == 302 && fine.location?.contains("login_hint=ada%40example.com") == true, "\(fine)")
         }
     }
 
     @Test func loopbackFlowGivesASingleUseLoginCodeBoundToTheChallenge() async throws {
         try await Self.live { c in
-            func loginCode(app: String = "local", provider: String = "oauth2-github", challenge: String, deny: Bool = false) async throws -> [(String, String)] {
-                let start = try await Self.hop(c, Self.start([("redirect", "http://127.0.0.1:43210/callback"), ("state", "loop"),
-                                                             ("code_challenge", challenge), ("code_challenge_method", "S256")],
-                                                            provider: provider, app: app))
+            func loginCode(app: String = "local", provider: String = "oauth2-github", challenge: String, deny: Bool = false) async throws -> [(
+                String, String
+            )] {
+                let start = try await Self.hop(
+                    c,
+                    Self.start(
+                        [
+                            ("redirect", "http://127.0.0.1:43210/callback"), ("state", "loop"),
+                            ("code_challenge", challenge), ("code_challenge_method", "S256"),
+                        ],
+                        provider: provider, app: app))
                 let authorize = try #require(start.location, "\(start)")
                 let last = try await Self.hop(c, try await Self.approve(c, authorize, email: "loop@example.com", deny: deny))
                 let location = try #require(last.location)
@@ -266,23 +318,34 @@ import Testing
     @Test func authorizePageWorksAsAForm() async throws {
         try await Self.live { c in
             let (_, challenge) = DevIdP.pkce()
-            let start = try await Self.hop(c, Self.start([("redirect", "http://127.0.0.1:43210/cb"), ("state", "s"),
-                                                         ("code_challenge", challenge), ("code_challenge_method", "S256")]))
+            let start = try await Self.hop(
+                c,
+                Self.start([
+                    ("redirect", "http://127.0.0.1:43210/cb"), ("state", "s"),
+                    ("code_challenge", challenge), ("code_challenge_method", "S256"),
+                ]))
             let page = try await Self.hop(c, try #require(start.location))
             #expect(page.status == 200 && page.body.contains("<form method=\"post\""))
-            let token = try #require(page.body.firstRange(of: #/name="request" value="([0-9a-f]+)"/#).map { String(page.body[$0]) }
-                .flatMap { $0.split(separator: "\"").dropFirst(3).first.map(String.init) })
-            let form = FormEncoding.encode([("request", token), ("email", "form@example.com"), ("name", "Form"),
-                                            ("verified", "true"), ("decision", "approve")])
+            let token = try #require(
+                page.body.firstRange(of: #/name="request" value="([0-9a-f]+)"/#).map { String(page.body[$0]) }
+                    .flatMap { $0.split(separator: "\"").dropFirst(3).first.map(String.init) })
+            let form = FormEncoding.encode([
+                ("request", token), ("email", "form@example.com"), ("name", "Form"),
+                ("verified", "true"), ("decision", "approve"),
+            ])
             let path = "/dev/idp/github/login/oauth/authorize"
-            let posted = try await c.client.execute(uri: path, method: .post,
-                                                    headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                    body: ByteBuffer(string: form)) { r in (Int(r.status.code), r.headers[.location]) }
+            let posted = try await c.client.execute(
+                uri: path, method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: form)
+            ) { r in (Int(r.status.code), r.headers[.location]) }
             #expect(posted.0 == 302 && posted.1?.contains("/api/client/v2.0/auth/callback?code=") == true, "\(posted)")
             // The page's token is used once.
-            let again = try await c.client.execute(uri: path, method: .post,
-                                                   headers: [.contentType: "application/x-www-form-urlencoded"],
-                                                   body: ByteBuffer(string: form)) { r in Int(r.status.code) }
+            let again = try await c.client.execute(
+                uri: path, method: .post,
+                headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: form)
+            ) { r in Int(r.status.code) }
             #expect(again == 400)
         }
     }
@@ -299,9 +362,11 @@ import Testing
         var config = TestServer.configuration(apps: [app])
         config.trustedProxies = try TrustedProxies(["127.0.0.1", "::1"])
         try await TestServer.run(config, mode: .live) { c in
-            let patch = try await c.call(.patch, "\(Routes.dev)/apps/local/config", json: [
-                "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]],
-            ])
+            let patch = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config",
+                json: [
+                    "providers": ["oauth2-github": ["redirectURIs": ["https://app.example.com/cb"]]]
+                ])
             #expect(patch.status == 200, "\(patch.body)")
             func start(from client: String) async throws -> OAuthFlowTests.Hop {
                 let path = OAuthFlowTests.start([("redirect", "https://app.example.com/cb"), ("state", "s")])

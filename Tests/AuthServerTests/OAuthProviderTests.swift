@@ -30,11 +30,19 @@ import _CryptoExtras
             let again = try await c.login("oauth2-github", ["authCode": .string(code), "redirectUri": "http://127.0.0.1:9/cb"])
             #expect(again.status == 401 && again.message?.contains("refused the authorization code") == true, "\(again.body)")
 
-            let second = try await c.login("oauth2-github", ["authCode": .string(try await idp.code("oauth2-github", email: "ada@example.com")),
-                                                             "redirectUri": "http://127.0.0.1:9/cb"])
+            let second = try await c.login(
+                "oauth2-github",
+                [
+                    "authCode": .string(try await idp.code("oauth2-github", email: "ada@example.com")),
+                    "redirectUri": "http://127.0.0.1:9/cb",
+                ])
             #expect(second["user_id"] == first["user_id"])
-            let other = try await c.login("oauth2-github", ["authCode": .string(try await idp.code("oauth2-github", email: "bob@example.com")),
-                                                            "redirectUri": "http://127.0.0.1:9/cb"])
+            let other = try await c.login(
+                "oauth2-github",
+                [
+                    "authCode": .string(try await idp.code("oauth2-github", email: "bob@example.com")),
+                    "redirectUri": "http://127.0.0.1:9/cb",
+                ])
             #expect(other["user_id"] != nil && other["user_id"] != first["user_id"])
         }
     }
@@ -44,9 +52,11 @@ import _CryptoExtras
             // The app's own client obtains a token; the server asks GitHub whose it is.
             let github = try await idp.provider("oauth2-github")
             let code = try await idp.code("oauth2-github", email: "cy@example.com")
-            let tokens = try await c.call(.post, "/dev/idp/github/login/oauth/access_token", json: [
-                "code": .string(code), "client_id": github["clientId"]!, "client_secret": github["clientSecret"]!,
-            ])
+            let tokens = try await c.call(
+                .post, "/dev/idp/github/login/oauth/access_token",
+                json: [
+                    "code": .string(code), "client_id": github["clientId"]!, "client_secret": github["clientSecret"]!,
+                ])
             let token = try #require(tokens["access_token"])
             let ok = try await c.login("oauth2-github", ["accessToken": .string(token)])
             #expect(ok.status == 200, "\(ok.body)")
@@ -72,12 +82,17 @@ import _CryptoExtras
             let profile = try await c.profile(try #require(byIDToken["access_token"]))
             #expect(profile.body["data"]?["email"] == "gil@example.com")
 
-            let byCode = try await c.login("oauth2-google", ["authCode": .string(try await idp.code("oauth2-google", email: "gil@example.com")),
-                                                             "redirectUri": "http://127.0.0.1:9/cb"])
+            let byCode = try await c.login(
+                "oauth2-google",
+                [
+                    "authCode": .string(try await idp.code("oauth2-google", email: "gil@example.com")),
+                    "redirectUri": "http://127.0.0.1:9/cb",
+                ])
             #expect(byCode["user_id"] == byIDToken["user_id"], "\(byCode.body)")
             #expect(byCode["provider_id_token"] != nil && byCode["provider_access_token"] != nil)
 
-            let access = try #require(try await idp.oidcTokens(code: try await idp.code("oauth2-google", email: "gil@example.com"))["access_token"]?.stringValue)
+            let access = try #require(
+                try await idp.oidcTokens(code: try await idp.code("oauth2-google", email: "gil@example.com"))["access_token"]?.stringValue)
             let byAccess = try await c.login("oauth2-google", ["accessToken": .string(access)])
             #expect(byAccess["user_id"] == byIDToken["user_id"], "\(byAccess.body)")
         }
@@ -87,12 +102,20 @@ import _CryptoExtras
         try await Self.live { c, idp in
             let (verifier, challenge) = DevIdP.pkce()
             let code = try await idp.code("oauth2-github", email: "pk@example.com", challenge: challenge)
-            let wrong = try await c.login("oauth2-github", ["authCode": .string(code), "redirectUri": "http://127.0.0.1:9/cb",
-                                                            "codeVerifier": "not-the-verifier-not-the-verifier-000000000"])
+            let wrong = try await c.login(
+                "oauth2-github",
+                [
+                    "authCode": .string(code), "redirectUri": "http://127.0.0.1:9/cb",
+                    "codeVerifier": "not-the-verifier-not-the-verifier-000000000",
+                ])
             #expect(wrong.status == 401, "\(wrong.body)")
             let code2 = try await idp.code("oauth2-github", email: "pk@example.com", challenge: challenge)
-            let right = try await c.login("oauth2-github", ["authCode": .string(code2), "redirectUri": "http://127.0.0.1:9/cb",
-                                                            "codeVerifier": .string(verifier)])
+            let right = try await c.login(
+                "oauth2-github",
+                [
+                    "authCode": .string(code2), "redirectUri": "http://127.0.0.1:9/cb",
+                    "codeVerifier": .string(verifier),
+                ])
             #expect(right.status == 200, "\(right.body)")
         }
     }
@@ -196,8 +219,10 @@ import _CryptoExtras
             try await TestServer.run(TestServer.configuration(apps: [app]), mode: .live) { c in
                 let header = Base64.encode(Array(#"{"alg":"RS256","kid":"k"}"#.utf8), urlSafe: true)
                 let token = header + ".e30.c2ln"
-                for (type, body) in [("oauth2-nodiscovery", ["id_token": EJSON.string(token)]), ("oauth2-nokeys", ["id_token": .string(token)]),
-                                     ("oauth2-nokeys", ["authCode": "x", "redirectUri": "http://127.0.0.1:9/cb"])] as [(String, EJSONDocument)] {
+                for (type, body) in [
+                    ("oauth2-nodiscovery", ["id_token": EJSON.string(token)]), ("oauth2-nokeys", ["id_token": .string(token)]),
+                    ("oauth2-nokeys", ["authCode": "x", "redirectUri": "http://127.0.0.1:9/cb"]),
+                ] as [(String, EJSONDocument)] {
                     let reply = try await c.login(type, .document(body))
                     #expect(reply.status == 502 || reply.status == 401, "\(type): \(reply.body)")
                     #expect(reply.code == "IdentityProviderUnavailable" || reply.message?.contains("refused") == true, "\(type): \(reply.body)")
@@ -214,11 +239,13 @@ import _CryptoExtras
         try "from-a-file\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         var config = ServerConfiguration()
-        try config.loadConfig(Array(#"""
-            {"apps":[{"id":"a","providers":{
-              "oauth2-github":{"clientId":"gh","clientSecret":{"env":"AUTHSH_TEST_OAUTH_SECRET"}},
-              "oauth2-acme":{"clientId":"acme","clientSecret":{"file":"\#(file)"},"issuer":"https://id.acme.test"}}}]}
-            """#.utf8), file: "c.json")
+        try config.loadConfig(
+            Array(
+                #"""
+                {"apps":[{"id":"a","providers":{
+                  "oauth2-github":{"clientId":"gh","clientSecret":{"env":"AUTHSH_TEST_OAUTH_SECRET"}},
+                  "oauth2-acme":{"clientId":"acme","clientSecret":{"file":"\#(file)"},"issuer":"https://id.acme.test"}}}]}
+                """#.utf8), file: "c.json")
         let providers = config.apps[0].providers.oauth
         #expect(providers["oauth2-github"]?.clientSecret?.value == "from-the-environment")
         #expect(providers["oauth2-acme"]?.clientSecret?.value == "from-a-file")
@@ -230,15 +257,23 @@ import _CryptoExtras
         #expect(shown.contains("AUTHSH_TEST_OAUTH_SECRET") && !shown.contains("from-the-environment") && !shown.contains("from-a-file"))
 
         let missing: [(String, String)] = [
-            (#"{"oauth2-github":{"clientId":"gh","clientSecret":{"env":"AUTHSH_TEST_NOT_SET"}}}"#,
-             "apps[0].providers.oauth2-github.clientSecret: environment variable AUTHSH_TEST_NOT_SET is not set"),
-            (#"{"oauth2-github":{"clientId":"gh","clientSecret":{"file":"/nonexistent/secret"}}}"#,
-             "apps[0].providers.oauth2-github.clientSecret: cannot read file /nonexistent/secret"),
-            (#"{"custom-token":{"signingKeys":[{"env":"AUTHSH_TEST_NOT_SET"}]}}"#,
-             "apps[0].providers.custom-token.signingKeys[0]: environment variable AUTHSH_TEST_NOT_SET is not set"),
+            (
+                #"{"oauth2-github":{"clientId":"gh","clientSecret":{"env":"AUTHSH_TEST_NOT_SET"}}}"#,
+                "apps[0].providers.oauth2-github.clientSecret: environment variable AUTHSH_TEST_NOT_SET is not set"
+            ),
+            (
+                #"{"oauth2-github":{"clientId":"gh","clientSecret":{"file":"/nonexistent/secret"}}}"#,
+                "apps[0].providers.oauth2-github.clientSecret: cannot read file /nonexistent/secret"
+            ),
+            (
+                #"{"custom-token":{"signingKeys":[{"env":"AUTHSH_TEST_NOT_SET"}]}}"#,
+                "apps[0].providers.custom-token.signingKeys[0]: environment variable AUTHSH_TEST_NOT_SET is not set"
+            ),
             (#"{"oauth2-acme":{"clientId":"x"}}"#, "apps[0].providers.oauth2-acme.issuer: missing"),
-            (#"{"oauth2-github":{"clientId":"gh","redirectURIs":["https://example.com/cb#frag"]}}"#,
-             "apps[0].providers.oauth2-github.redirectURIs[0]"),
+            (
+                #"{"oauth2-github":{"clientId":"gh","redirectURIs":["https://example.com/cb#frag"]}}"#,
+                "apps[0].providers.oauth2-github.redirectURIs[0]"
+            ),
             (#"{"oauth2-Bad":{"clientId":"gh"}}"#, "apps[0].providers.oauth2-Bad: a provider key is"),
         ]
         for (providers, expected) in missing {
@@ -246,8 +281,8 @@ import _CryptoExtras
             #expect(throws: ConfigError.self, "\(providers)") {
                 try c.loadConfig(Array(#"{"apps":[{"id":"a","providers":"#.utf8) + Array(providers.utf8) + Array("}]}".utf8), file: "c.json")
             }
-            do { try c.loadConfig(Array(#"{"apps":[{"id":"a","providers":"#.utf8) + Array(providers.utf8) + Array("}]}".utf8), file: "c.json") }
-            catch { #expect(error.description.contains(expected), "\(error)") }
+            do { try c.loadConfig(Array(#"{"apps":[{"id":"a","providers":"#.utf8) + Array(providers.utf8) + Array("}]}".utf8), file: "c.json") } catch
+            { #expect(error.description.contains(expected), "\(error)") }
         }
     }
 }
@@ -258,17 +293,23 @@ import _CryptoExtras
     @Test func anUnknownKidRefetchesAtMostOnceAMinute() async throws {
         let backing = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try backing.publicKey.getKeyPrimitives()
-        let jwks: EJSON = ["keys": [[
-            "kty": "RSA", "use": "sig", "kid": "k1",
-            "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
-            "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
-        ]]]
+        let jwks: EJSON = [
+            "keys": [
+                [
+                    "kty": "RSA", "use": "sig", "kid": "k1",
+                    "n": .string(Base64.encode(Array(primitives.modulus), urlSafe: true)),
+                    "e": .string(Base64.encode(Array(primitives.publicExponent), urlSafe: true)),
+                ]
+            ]
+        ]
         @Sendable func token(kid: String) throws -> String {
             func b64(_ v: EJSON) -> String { Base64.encode(v.encoded(.relaxed), urlSafe: true) }
             let now = Int64(Date().timeIntervalSince1970)
-            let input = b64(["alg": "RS256", "kid": .string(kid)]) + "." + b64([
-                "iss": "https://issuer.example", "aud": "the-client", "sub": "s-1", "exp": .int64(now + 600), "iat": .int64(now),
-            ])
+            let input =
+                b64(["alg": "RS256", "kid": .string(kid)]) + "."
+                + b64([
+                    "iss": "https://issuer.example", "aud": "the-client", "sub": "s-1", "exp": .int64(now + 600), "iat": .int64(now),
+                ])
             let signature = try backing.signature(for: Array(input.utf8), padding: .insecurePKCS1v1_5)
             return input + "." + Base64.encode(Array(signature.rawRepresentation), urlSafe: true)
         }

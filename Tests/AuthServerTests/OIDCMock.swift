@@ -72,18 +72,22 @@ final class OIDCMock: @unchecked Sendable {
     /// Tokens for `sub` obtained directly by a client (`client_id`, any secret).
     func tokens(sub: String, clientId: String, nonce: String? = nil, redirect: String = "http://127.0.0.1:9/cb") async throws -> EJSON {
         let code = try await self.code(sub: sub, clientId: clientId, nonce: nonce, redirect: redirect)
-        let r = try await Web.send("POST", issuer + "/oauth2/token", form: [
-            ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
-            ("client_id", clientId), ("client_secret", "anything"),
-        ])
+        let r = try await Web.send(
+            "POST", issuer + "/oauth2/token",
+            form: [
+                ("grant_type", "authorization_code"), ("code", code), ("redirect_uri", redirect),
+                ("client_id", clientId), ("client_secret", "anything"),
+            ])
         #expect(r.status == 200, "token: \(r.status) \(r.text)")
         return try EJSON(parsing: Array(r.text.utf8))
     }
 
     /// A code for `sub`, issued to `clientId` at `redirect`.
     func code(sub: String, clientId: String, nonce: String? = nil, redirect: String = "http://127.0.0.1:9/cb") async throws -> String {
-        var query = [("client_id", clientId), ("redirect_uri", redirect), ("response_type", "code"),
-                     ("scope", "openid email profile"), ("state", "st")]
+        var query = [
+            ("client_id", clientId), ("redirect_uri", redirect), ("response_type", "code"),
+            ("scope", "openid email profile"), ("state", "st"),
+        ]
         if let nonce { query.append(("nonce", nonce)) }
         let location = try await approve(issuer + "/oauth2/authorize?" + FormEncoding.encode(query), sub: sub)
         let fields = try #require(FormEncoding.decode(location.split(separator: "?", maxSplits: 1)[1]))
@@ -105,8 +109,10 @@ enum Web {
         return HTTPClient(eventLoopGroup: HTTPClient.defaultEventLoopGroup, configuration: c)
     }()
 
-    static func send(_ method: String, _ url: String, json: EJSON? = nil, form: [(String, String)]? = nil,
-                     bearer: String? = nil) async throws -> Answer {
+    static func send(
+        _ method: String, _ url: String, json: EJSON? = nil, form: [(String, String)]? = nil,
+        bearer: String? = nil
+    ) async throws -> Answer {
         var request = HTTPClientRequest(url: url)
         request.method = .init(rawValue: method)
         if let json {

@@ -30,7 +30,9 @@ import Testing
         let router = buildRouter(config, service: service, metrics: nil)
         var routes: Set<String> = []
         for route in router.routes {
-            let path = "/" + "\(route.path)".split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
+            let path =
+                "/"
+                + "\(route.path)".split(separator: "/").map { $0.hasPrefix(":") ? "{\($0.dropFirst())}" : String($0) }
                 .joined(separator: "/")
             if isContract(path) { routes.insert("\(route.method.rawValue) \(path)") }
         }

@@ -39,18 +39,28 @@ import Testing
         try await TestServer.run(TestServer.withPlugins(dir.path)) { (c: Client) async throws in
             let token = try await c.anonymousToken()
             let oid = try #require(ObjectId(hex: "5f1d7c3a2b4e6f8091a2b3c4"))
-            let args: [EJSON] = [.int32(7), .int64(1 << 40), .double(2.5), .double(3.0), .string("ü"), .bool(true),
-                                 .null, .objectId(oid), .date(1_700_000_000_123), .array([1, 2]), ["a": 1]]
+            let args: [EJSON] = [
+                .int32(7), .int64(1 << 40), .double(2.5), .double(3.0), .string("ü"), .bool(true),
+                .null, .objectId(oid), .date(1_700_000_000_123), .array([1, 2]), ["a": 1],
+            ]
             let types = try await c.function("types", args, token: token)
             #expect(types.status == 200)
-            #expect(types.body == .array(["integer", "integer", "float", "float", "string", "boolean", "null",
-                                          "objectId", "date", "table", "table"]))
+            #expect(
+                types.body
+                    == .array([
+                        "integer", "integer", "float", "float", "string", "boolean", "null",
+                        "objectId", "date", "table", "table",
+                    ]))
             let echoed = try await c.function("echo", args, token: token)
             // Back out: small integers are int32, big ones int64, floats stay doubles (3.0 too),
             // ObjectId and Date come back exactly, null stays in place.
-            #expect(echoed.body == .array([.int32(7), .int64(1 << 40), .double(2.5), .double(3.0), .string("ü"), .bool(true),
-                                           .null, .objectId(oid), .date(1_700_000_000_123), .array([.int32(1), .int32(2)]),
-                                           ["a": .int32(1)]]))
+            #expect(
+                echoed.body
+                    == .array([
+                        .int32(7), .int64(1 << 40), .double(2.5), .double(3.0), .string("ü"), .bool(true),
+                        .null, .objectId(oid), .date(1_700_000_000_123), .array([.int32(1), .int32(2)]),
+                        ["a": .int32(1)],
+                    ]))
             let binary = EJSON.binary(subtype: 4, bytes: Array(0..<16))
             #expect(try await c.function("first", [binary], token: token).body == binary)
             #expect(try await c.function("nothing", token: token).body == .null)
@@ -157,8 +167,10 @@ import Testing
     /// The confirmation, reset and custom-login functions answer only to their roles.
     @Test func roleFunctionsCannotBeCalledByUsers() async throws {
         let role = "return function() return {status = 'success'} end"
-        let dir = try PluginDirectory(["m.lua": Self.echo, "reset.lua": role, "confirm.lua": role,
-                                       "login.lua": "return function(payload) return payload.id end"])
+        let dir = try PluginDirectory([
+            "m.lua": Self.echo, "reset.lua": role, "confirm.lua": role,
+            "login.lua": "return function(payload) return payload.id end",
+        ])
         let config = TestServer.withPlugins(dir.path) {
             $0.providers.userpass?.runResetFunction = true
             $0.providers.userpass?.resetFunctionName = "reset"
@@ -198,11 +210,19 @@ import Testing
                 #expect(r.status == 400 && r.code == "InvalidParameter" && r.message?.contains("at most 100") == true, "\(n): \(r.body)")
             }
             try await c.registerConfirmed("many@example.com")
-            let hundred = try await c.userpass("reset/call", ["email": "many@example.com", "password": "password2",
-                                                              "arguments": .array(Array(repeating: "x", count: 100))])
+            let hundred = try await c.userpass(
+                "reset/call",
+                [
+                    "email": "many@example.com", "password": "password2",
+                    "arguments": .array(Array(repeating: "x", count: 100)),
+                ])
             #expect(hundred.status == 200, "\(hundred.body)")
-            let thousand = try await c.userpass("reset/call", ["email": "many@example.com", "password": "password3",
-                                                               "arguments": .array(Array(repeating: "x", count: 1000))])
+            let thousand = try await c.userpass(
+                "reset/call",
+                [
+                    "email": "many@example.com", "password": "password3",
+                    "arguments": .array(Array(repeating: "x", count: 1000)),
+                ])
             #expect(thousand.status == 400 && thousand.message?.contains("at most 100") == true, "\(thousand.body)")
             #expect(try await c.function("count", [1], token: token).body == .int32(1))
         }

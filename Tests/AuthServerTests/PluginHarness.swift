@@ -42,8 +42,10 @@ extension Client {
 
 extension TestServer {
     /// A dev server whose one app `local` has `configure` applied, with plugins from `plugins`.
-    static func withPlugins(_ plugins: String, timeLimit: Duration = .seconds(1),
-                            _ configure: (inout AppConfiguration) -> Void = { _ in }) -> ServerConfiguration {
+    static func withPlugins(
+        _ plugins: String, timeLimit: Duration = .seconds(1),
+        _ configure: (inout AppConfiguration) -> Void = { _ in }
+    ) -> ServerConfiguration {
         var app = AppConfiguration(id: "local")
         configure(&app)
         var c = configuration(apps: [app], plugins: plugins)
@@ -74,8 +76,10 @@ final class CapturedLog: Sendable {
             get { metadata[key] }
             set { metadata[key] = newValue }
         }
-        func log(level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
-                 file: String, function: String, line: UInt) {
+        func log(
+            level: Logger.Level, message: Logger.Message, metadata: Logger.Metadata?, source: String,
+            file: String, function: String, line: UInt
+        ) {
             let all = self.metadata.merging(metadata ?? [:]) { $1 }.mapValues { "\($0)" }
             log.lines.withLock { $0.append(Line(level: level, message: "\(message)", metadata: all)) }
         }

@@ -61,10 +61,12 @@ import Testing
         let dir = try PluginDirectory(["reset.lua": "return function() return {status = 'pending'} end"])
         try await TestServer.run(TestServer.withPlugins(dir.path)) { (c: Client) async throws in
             let path = "\(Routes.dev)/apps/local/config"
-            let bad = try await c.call(.patch, path, json: ["providers": ["local-userpass": ["runResetFunction": true, "resetFunctionName": "nope"]]])
+            let bad = try await c.call(
+                .patch, path, json: ["providers": ["local-userpass": ["runResetFunction": true, "resetFunctionName": "nope"]]])
             #expect(bad.status == 400 && bad.code == "InvalidParameter")
             #expect(bad.message?.contains("resetFunctionName: no plugin function 'nope'") == true)
-            let good = try await c.call(.patch, path, json: ["providers": ["local-userpass": ["runResetFunction": true, "resetFunctionName": "reset"]]])
+            let good = try await c.call(
+                .patch, path, json: ["providers": ["local-userpass": ["runResetFunction": true, "resetFunctionName": "reset"]]])
             #expect(good.status == 200)
         }
     }
@@ -88,8 +90,10 @@ import Testing
     }
 
     @Test func aReloadThatLosesAConfiguredFunctionIsNotApplied() async throws {
-        let dir = try PluginDirectory(["reset.lua": "return function() return {status = 'pending'} end",
-                                       "v.lua": "return function() return 1 end"])
+        let dir = try PluginDirectory([
+            "reset.lua": "return function() return {status = 'pending'} end",
+            "v.lua": "return function() return 1 end",
+        ])
         let config = TestServer.withPlugins(dir.path) {
             $0.providers.userpass?.runResetFunction = true
             $0.providers.userpass?.resetFunctionName = "reset"

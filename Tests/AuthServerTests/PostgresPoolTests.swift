@@ -15,8 +15,10 @@ import Testing
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()
         var config = ServerConfiguration()
-        config.database = .postgres(try PostgresDatabase(url: cluster.url(database: name) + "&pool=3", key: "database",
-                                                         passwordAllowed: false, environment: [:]))
+        config.database = .postgres(
+            try PostgresDatabase(
+                url: cluster.url(database: name) + "&pool=3", key: "database",
+                passwordAllowed: false, environment: [:]))
         let store = try #require(try await openStore(config, serving: true) as? PostgresStore)
         defer { store.close() }
         let observer = try await PostgresConnection.connect(
@@ -24,9 +26,11 @@ import Testing
             id: 1, logger: Logger(label: "pool-test"))
         defer { Task { try? await observer.close() } }
         func count(_ condition: String) async throws -> Int {
-            let rows = try await observer.query(PostgresQuery(unsafeSQL: """
-                SELECT count(*)::int FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid() AND \(condition)
-                """), logger: observer.logger)
+            let rows = try await observer.query(
+                PostgresQuery(
+                    unsafeSQL: """
+                        SELECT count(*)::int FROM pg_stat_activity WHERE datname = '\(name)' AND pid <> pg_backend_pid() AND \(condition)
+                        """), logger: observer.logger)
             var n = 0
             for try await row in rows { n = try row.decode(Int.self) }
             return n

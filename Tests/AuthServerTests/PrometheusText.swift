@@ -62,7 +62,8 @@ struct PrometheusText {
             rest = rest[space...]
         }
         guard let value = Double(rest.trimmingPrefix(" ")), !name.isEmpty,
-              name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" }) else { throw Malformed(line: line) }
+            name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" || $0 == ":" })
+        else { throw Malformed(line: line) }
         return Sample(name: name, labels: labels, value: value)
     }
 

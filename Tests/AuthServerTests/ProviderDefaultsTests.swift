@@ -19,14 +19,18 @@ import Testing
             #expect(anonymous.status == 200)
             let token = try #require(anonymous["refresh_token"])
             let email: EJSON = ["email": "off@example.com", "password": "password1"]
-            for (action, body) in [("register", email), ("confirm/send", ["email": "off@example.com"]), ("reset/send", ["email": "off@example.com"]),
-                                   ("reset/call", email), ("confirm", ["token": "t", "tokenId": "i"])] as [(String, EJSON)] {
+            for (action, body) in [
+                ("register", email), ("confirm/send", ["email": "off@example.com"]), ("reset/send", ["email": "off@example.com"]),
+                ("reset/call", email), ("confirm", ["token": "t", "tokenId": "i"]),
+            ] as [(String, EJSON)] {
                 let r = try await c.userpass(action, body)
                 #expect(r.status == 404 && r.code == "AuthProviderNotFound", "\(action): \(r.status) \(r.body)")
             }
-            for (provider, body) in [("local-userpass", ["username": "off@example.com", "password": "password1"]),
-                                     ("api-key", ["key": "0123456789abcdef"]), ("custom-function", ["x": 1]),
-                                     ("custom-token", ["token": "a.b.c"])] as [(String, EJSON)] {
+            for (provider, body) in [
+                ("local-userpass", ["username": "off@example.com", "password": "password1"]),
+                ("api-key", ["key": "0123456789abcdef"]), ("custom-function", ["x": 1]),
+                ("custom-token", ["token": "a.b.c"]),
+            ] as [(String, EJSON)] {
                 let r = try await c.login(provider, body)
                 #expect(r.status == 404 && r.code == "AuthProviderNotFound", "\(provider): \(r.status) \(r.body)")
             }

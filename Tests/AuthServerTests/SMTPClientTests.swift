@@ -8,16 +8,20 @@ import Testing
 /// a delivery (try again, or give up).
 @Suite struct SMTPClientTests {
     static func message(subject: String = "Confirm your email", to: String = "ann@example.com") -> MailMessage {
-        MailMessage(from: MailAddress("Example Auth <no-reply@example.com>")!, to: MailAddress(to)!, subject: subject,
-                    text: "Hello,\n\nconfirm: https://app.example.com/confirm?token=T0K3N&tokenId=ID1\n.\nA line with a dot.\n",
-                    html: "<p>Hello, <a href=\"https://app.example.com/confirm?token=T0K3N&amp;tokenId=ID1\">confirm</a></p>",
-                    messageId: "<abc123@example.com>", date: 1_795_000_000)
+        MailMessage(
+            from: MailAddress("Example Auth <no-reply@example.com>")!, to: MailAddress(to)!, subject: subject,
+            text: "Hello,\n\nconfirm: https://app.example.com/confirm?token=T0K3N&tokenId=ID1\n.\nA line with a dot.\n",
+            html: "<p>Hello, <a href=\"https://app.example.com/confirm?token=T0K3N&amp;tokenId=ID1\">confirm</a></p>",
+            messageId: "<abc123@example.com>", date: 1_795_000_000)
     }
 
-    static func client(_ sink: SMTPSink, security: MailConfiguration.Security = .none, auth: (String, String)? = nil,
-                       trust: Bool = true) throws -> SMTPClient {
-        var c = MailConfiguration(host: security == .none ? "127.0.0.1" : "localhost", port: sink.port, security: security,
-                                  from: "no-reply@example.com")
+    static func client(
+        _ sink: SMTPSink, security: MailConfiguration.Security = .none, auth: (String, String)? = nil,
+        trust: Bool = true
+    ) throws -> SMTPClient {
+        var c = MailConfiguration(
+            host: security == .none ? "127.0.0.1" : "localhost", port: sink.port, security: security,
+            from: "no-reply@example.com")
         if let auth {
             c.username = auth.0
             c.password = ConfigSecret(auth.1)
@@ -61,7 +65,9 @@ import Testing
         #expect(wrong?.permanent == true && wrong?.reason.hasPrefix("AUTH PLAIN: 535") == true, "\(String(describing: wrong))")
         #expect(wrong?.reason.contains("wrong-pass") == false)
         // A certificate nobody said to trust: nothing is sent.
-        let untrusted = await Self.failure { try await Self.client(sink, security: .starttls, auth: ("relay", "s3cret pass"), trust: false).send(Self.message()) }
+        let untrusted = await Self.failure {
+            try await Self.client(sink, security: .starttls, auth: ("relay", "s3cret pass"), trust: false).send(Self.message())
+        }
         #expect(untrusted != nil, "an untrusted certificate must fail")
         #expect(try sink.received().count == 1)
     }

@@ -63,8 +63,10 @@ final class SMTPSink: @unchecked Sendable {
     var certificate: String { directory + "/cert.pem" }
 
     private static func makeCertificate(in directory: String) throws {
-        try ChildProcess.run(["/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
-                              "-addext", "subjectAltName=DNS:localhost", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"])
+        try ChildProcess.run([
+            "/usr/bin/openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost", "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem",
+        ])
     }
 
     /// The messages accepted so far, in order.
@@ -73,8 +75,9 @@ final class SMTPSink: @unchecked Sendable {
         return try names.sorted { Int($0.dropLast(5))! < Int($1.dropLast(5))! }.map { name in
             let data = try Data(contentsOf: URL(fileURLWithPath: directory + "/mail/" + name))
             let o = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-            return Received(from: o["from"] as? String ?? "", to: o["to"] as? [String] ?? [], data: o["data"] as? String ?? "",
-                            tls: o["tls"] as? Bool ?? false, auth: o["auth"] as? Bool ?? false)
+            return Received(
+                from: o["from"] as? String ?? "", to: o["to"] as? [String] ?? [], data: o["data"] as? String ?? "",
+                tls: o["tls"] as? Bool ?? false, auth: o["auth"] as? Bool ?? false)
         }
     }
 

@@ -24,8 +24,9 @@ import Testing
     }
 
     static func session(_ id: String, user: String) -> SessionRecord {
-        SessionRecord(id: id, appId: "app", userId: user, deviceId: "d", providerType: "anon-user", identityId: "\(user)-0",
-                      refreshDigest: [1, 2, 3], createdAt: 1, expiresAt: nil)
+        SessionRecord(
+            id: id, appId: "app", userId: user, deviceId: "d", providerType: "anon-user", identityId: "\(user)-0",
+            refreshDigest: [1, 2, 3], createdAt: 1, expiresAt: nil)
     }
 
     /// Two servers on one database (two `authsh` runs on one `--data`): what one writes, the
@@ -143,17 +144,19 @@ import Testing
             }
             try migrator.migrate(pool)
             try await pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO users (id, app_id, type, data, created_at) VALUES ('u1', 'app', 'normal', '{}', 1);
-                    INSERT INTO identities (app_id, provider_type, external_id, user_id, provider_id, data, position)
-                        VALUES ('app', 'local-userpass', 'i1', 'u1', 'p', '{"email":"Old@Example.com"}', 0);
-                    INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at)
-                        VALUES ('s1', 'app', 'u1', 'd', 'local-userpass', 'i1', x'01', 5);
-                    """)
+                try db.execute(
+                    sql: """
+                        INSERT INTO users (id, app_id, type, data, created_at) VALUES ('u1', 'app', 'normal', '{}', 1);
+                        INSERT INTO identities (app_id, provider_type, external_id, user_id, provider_id, data, position)
+                            VALUES ('app', 'local-userpass', 'i1', 'u1', 'p', '{"email":"Old@Example.com"}', 0);
+                        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at)
+                            VALUES ('s1', 'app', 'u1', 'd', 'local-userpass', 'i1', x'01', 5);
+                        """)
             }
         }
         let store = try SQLiteStore(path: file.path)
-        #expect(try await store.emailHolder(app: "app", email: "old@example.com", accounts: false)
+        #expect(
+            try await store.emailHolder(app: "app", email: "old@example.com", accounts: false)
                 == EmailHolder(userId: "u1", providers: ["local-userpass"]))
         #expect(try await store.user(id: "u1", app: "app")?.identities.first?.email == "old@example.com")
         let sessions = try await store.sessions(userId: "u1", app: "app")

@@ -40,8 +40,14 @@ import Testing
             let bystander = try Self.session(try await c.emailLogin("other@example.com", "password1"))
             #expect(try await c.userpass("reset/send", ["email": "r@example.com"]).status == 200)
             let mail = try #require(try await c.outbox("r@example.com", kind: "reset").last)
-            #expect(try await c.userpass("reset", ["token": mail["token"]!, "tokenId": mail["tokenId"]!,
-                                                   "password": "password2"]).status == 200)
+            #expect(
+                try await c.userpass(
+                    "reset",
+                    [
+                        "token": mail["token"]!, "tokenId": mail["tokenId"]!,
+                        "password": "password2",
+                    ]
+                ).status == 200)
             try await Self.expectEnded(first, c)
             try await Self.expectEnded(second, c)
             try await Self.expectLive(bystander, c)
@@ -71,11 +77,21 @@ import Testing
             #expect(try await c.userpass("reset/send", ["email": "m@example.com"]).status == 200)
             let mails = try await c.outbox("m@example.com", kind: "reset")
             #expect(mails.count == 2)
-            #expect(try await c.userpass("reset", ["token": mails[0]["token"]!, "tokenId": mails[0]["tokenId"]!,
-                                                   "password": "password2"]).status == 200)
+            #expect(
+                try await c.userpass(
+                    "reset",
+                    [
+                        "token": mails[0]["token"]!, "tokenId": mails[0]["tokenId"]!,
+                        "password": "password2",
+                    ]
+                ).status == 200)
             // Used once, every reset token of that address is spent.
-            let second = try await c.userpass("reset", ["token": mails[1]["token"]!, "tokenId": mails[1]["tokenId"]!,
-                                                        "password": "password3"])
+            let second = try await c.userpass(
+                "reset",
+                [
+                    "token": mails[1]["token"]!, "tokenId": mails[1]["tokenId"]!,
+                    "password": "password3",
+                ])
             #expect(second.status == 400 && second.message == "invalid token data")
             #expect(try await c.emailLogin("m@example.com", "password2").status == 200)
         }

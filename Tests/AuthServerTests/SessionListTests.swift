@@ -21,8 +21,12 @@ import Testing
         try await TestServer.run { c in
             try await c.registerConfirmed("s@example.com")
             let device = ObjectId.zero.hex.dropLast() + "7"
-            let here = try await c.login("local-userpass", ["username": "s@example.com", "password": "password1",
-                                                           "options": ["device": ["deviceId": .string(String(device))]]])
+            let here = try await c.login(
+                "local-userpass",
+                [
+                    "username": "s@example.com", "password": "password1",
+                    "options": ["device": ["deviceId": .string(String(device))]],
+                ])
             let phone = try await c.emailLogin("s@example.com", "password1")
             let laptop = try await c.emailLogin("s@example.com", "password1")
             let token = try #require(here["access_token"])
@@ -95,10 +99,18 @@ import Testing
             let identity = try #require(try await c.profile(fresh).body["identities"]?.arrayValue?.first?["id"]?.stringValue)
             let refused: [(String, Reply)] = [
                 ("delete", try await c.call(.delete, Routes.deleteUser, token: fresh)),
-                ("unlink", try await c.call(.post, Routes.base + "/auth/unlink",
-                                            json: ["provider_type": "local-userpass", "id": .string(identity)], token: fresh)),
-                ("change", try await c.call(.post, Routes.userpass("local", "change"),
-                                            json: ["password": "old-password", "newPassword": "new-password"], token: fresh)),
+                (
+                    "unlink",
+                    try await c.call(
+                        .post, Routes.base + "/auth/unlink",
+                        json: ["provider_type": "local-userpass", "id": .string(identity)], token: fresh)
+                ),
+                (
+                    "change",
+                    try await c.call(
+                        .post, Routes.userpass("local", "change"),
+                        json: ["password": "old-password", "newPassword": "new-password"], token: fresh)
+                ),
                 ("revoke one", try await c.call(.delete, Self.sessions + "/" + sessionId, token: fresh)),
                 ("revoke others", try await c.call(.delete, Self.sessions, token: fresh)),
             ]

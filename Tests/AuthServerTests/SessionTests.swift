@@ -13,8 +13,12 @@ import Testing
 
     @Test func tokensCarryTheClaimsOfTheSpec() async throws {
         try await TestServer.run { c in
-            let login = try await c.login("anon-user", ["provider": "anon-user",
-                                                        "options": ["device": ["deviceId": "5f1b2c3d4e5f60718293a4b5", "platform": "linux"]]])
+            let login = try await c.login(
+                "anon-user",
+                [
+                    "provider": "anon-user",
+                    "options": ["device": ["deviceId": "5f1b2c3d4e5f60718293a4b5", "platform": "linux"]],
+                ])
             let access = try Self.claims(login["access_token"]!)
             let refresh = try Self.claims(login["refresh_token"]!)
             #expect(access["typ"] == "access" && refresh["typ"] == "refresh")
@@ -44,7 +48,8 @@ import Testing
             #expect(try await c.profile(rt).status == 401)
             #expect(try await c.call(.delete, Routes.session, token: rt).status == 200)
             let revoked = try await c.refresh(rt)
-            #expect(revoked.status == 401 && revoked.code == "InvalidSession"
+            #expect(
+                revoked.status == 401 && revoked.code == "InvalidSession"
                     && revoked.message == "invalid session: failed to find refresh token")
             // Its access tokens end with it.
             let ended = try await c.profile(at)

@@ -10,13 +10,16 @@ import Testing
 @Suite struct SharedPostgresTests {
     /// Runs `body` with two servers (A and B) on one new database of the test cluster,
     /// with the plugins of `plugins`, routed in-process or (`.live`) on loopback ports.
-    static func twoServers(plugins: [String: String] = [:], apps: [AppConfiguration] = [AppConfiguration(id: "local")],
-                           publicURL: String? = nil, mode: TestingSetup = .router,
-                           _ body: @escaping @Sendable (Client, Client) async throws -> Void) async throws {
+    static func twoServers(
+        plugins: [String: String] = [:], apps: [AppConfiguration] = [AppConfiguration(id: "local")],
+        publicURL: String? = nil, mode: TestingSetup = .router,
+        _ body: @escaping @Sendable (Client, Client) async throws -> Void
+    ) async throws {
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()
-        let database = try PostgresDatabase(url: "postgres://authsh@:\(cluster.port)/\(name)?host=\(cluster.directory)&pool=4",
-                                            key: "database", passwordAllowed: false, environment: [:])
+        let database = try PostgresDatabase(
+            url: "postgres://authsh@:\(cluster.port)/\(name)?host=\(cluster.directory)&pool=4",
+            key: "database", passwordAllowed: false, environment: [:])
         let dir = try PluginDirectory(plugins)
         var config = TestServer.configuration(apps: apps, plugins: dir.path)
         config.database = .postgres(database)
@@ -28,8 +31,10 @@ import Testing
     }
 
     @Test func whatOneServerDoesTheOtherSees() async throws {
-        try await Self.twoServers(plugins: ["hello.lua": #"return function() return "hello" end"#,
-                                            "count.lua": #"return function() local n = (context.store.get("n") or 0) + 1; context.store.set("n", n); return n end"#]) { a, b in
+        try await Self.twoServers(plugins: [
+            "hello.lua": #"return function() return "hello" end"#,
+            "count.lua": #"return function() local n = (context.store.get("n") or 0) + 1; context.store.set("n", n); return n end"#,
+        ]) { a, b in
             // Registered on A, confirmed and logged in on B; tokens signed by A work on B.
             #expect(try await a.userpass("register", ["email": "pat@example.com", "password": "password1"]).status == 201)
             let mail = try #require(try await a.outbox("pat@example.com", kind: "confirm").last)
@@ -104,9 +109,13 @@ import Testing
         try await Self.twoServers(apps: [app], publicURL: balancer, mode: .live) { a, b in
             let portA = try #require(a.client.port), portB = try #require(b.client.port)
             let (verifier, challenge) = DevIdP.pkce()
-            let start = try await Web.send("GET", "http://127.0.0.1:\(portA)" + Routes.login("local", provider: "oauth2-mock") + "?"
-                + FormEncoding.encode([("redirect", "http://127.0.0.1:9/cb"), ("state", "s1"),
-                                       ("code_challenge", challenge), ("code_challenge_method", "S256")]))
+            let start = try await Web.send(
+                "GET",
+                "http://127.0.0.1:\(portA)" + Routes.login("local", provider: "oauth2-mock") + "?"
+                    + FormEncoding.encode([
+                        ("redirect", "http://127.0.0.1:9/cb"), ("state", "s1"),
+                        ("code_challenge", challenge), ("code_challenge_method", "S256"),
+                    ]))
             let authorize = try #require(start.location, "\(start.status) \(start.text)")
             let callback = try await mock.approve(authorize, sub: "alice")
             #expect(callback.hasPrefix(balancer + Routes.base + "/auth/callback?"), "\(callback)")

@@ -11,8 +11,10 @@ extension StoreConformanceTests {
             try await store.insertUser(Self.user("u1", createdAt: 10, Self.identity("a1")))
             try await store.insertUser(Self.user("u2", createdAt: 20, Self.identity("g2", "oauth2-google", email: "gina@example.com")))
             try await store.insertUser(Self.user("u3", createdAt: 30, Self.identity("e3", "local-userpass")))
-            try await store.insertUserpassAccount(UserpassAccount(appId: "app", email: "Eve_1@Example.com", passwordHash: "h",
-                                                                  identityId: "e3", confirmed: true, createdAt: 30))
+            try await store.insertUserpassAccount(
+                UserpassAccount(
+                    appId: "app", email: "Eve_1@Example.com", passwordHash: "h",
+                    identityId: "e3", confirmed: true, createdAt: 30))
             try await store.insertUser(Self.user("o1", app: "other", createdAt: 10, Self.identity("a9")))
             try await store.insertSession(Self.session("s1", user: "u2", createdAt: 25))
 
@@ -30,7 +32,10 @@ extension StoreConformanceTests {
             #expect(try await ids { $0.emailPrefix = "eve%" } == [], "% is itself")
             #expect(try await ids { $0.emailPrefix = "eve_" } == ["u3"], "_ is itself")
             #expect(try await ids { $0.emailPrefix = "evex" } == [])
-            #expect(try await ids { $0.createdAfter = 20; $0.createdBefore = 30 } == ["u2"])
+            #expect(
+                try await ids {
+                    $0.createdAfter = 20; $0.createdBefore = 30
+                } == ["u2"])
             #expect(try await ids { $0.lastLoginAfter = 25 } == ["u2"])
             #expect(try await ids { $0.lastLoginBefore = 25 } == [], "never logged in is not before")
 

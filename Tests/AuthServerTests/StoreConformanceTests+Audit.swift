@@ -6,8 +6,9 @@ import Testing
 /// first above an id (what `authsh audit --follow` reads).
 extension StoreConformanceTests {
     static func auditEvent(_ time: Int64, _ event: String, app: String = "app", user: String? = nil) -> AuditEvent {
-        AuditEvent(time: time, appId: app, event: event, outcome: "success", userId: user, provider: nil, address: nil,
-                   userAgent: nil, detail: nil, actor: nil)
+        AuditEvent(
+            time: time, appId: app, event: event, outcome: "success", userId: user, provider: nil, address: nil,
+            userAgent: nil, detail: nil, actor: nil)
     }
 
     @Test(arguments: Engine.allCases)

@@ -6,8 +6,9 @@ import Testing
 /// its lease ends, a token and its mail are stored together, finished mail loses its content.
 extension StoreConformanceTests {
     static func mail(_ id: String, at time: Int64 = 10) -> QueuedMail {
-        QueuedMail(id: id, appId: "app", kind: "confirm", recipient: "\(id)@example.com", content: "{\"to\":\"x\"}",
-                   messageId: "<\(id)@example.com>", createdAt: time, nextAttempt: time)
+        QueuedMail(
+            id: id, appId: "app", kind: "confirm", recipient: "\(id)@example.com", content: "{\"to\":\"x\"}",
+            messageId: "<\(id)@example.com>", createdAt: time, nextAttempt: time)
     }
 
     @Test(arguments: Engine.allCases)

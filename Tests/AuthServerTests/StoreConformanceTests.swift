@@ -42,10 +42,13 @@ import Testing
         UserRecord(id: id, appId: app, data: ["name": .string(id)], createdAt: createdAt, identities: identities)
     }
 
-    static func session(_ id: String, user: String, app: String = "app", type: String = "anon-user", identity: String = "i",
-                        createdAt: Int64 = 10) -> SessionRecord {
-        SessionRecord(id: id, appId: app, userId: user, deviceId: "dev-\(id)", providerType: type, identityId: identity,
-                      refreshDigest: Array("r-\(id)".utf8), createdAt: createdAt, expiresAt: nil)
+    static func session(
+        _ id: String, user: String, app: String = "app", type: String = "anon-user", identity: String = "i",
+        createdAt: Int64 = 10
+    ) -> SessionRecord {
+        SessionRecord(
+            id: id, appId: app, userId: user, deviceId: "dev-\(id)", providerType: type, identityId: identity,
+            refreshDigest: Array("r-\(id)".utf8), createdAt: createdAt, expiresAt: nil)
     }
 
     static func isConflict(_ body: () async throws -> Void) async -> Bool {
@@ -62,8 +65,9 @@ import Testing
             #expect(try await store.user(id: "ann", app: "other") == nil, "users belong to one app")
             #expect(try await store.userId(app: "app", providerType: "anon-user", externalId: "a1") == "ann")
             #expect(try await store.user(app: "app", providerType: "anon-user", externalId: "a1") == ann)
-            #expect(await Self.isConflict { try await store.insertUser(Self.user("bob", Self.identity("a1"))) },
-                    "an identity belongs to one user")
+            #expect(
+                await Self.isConflict { try await store.insertUser(Self.user("bob", Self.identity("a1"))) },
+                "an identity belongs to one user")
             #expect(try await store.user(id: "bob", app: "app") == nil, "a refused insert leaves nothing behind")
 
             // Links keep their order and merge the profile.
@@ -72,9 +76,10 @@ import Testing
             var linked = try #require(try await store.user(id: "ann", app: "app"))
             #expect(linked.identities == [Self.identity("a1"), github])
             #expect(linked.data["email"] == "ann@example.com")
-            #expect(await Self.isConflict {
-                try await store.addIdentity(github, toUser: "ann", app: "app", profile: [:])
-            })
+            #expect(
+                await Self.isConflict {
+                    try await store.addIdentity(github, toUser: "ann", app: "app", profile: [:])
+                })
 
             // Custom data.
             #expect(try await store.setCustomData(["plan": "pro"], userId: "ann", app: "app"))
@@ -99,8 +104,10 @@ import Testing
     func deletingAUserTakesEverythingOfItsOwn(_ engine: Engine) async throws {
         try await Self.withStore(engine) { store in
             let userpass = Self.identity("up1", "local-userpass", email: "cy@example.com")
-            try await store.insertUserpassAccount(UserpassAccount(appId: "app", email: "cy@example.com", passwordHash: "h",
-                                                                  identityId: "up1", confirmed: true, createdAt: 1))
+            try await store.insertUserpassAccount(
+                UserpassAccount(
+                    appId: "app", email: "cy@example.com", passwordHash: "h",
+                    identityId: "up1", confirmed: true, createdAt: 1))
             try await store.insertUser(Self.user("cy", userpass))
             try await store.insertUser(Self.user("dee", Self.identity("d1")))
             try await store.insertSession(Self.session("s1", user: "cy"))
@@ -120,8 +127,9 @@ import Testing
     @Test(arguments: Engine.allCases)
     func emailPasswordAccountsAndTheirTokens(_ engine: Engine) async throws {
         try await Self.withStore(engine) { store in
-            let account = UserpassAccount(appId: "app", email: "eve@example.com", passwordHash: "h1", identityId: "e1",
-                                          confirmed: false, createdAt: 1)
+            let account = UserpassAccount(
+                appId: "app", email: "eve@example.com", passwordHash: "h1", identityId: "e1",
+                confirmed: false, createdAt: 1)
             try await store.insertUserpassAccount(account)
             #expect(await Self.isConflict { try await store.insertUserpassAccount(account) })
             try await store.confirmUserpassAccount(app: "app", email: "eve@example.com")
@@ -238,31 +246,40 @@ import Testing
         try await Self.withStore(engine) { store in
             #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true) == nil)
             // A confirmed account with no user yet holds its email (when accounts count); an unconfirmed one does not.
-            try await store.insertUserpassAccount(UserpassAccount(appId: "app", email: "Ivy@Example.com", passwordHash: "h",
-                                                                  identityId: "up", confirmed: false, createdAt: 1))
+            try await store.insertUserpassAccount(
+                UserpassAccount(
+                    appId: "app", email: "Ivy@Example.com", passwordHash: "h",
+                    identityId: "up", confirmed: false, createdAt: 1))
             #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true) == nil)
             try await store.confirmUserpassAccount(app: "app", email: "Ivy@Example.com")
-            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true)
+            #expect(
+                try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true)
                     == EmailHolder(userId: nil, providers: ["local-userpass"]))
             #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: false) == nil)
 
             // The oldest user holding the email; its providers once each, never anonymous.
             try await store.insertUser(Self.user("late", createdAt: 9, Self.identity("l1", "oauth2-google", email: "ivy@example.com")))
-            try await store.insertUser(Self.user("early", createdAt: 2, Self.identity("e0"), Self.identity("e1", "oauth2-github", email: "ivy@example.com"),
-                                                 Self.identity("e2", "oauth2-github"), Self.identity("e3", "custom-token")))
-            #expect(try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true)
+            try await store.insertUser(
+                Self.user(
+                    "early", createdAt: 2, Self.identity("e0"), Self.identity("e1", "oauth2-github", email: "ivy@example.com"),
+                    Self.identity("e2", "oauth2-github"), Self.identity("e3", "custom-token")))
+            #expect(
+                try await store.emailHolder(app: "app", email: "ivy@example.com", accounts: true)
                     == EmailHolder(userId: "early", providers: ["oauth2-github", "custom-token"]))
             #expect(try await store.emailHolder(app: "other", email: "ivy@example.com", accounts: true) == nil)
 
-            let pending = PendingCredential(id: "p1", appId: "app", digest: [1, 2], email: "ivy@example.com",
-                                            identity: Self.identity("x1", "oauth2-google", email: "ivy@example.com"), expiresAt: 50)
+            let pending = PendingCredential(
+                id: "p1", appId: "app", digest: [1, 2], email: "ivy@example.com",
+                identity: Self.identity("x1", "oauth2-google", email: "ivy@example.com"), expiresAt: 50)
             try await store.insertPendingCredential(pending)
             #expect(try await store.pendingCredential(app: "app", id: "p1") == pending)
             #expect(try await store.pendingCredential(app: "other", id: "p1") == nil)
             #expect(try await store.deletePendingCredential(app: "app", id: "p1"))
             #expect(try await store.deletePendingCredential(app: "app", id: "p1") == false, "used once")
-            try await store.insertPendingCredential(PendingCredential(id: "p2", appId: "app", digest: [3], email: "e", identity: Self.identity("y"),
-                                                                      expiresAt: 50))
+            try await store.insertPendingCredential(
+                PendingCredential(
+                    id: "p2", appId: "app", digest: [3], email: "e", identity: Self.identity("y"),
+                    expiresAt: 50))
             #expect(try await store.deleteExpiredPendingCredentials(at: 49) == 0)
             #expect(try await store.deleteExpiredPendingCredentials(at: 50) == 1)
             #expect(try await store.pendingCredential(app: "app", id: "p2") == nil)

@@ -40,8 +40,10 @@ import Testing
 
     @Test func rangesAreChecked() throws {
         // Not /0 either: it would trust every client to say who it is.
-        for bad in ["10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/8/8", "proxy.example.com", "", "10.0.0.0/-1", "10.0.0.0/+8",
-                    "0.0.0.0/0", "::/0"] {
+        for bad in [
+            "10.0.0.0/33", "fd00::/129", "10.0.0.0/", "10.0.0.0/8/8", "proxy.example.com", "", "10.0.0.0/-1", "10.0.0.0/+8",
+            "0.0.0.0/0", "::/0",
+        ] {
             #expect(throws: ConfigError.self, "\(bad)") { try TrustedProxies([bad]) }
         }
         let t = try TrustedProxies(["192.168.0.0/23", "0.0.0.0/1", "128.0.0.0/1"])
@@ -63,8 +65,10 @@ import Testing
             if trusted { config.trustedProxies = try TrustedProxies(["127.0.0.1", "::1"]) }
             try await TestServer.run(config, mode: .live) { (c: Client) async throws in
                 func login(_ from: String) async throws -> Int {
-                    try await c.call(.post, Routes.login("local", provider: "anon-user"), json: ["provider": "anon-user"],
-                                     headers: [("X-Forwarded-For", "6.6.6.6, " + from)]).status
+                    try await c.call(
+                        .post, Routes.login("local", provider: "anon-user"), json: ["provider": "anon-user"],
+                        headers: [("X-Forwarded-For", "6.6.6.6, " + from)]
+                    ).status
                 }
                 #expect(try await login("203.0.113.1") == 200)
                 #expect(try await login("203.0.113.1") == 200)

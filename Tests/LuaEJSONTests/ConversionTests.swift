@@ -32,10 +32,14 @@ import Testing
     }
 
     @Test func convertibleValuesKeepTheirShape() throws {
-        let value: LuaValue = ["list": [1, 2.5, "x"], "doc": ["n": 3_000_000_000, "flag": true], "mixed": .table(LuaTable(array: [1], fields: ["k": "v"]))]
+        let value: LuaValue = [
+            "list": [1, 2.5, "x"], "doc": ["n": 3_000_000_000, "flag": true], "mixed": .table(LuaTable(array: [1], fields: ["k": "v"])),
+        ]
         let converted = try LuaEJSON.ejson(value)
-        #expect(converted == .document([
-            "doc": ["flag": true, "n": .int64(3_000_000_000)], "list": [.int32(1), .double(2.5), "x"], "mixed": ["1": .int32(1), "k": "v"],
-        ]))
+        #expect(
+            converted
+                == .document([
+                    "doc": ["flag": true, "n": .int64(3_000_000_000)], "list": [.int32(1), .double(2.5), "x"], "mixed": ["1": .int32(1), "k": "v"],
+                ]))
     }
 }

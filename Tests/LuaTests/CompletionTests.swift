@@ -6,7 +6,8 @@ import Testing
 @Suite struct CompletionTests {
     @Test func throughMetatablesOfAnyValue() throws {
         let lua = try LuaState()
-        try lua.evaluate("""
+        try lua.evaluate(
+            """
             s = "text"
             base = {greet = function() end, answer = 42}
             obj = setmetatable({}, {__index = setmetatable({wave = function() end}, {__index = base})})
@@ -24,7 +25,8 @@ import Testing
 
     @Test func nothingIsCalled() throws {
         let lua = try LuaState()
-        try lua.evaluate("""
+        try lua.evaluate(
+            """
             called = false
             lazy = setmetatable({}, {__index = function() called = true; return {} end})
             proxy = setmetatable({}, {__index = setmetatable({}, {__index = function() called = true end})})

@@ -39,7 +39,8 @@ import Testing
         let churn = SocketChurn()
         churn.start()
         defer { churn.running.store(false, ordering: .relaxed) }
-        let run = function == "io.popen"
+        let run =
+            function == "io.popen"
             ? #"local p = io.popen("ls -l /proc/self/fd"); local text = p:read("a"); assert(p:close()); return text"#
             : #"assert(os.execute("ls -l /proc/self/fd > \#(file)")); local f = io.open("\#(file)"); local text = f:read("a"); f:close(); return text"#
         var leaks = 0, runs = 0

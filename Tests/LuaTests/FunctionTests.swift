@@ -4,10 +4,11 @@ import Testing
 @Suite struct FunctionTests {
     @Test func swiftFunctionsAreCallableAndErrorsUseLuasWording() throws {
         let lua = try LuaState()
-        try lua.register(LuaFunction("login") { call in
-            let t = try call.table(1)
-            return .one(t["email"])
-        })
+        try lua.register(
+            LuaFunction("login") { call in
+                let t = try call.table(1)
+                return .one(t["email"])
+            })
         #expect(try lua.evaluate("return login{email = 'a@b'}") == ["a@b"])
         #expect { try lua.evaluate("login(5)", name: "=chunk") } throws: {
             ($0 as? LuaError)?.message == "chunk:1: bad argument #1 to 'login' (table expected, got number)"

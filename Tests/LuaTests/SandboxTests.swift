@@ -8,7 +8,8 @@ func sandbox(memory: Int = 16 << 20, deadline: Duration = .milliseconds(300)) th
 @Suite struct SandboxTests {
     @Test func dangerousLibrariesAreAbsent() throws {
         let lua = try sandbox()
-        let r = try lua.evaluate("""
+        let r = try lua.evaluate(
+            """
             return io, debug, package, require, dofile, loadfile, os.execute, os.getenv, os.exit,
                    type(os.time()), type(os.clock()), type(os.date('%Y'))
             """)
@@ -67,7 +68,8 @@ func sandbox(memory: Int = 16 << 20, deadline: Duration = .milliseconds(300)) th
     @Test func killReachesCodeInsideUserCoroutines() throws {
         let lua = try sandbox(deadline: .milliseconds(200))
         let error = try #require(throws: LuaError.self) {
-            try lua.evaluate("""
+            try lua.evaluate(
+                """
                 local co = coroutine.wrap(function() while true do end end)
                 while true do pcall(co) end
                 """)
@@ -79,9 +81,11 @@ func sandbox(memory: Int = 16 << 20, deadline: Duration = .milliseconds(300)) th
     /// installed by scripts/setup); the sandbox has no `package` at all.
     @Test func trustedProfileLoadsCModulesAndTheSandboxDoesNot() throws {
         let lua = try LuaState()
-        #expect(try lua.evaluate("return type(package.loadlib), #package.searchers, package.cpath:find('lua/5.4/?.so', 1, true) ~= nil")
+        #expect(
+            try lua.evaluate("return type(package.loadlib), #package.searchers, package.cpath:find('lua/5.4/?.so', 1, true) ~= nil")
                 == ["function", 4, true])
-        #expect(try lua.evaluate(#"return require("cjson").encode({a = 1}), require("lpeg").match(require("lpeg").R("09")^1, "123x")"#)
+        #expect(
+            try lua.evaluate(#"return require("cjson").encode({a = 1}), require("lpeg").match(require("lpeg").R("09")^1, "123x")"#)
                 == [#"{"a":1}"#, 4])
         let sandbox = try LuaState(profile: .sandboxed(.init()))
         #expect(try sandbox.evaluate("return type(package), type(require)") == ["nil", "nil"])

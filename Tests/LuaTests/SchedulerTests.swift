@@ -5,13 +5,14 @@ import Testing
 func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
     let lua = try LuaState(profile: profile)
     for function in LuaTasks.all { try lua.register(function) }
-    try lua.register(LuaFunction("echo") { call in
-        let value = try call.value(1)
-        return .async { [value] in
-            try await Task.sleep(for: .milliseconds(1))
-            return [value]
-        }
-    })
+    try lua.register(
+        LuaFunction("echo") { call in
+            let value = try call.value(1)
+            return .async { [value] in
+                try await Task.sleep(for: .milliseconds(1))
+                return [value]
+            }
+        })
     return lua
 }
 
@@ -25,7 +26,8 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
         let lua = try tasksState()
         // Concurrency as ordering, not time: every task has started its sleep before the first
         // one wakes (run one after another, the first would wake with one started).
-        let r = try lua.evaluate("""
+        let r = try lua.evaluate(
+            """
             local started, seenByFirst = 0, nil
             local tasks = {}
             for i = 1, 1000 do
@@ -48,7 +50,8 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
         let lua = try tasksState()
         #expect(try lua.evaluate("local t = spawn(function(a, b) return a + b, 'x' end, 1, 2); return wait(t)") == [3, "x"])
         #expect(try lua.evaluate("return wait(spawn(echo, 1), spawn(echo, 2))") == [1, 2])
-        let r = try lua.evaluate("""
+        let r = try lua.evaluate(
+            """
             local t = spawn(function() echo(1); error('inner', 0) end)
             return pcall(wait, t)
             """)
@@ -66,7 +69,8 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
 
     @Test func hostYieldsPassThroughUserCoroutines() throws {
         let lua = try tasksState()
-        let r = try lua.evaluate("""
+        let r = try lua.evaluate(
+            """
             local gen = coroutine.wrap(function()
                 for i = 1, 3 do coroutine.yield(echo(i) * 10) end
             end)
@@ -80,7 +84,8 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
 
     @Test func userCoroutinesBehaveAsInLua() throws {
         let lua = try tasksState()
-        let r = try lua.evaluate("""
+        let r = try lua.evaluate(
+            """
             local co = coroutine.create(function(a) local b = coroutine.yield(a + 1); error('x' .. b, 0) end)
             local r1 = {coroutine.resume(co, 1)}
             local r2 = {coroutine.resume(co, 'y')}
@@ -104,7 +109,8 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
     @Test func cancelledTasksRunTheirCloseHandlers() throws {
         let lua = try tasksState()
         #expect(throws: LuaError.self) {
-            try lua.evaluate("""
+            try lua.evaluate(
+                """
                 closed = {}
                 spawn(function()
                   local a <close> = setmetatable({}, {__close = function() closed[#closed + 1] = "a" end})
@@ -141,16 +147,18 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
             let f = try lua.load("return select('#', ...), select(1000, ...)", name: "=f")
             let arguments = (1...1000).map { LuaValue.integer(Int64($0)) }
             #expect(try lua.run(f, arguments: arguments).values() == [1000, 1000])
-            #expect(try lua.evaluate("""
-                local values = {}
-                for i = 1, 5000 do values[i] = i end
-                local t = spawn(function(...) return select('#', ...), ... end, table.unpack(values))
-                local r = table.pack(wait(t))
-                local tasks = {}
-                for i = 1, 300 do tasks[i] = spawn(function() echo(1); return i end) end
-                local firsts = table.pack(wait(table.unpack(tasks)))
-                return r.n, r[1], r[5001], firsts.n, firsts[300]
-                """) == [5001, 5000, 5000, 300, 300])
+            #expect(
+                try lua.evaluate(
+                    """
+                    local values = {}
+                    for i = 1, 5000 do values[i] = i end
+                    local t = spawn(function(...) return select('#', ...), ... end, table.unpack(values))
+                    local r = table.pack(wait(t))
+                    local tasks = {}
+                    for i = 1, 300 do tasks[i] = spawn(function() echo(1); return i end) end
+                    local firsts = table.pack(wait(table.unpack(tasks)))
+                    return r.n, r[1], r[5001], firsts.n, firsts[300]
+                    """) == [5001, 5000, 5000, 300, 300])
         }
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A long-lived helper process of a test (an SMTP server), spawned with `posix_spawn` so that

@@ -57,8 +57,10 @@ public final class PostgresCluster: Sendable {
     }
 
     private var startCommand: [String] {
-        runAs + ["\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60",
-                 "-o", "-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=200", "start"]
+        runAs + [
+            "\(bin)/pg_ctl", "-D", "\(directory)/data", "-l", "\(directory)/server.log", "-w", "-t", "60",
+            "-o", "-k \(directory) -p \(port) -c listen_addresses='' -c fsync=off -c max_connections=200", "start",
+        ]
     }
 
     public struct ClusterError: Error, CustomStringConvertible {
@@ -86,13 +88,19 @@ public final class PostgresCluster: Sendable {
         }
         let stop = runAs + ["\(bin)/pg_ctl", "-D", "\(directory)/data", "-w", "-m", "immediate", "stop"]
         let dir = directory
-        Self.atExit.withLock { $0.append({ _ = try? Self.shell(stop, readOutput: false); try? FileManager.default.removeItem(atPath: dir) }) }
+        Self.atExit.withLock {
+            $0.append({
+                _ = try? Self.shell(stop, readOutput: false); try? FileManager.default.removeItem(atPath: dir)
+            })
+        }
         Self.installAtExit
     }
 
     /// A new empty database; its name.
     public func makeDatabase() async throws -> String {
-        let n = databases.withLock { $0 += 1; return $0 }
+        let n = databases.withLock {
+            $0 += 1; return $0
+        }
         let name = "t\(getpid())_\(n)"
         let command = ["\(bin)/createdb", "-h", directory, "-p", "\(port)", "-U", "authsh", name]
         try await BlockingThread.run { Result { try Self.shell(command) } }.get()
@@ -182,8 +190,10 @@ public final class PostgresCluster: Sendable {
     /// Closes every descriptor above 2 in the child: glibc's
     /// `posix_spawn_file_actions_addclosefrom_np` (2.34 and later, not in Swift's Glibc
     /// module, so looked up), else each descriptor open now.
-    static func closeInheritedDescriptors(_ actions: inout posix_spawn_file_actions_t,
-                                                  alreadyClosed: [Int32]) throws(ClusterError) {
+    static func closeInheritedDescriptors(
+        _ actions: inout posix_spawn_file_actions_t,
+        alreadyClosed: [Int32]
+    ) throws(ClusterError) {
         typealias CloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
         if let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "posix_spawn_file_actions_addclosefrom_np") {
             let closeFrom = unsafeBitCast(symbol, to: CloseFrom.self)

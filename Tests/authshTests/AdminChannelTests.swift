@@ -13,13 +13,15 @@ import Testing
         try Data(#"{"adminKeys": [{"name": "ops", "key": {"env": "TEST_CHANNEL_KEY"}}], "apps": [{"id": "local"}]}"#.utf8)
             .write(to: URL(fileURLWithPath: config))
         setenv("TEST_CHANNEL_KEY", AdminCommandTests.key, 1)
-        let (server, origin) = try await MailRestartTests.serve(["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
-                                                               log: directory + "/serve.log")
+        let (server, origin) = try await MailRestartTests.serve(
+            ["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
+            log: directory + "/serve.log")
         defer { server.stop() }
         let port = try #require(origin.split(separator: ":").last.flatMap { Int($0) })
         let other = try #require(Self.otherAddress)
         let page = "GET /admin/login HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nConnection: close\r\n\r\n"
-        let api = "GET /api/admin/v1/apps/local/users HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
+        let api =
+            "GET /api/admin/v1/apps/local/users HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\n"
             + "Authorization: Bearer \(AdminCommandTests.key)\r\nConnection: close\r\n\r\n"
         // From loopback: the form, and the users.
         let localPage = try Self.exchange(page, address: "127.0.0.1", port: port)
@@ -42,21 +44,26 @@ import Testing
         let other = try #require(Self.otherAddress)
         let config = directory + "/config.json"
         let proxies = otherIsTrusted ? "[\"" + other + "\"]" : "[]"
-        try Data(#"""
+        try Data(
+            #"""
             {"publicURL": "https://auth.example.com", "trustedProxies": \#(proxies),
              "adminKeys": [{"name": "ops", "key": {"env": "TEST_CHANNEL_KEY"}}], "apps": [{"id": "local"}]}
-            """#.utf8).write(to: URL(fileURLWithPath: config))
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: config))
         setenv("TEST_CHANNEL_KEY", AdminCommandTests.key, 1)
-        let (server, origin) = try await MailRestartTests.serve(["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
-                                                               log: directory + "/serve.log")
+        let (server, origin) = try await MailRestartTests.serve(
+            ["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
+            log: directory + "/serve.log")
         defer { server.stop() }
         let port = try #require(origin.split(separator: ":").last.flatMap { Int($0) })
         let page = "GET /admin/login HTTP/1.1\r\nHost: auth.example.com\r\nConnection: close\r\n\r\n"
-        let api = "GET /api/admin/v1/apps/local/users HTTP/1.1\r\nHost: auth.example.com\r\n"
+        let api =
+            "GET /api/admin/v1/apps/local/users HTTP/1.1\r\nHost: auth.example.com\r\n"
             + "Authorization: Bearer \(AdminCommandTests.key)\r\nConnection: close\r\n\r\n"
         // From this machine (a terminator beside the server): https.
         let localPage = try Self.exchange(page, address: "127.0.0.1", port: port)
-        #expect(localPage.hasPrefix("HTTP/1.1 200") && localPage.contains(#"action="https://auth.example.com/admin/login""#), "\(localPage.prefix(300))")
+        #expect(
+            localPage.hasPrefix("HTTP/1.1 200") && localPage.contains(#"action="https://auth.example.com/admin/login""#), "\(localPage.prefix(300))")
         #expect(try Self.exchange(api, address: "127.0.0.1", port: port).hasPrefix("HTTP/1.1 200"))
         // From another address: https only if it is a trusted proxy.
         let remotePage = try Self.exchange(page, address: other, port: port)

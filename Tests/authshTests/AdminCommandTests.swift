@@ -14,19 +14,24 @@ import Testing
     @Test func againstAServerAndDirectlyOnItsData() async throws {
         let directory = try Binary.temporaryDirectory()
         let config = directory + "/config.json"
-        try Data(#"""
+        try Data(
+            #"""
             {"adminKeys": [{"name": "ops", "key": {"env": "TEST_ADMIN_KEY"}}],
              "apps": [{"id": "local", "rateLimits": {"enabled": false},
                        "providers": {"anon-user": {}, "local-userpass": {"autoConfirm": true}}}]}
-            """#.utf8).write(to: URL(fileURLWithPath: config))
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: config))
         setenv("TEST_ADMIN_KEY", Self.key, 1)
         let data = directory + "/data"
         let (server, origin) = try await MailRestartTests.serve(["--config", config, "--data", data], log: directory + "/serve.log")
         defer { server.stop() }
         let http = JSONHTTP(origin: origin)
         let login = "/api/client/v2.0/app/local/auth/providers/local-userpass/login"
-        #expect(try await http.send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
-                                    json: #"{"email":"cli@example.com","password":"Pass-word-1"}"#).status == 201)
+        #expect(
+            try await http.send(
+                .POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
+                json: #"{"email":"cli@example.com","password":"Pass-word-1"}"#
+            ).status == 201)
         let first = try await http.send(.POST, login, json: #"{"username":"cli@example.com","password":"Pass-word-1"}"#)
         let id = try #require(first["user_id"])
         _ = try await http.send(.POST, "/api/client/v2.0/app/local/auth/providers/anon-user/login", json: "{}")
@@ -78,12 +83,14 @@ import Testing
         let config = directory + "/config.json"
         try Data(#"{"apps": [{"id": "local", "providers": {"custom-function": {"enabled": true}}}]}"#.utf8).write(to: URL(fileURLWithPath: config))
         let data = directory + "/data"
-        let (server, origin) = try await MailRestartTests.serve(["--config", config, "--data", data, "--plugins", plugins],
-                                                                 log: directory + "/serve.log")
+        let (server, origin) = try await MailRestartTests.serve(
+            ["--config", config, "--data", data, "--plugins", plugins],
+            log: directory + "/serve.log")
         defer { server.stop() }
         let hostile = #"\u001b]0;pwned\u0007\u001b[2J\u009b31m\u202egnp.exe"#
-        let login = try await JSONHTTP(origin: origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/custom-function/login",
-                                                            json: #"{"id": "x\#(hostile)", "name": "n\#(hostile)"}"#)
+        let login = try await JSONHTTP(origin: origin).send(
+            .POST, "/api/client/v2.0/app/local/auth/providers/custom-function/login",
+            json: #"{"id": "x\#(hostile)", "name": "n\#(hostile)"}"#)
         let id = try #require(login["user_id"], "\(login.text)")
         server.stop()
         let raw: [Unicode.Scalar] = ["\u{1B}", "\u{07}", "\u{9B}", "\u{202E}"]
@@ -107,7 +114,8 @@ import Testing
     @Test func exportAndImportBetweenDataDirectories() async throws {
         let directory = try Binary.temporaryDirectory()
         let source = directory + "/a", target = directory + "/b", file = directory + "/users.ndjson"
-        let seeded = try await Binary.script(#"""
+        let seeded = try await Binary.script(
+            #"""
             for i = 1, 5 do login(credentials.anonymous{ reuse = false }) end
             app.emailPasswordAuth:registerUser("move@example.com", "Pass-word-1")
             print("seeded")
@@ -129,8 +137,9 @@ import Testing
         #expect(second.stdout.hasPrefix("imported 0,"), "\(second.stdout)")
         #expect(try await Binary.run(["admin", "--data", target, "export", "-"]).stdout == toStdout.stdout)
 
-        try Binary.write("{\"id\":\"bad\"}\n" + toStdout.stdout.split(separator: "\n").dropLast().joined(separator: "\n") + "\n",
-                         to: directory + "/bad.ndjson")
+        try Binary.write(
+            "{\"id\":\"bad\"}\n" + toStdout.stdout.split(separator: "\n").dropLast().joined(separator: "\n") + "\n",
+            to: directory + "/bad.ndjson")
         let refused = try await Binary.run(["admin", "--data", directory + "/c", "import", directory + "/bad.ndjson"])
         #expect(refused.status == 1 && refused.stderr.contains("line 1:") && refused.stderr.contains("nothing was imported"), "\(refused.stderr)")
         let partly = try await Binary.run(["admin", "--data", directory + "/c", "import", "--continue-on-error", directory + "/bad.ndjson"])
@@ -142,15 +151,19 @@ import Testing
         #expect(try await Binary.run(["admin", "users", "frobnicate", "x"]).status == 64)
         #expect(try await Binary.run(["admin", "--server", "example.com", "users", "list"]).status == 64)
         // The admin key never goes out in clear unless asked to.
-        let clear = try await Binary.run(["admin", "--server", "http://192.0.2.1:9090", "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key])
-        #expect(clear.status == 64 && clear.stderr.contains("http://192.0.2.1:9090 is not this machine") && clear.stderr.contains("--allow-http"),
-                "\(clear.stderr)")
+        let clear = try await Binary.run(
+            ["admin", "--server", "http://192.0.2.1:9090", "users", "list"], environment: ["AUTHSH_ADMIN_KEY": Self.key])
+        #expect(
+            clear.status == 64 && clear.stderr.contains("http://192.0.2.1:9090 is not this machine") && clear.stderr.contains("--allow-http"),
+            "\(clear.stderr)")
         #expect(try await Binary.run(["admin", "users", "list", "--created-after", "last tuesday"]).status == 64)
         let missing = try await Binary.run(["admin", "--data", try Binary.temporaryDirectory() + "/none", "users", "list"])
         #expect(missing.status == 1 && missing.stderr.contains("no database"))
         // Each command's arguments, checked before anything is opened.
-        for args in [["admin", "users"], ["admin", "users", "show"], ["admin", "users", "show", "a", "b"], ["admin", "export"],
-                     ["admin", "users", "list", "--limit"], ["admin", "--app", "", "users", "list"], ["admin", "import", "f", "--frob"]] {
+        for args in [
+            ["admin", "users"], ["admin", "users", "show"], ["admin", "users", "show", "a", "b"], ["admin", "export"],
+            ["admin", "users", "list", "--limit"], ["admin", "--app", "", "users", "list"], ["admin", "import", "f", "--frob"],
+        ] {
             let r = try await Binary.run(args)
             #expect(r.status == 64 && r.stderr.contains("usage: authsh admin"), "\(args): \(r.status) \(r.stderr)")
         }
@@ -158,7 +171,9 @@ import Testing
         #expect(help.status == 0 && help.stdout.contains("users list") && help.stdout.contains("AUTHSH_ADMIN_KEY"), "\(help.stdout)")
         // A command's --help is that command's screen: its options, not the others'.
         let listHelp = try await Binary.run(["admin", "users", "list", "--help"])
-        #expect(listHelp.status == 0 && listHelp.stdout.contains("--created-after") && listHelp.stdout.contains("One page of users"), "\(listHelp.stdout)")
+        #expect(
+            listHelp.status == 0 && listHelp.stdout.contains("--created-after") && listHelp.stdout.contains("One page of users"), "\(listHelp.stdout)"
+        )
         #expect(!listHelp.stdout.contains("continue-on-error"), "\(listHelp.stdout)")
     }
 }
@@ -166,7 +181,8 @@ import Testing
 /// `auth.admin{}` in a batch script: the embedded server's admin API with no key to give.
 @Suite(.binary) struct AdminLuaTests {
     @Test func theAdminKeyGoesOutInClearOnlyWhenAsked() async throws {
-        let r = try await Binary.script(#"""
+        let r = try await Binary.script(
+            #"""
             local ok, err = pcall(auth.admin, { server = "http://192.0.2.1:9090", key = "k" })
             print(ok, err)
             print(pcall(auth.admin, { server = "http://127.0.0.1:9", key = "k" }))
@@ -175,14 +191,16 @@ import Testing
             """#, data: try Binary.temporaryDirectory())
         #expect(r.status == 0, "\(r.stderr)")
         let lines = r.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.count == 4 && lines[0].hasPrefix("false\t") && lines[0].contains("http://192.0.2.1:9090 is not this machine")
+        #expect(
+            lines.count == 4 && lines[0].hasPrefix("false\t") && lines[0].contains("http://192.0.2.1:9090 is not this machine")
                 && lines[0].contains("allowHTTP = true"), "\(r.stdout)")
         #expect(lines.dropFirst().allSatisfy { $0.hasPrefix("true\tAdmin") }, "\(r.stdout)")
     }
 
     @Test func seedAndInspectUsersFromAScript() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script(#"""
+        let r = try await Binary.script(
+            #"""
             local a = auth.app()
             for i = 1, 3 do
               a.emailPasswordAuth:registerUser("seed" .. i .. "@example.com", "Pass-word-" .. i)
@@ -214,19 +232,20 @@ import Testing
             os.remove(file)
             """#, data: data)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == """
-            confirm nobody\tfalse\tUserNotFound
-            listed\t1\ttrue
-            custom\tpro
-            disabled\t1
-            login\tfalse\tUserDisabled
-            revoked\t1
-            after delete\t0
-            no key\tfalse\ttrue
-            exported\t0\t2
-            imported\t0\t2
+        #expect(
+            r.stdout == """
+                confirm nobody\tfalse\tUserNotFound
+                listed\t1\ttrue
+                custom\tpro
+                disabled\t1
+                login\tfalse\tUserDisabled
+                revoked\t1
+                after delete\t0
+                no key\tfalse\ttrue
+                exported\t0\t2
+                imported\t0\t2
 
-            """, "\(r.stdout)")
+                """, "\(r.stdout)")
     }
 
     /// Directly on a database the command runs the admin API alone: none of the server's
@@ -237,12 +256,16 @@ import Testing
         let run = try await Binary.run(["--data", data, "-e", "login(credentials.anonymous())"])
         #expect(run.status == 0, "\(run.stderr)")
         let database = data + "/server/authsh.sqlite"
-        let insert = try await Binary.run(["-c", """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            db.execute("INSERT INTO audit_events (time, app_id, event, outcome) VALUES (86400, 'local', 'login', 'success')")
-            db.commit()
-            """, database], executable: "/usr/bin/python3")
+        let insert = try await Binary.run(
+            [
+                "-c",
+                """
+                import sqlite3, sys
+                db = sqlite3.connect(sys.argv[1])
+                db.execute("INSERT INTO audit_events (time, app_id, event, outcome) VALUES (86400, 'local', 'login', 'success')")
+                db.commit()
+                """, database,
+            ], executable: "/usr/bin/python3")
         #expect(insert.status == 0, "\(insert.stderr)")
         let list = try await Binary.run(["admin", "--data", data + "/server", "users", "list"])
         #expect(list.status == 0, "\(list.stderr)")

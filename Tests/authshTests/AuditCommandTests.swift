@@ -61,10 +61,13 @@ import Testing
         }
         #expect(try await lines(1).first?.contains(" local login success ") == true)
         // A registration (filtered out), then a new anonymous user's login.
-        let second = try await Binary.run(["--data", data, "-e", """
+        let second = try await Binary.run([
+            "--data", data, "-e",
+            """
             register{email = 'f@example.com', password = 'password1'}
             print(login(credentials.anonymous{reuse = false}).id)
-            """])
+            """,
+        ])
         #expect(second.status == 0, "\(second.stderr)")
         let userId = second.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let after = try await lines(2)

@@ -48,9 +48,12 @@ struct AuthREPLTests {
         // The line is wider than the terminal: compare it unwrapped (a wrap may eat a space).
         func squeezed(_ s: String) -> String { s.filter { !$0.isWhitespace } }
         let conflict = squeezed(try await term.waitFor("authsh local>\n"))
-        #expect(conflict.contains(squeezed("already has an account (local-userpass): sign in to it and link oauth2-google in one line: "
-                                  + "login(credentials.emailPassword(\"lin@example.com\", auth.password())); linkIdentity(_.credential)")),
-                "\(conflict)")
+        #expect(
+            conflict.contains(
+                squeezed(
+                    "already has an account (local-userpass): sign in to it and link oauth2-google in one line: "
+                        + "login(credentials.emailPassword(\"lin@example.com\", auth.password())); linkIdentity(_.credential)")),
+            "\(conflict)")
         try await term.type("print(_.email .. ' ' .. _.providers[1] .. ' ' .. tostring(_.credential))")
         try await term.waitFor("\nlin@example.com local-userpass Credentials(oauth2-google)")
         // The line as printed: the password prompt reads it, then the link completes.
@@ -88,10 +91,12 @@ struct AuthREPLTests {
         try #require(FileManager.default.isExecutableFile(atPath: python), "run scripts/setup (.build/venv)")
         let browser = Binary.repository + "/Tests/browser/sign-in-browser.sh"
         let log = data + "/browser.log"
-        let term = try await Terminal(arguments: [], dataDirectory: data, environment: [
-            "BROWSER": browser, "SIGNIN_EMAIL": "grace@example.com", "SIGNIN_NAME": "Grace Hopper",
-            "SIGNIN_LOG": log, "SIGNIN_SCREENSHOT": data + "/authorize.png",
-        ])
+        let term = try await Terminal(
+            arguments: [], dataDirectory: data,
+            environment: [
+                "BROWSER": browser, "SIGNIN_EMAIL": "grace@example.com", "SIGNIN_NAME": "Grace Hopper",
+                "SIGNIN_LOG": log, "SIGNIN_SCREENSHOT": data + "/authorize.png",
+            ])
         try await term.waitFor("authsh local>")
         try await term.type("signIn('github')")
         try await term.waitFor("Opened your browser to sign in", timeout: .seconds(20))

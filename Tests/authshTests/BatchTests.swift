@@ -67,13 +67,17 @@ import Testing
 
     /// Where /proc is not mounted, Swift's runtime reads no command line: authsh ran as if given
     /// no argument (`-e CODE` was dropped, standard input ran, exit 0). Both programs say so.
-    @Test(.enabled(if: Self.canHideProc, "unshare --mount needs CAP_SYS_ADMIN (root outside a restricted container)"),
-          arguments: ["authsh", "authsh-server"])
+    @Test(
+        .enabled(if: Self.canHideProc, "unshare --mount needs CAP_SYS_ADMIN (root outside a restricted container)"),
+        arguments: ["authsh", "authsh-server"])
     func withoutProcTheProgramSaysWhatIsMissing(_ program: String) async throws {
         let hideProc = #"mount -t tmpfs none /proc && exec "$0" "$@""#
-        let r = try await Binary.run(["--mount", "--propagation", "private", "sh", "-c", hideProc,
-                                Binary.productsDirectory.appendingPathComponent(program).path, "-e", "print(1)"],
-                               stdin: "print('standard input ran')", executable: "/usr/bin/unshare")
+        let r = try await Binary.run(
+            [
+                "--mount", "--propagation", "private", "sh", "-c", hideProc,
+                Binary.productsDirectory.appendingPathComponent(program).path, "-e", "print(1)",
+            ],
+            stdin: "print('standard input ran')", executable: "/usr/bin/unshare")
         #expect(r.status == 71, "\(r.stdout)\(r.stderr)")
         #expect(r.stdout == "")
         #expect(r.stderr == "\(program): cannot read the command line: /proc is not mounted, and \(program) needs it\n")
@@ -81,15 +85,20 @@ import Testing
 
     /// Whether this process may make a mount namespace and mount over /proc in it.
     static let canHideProc: Bool = {
-        guard let r = try? Binary.runBlocking(["--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs none /proc"], stdin: "", environment: [:], directory: nil,
-                                      executable: "/usr/bin/unshare") else { return false }
+        guard
+            let r = try? Binary.runBlocking(
+                ["--mount", "--propagation", "private", "sh", "-c", "mount -t tmpfs none /proc"], stdin: "", environment: [:], directory: nil,
+                executable: "/usr/bin/unshare")
+        else { return false }
         return r.status == 0
     }()
 
     @Test func helpTeachesAndVersionNamesLua() async throws {
         let help = try await Binary.run(["--help"])
         #expect(help.status == 0)
-        for needle in ["authsh FILE.lua", "-e CHUNK", "-i", "--data DIR", "--server URL", "--app ID", "--plugins DIR", "--json", "AUTHSH_SERVER", "Examples:"] {
+        for needle in [
+            "authsh FILE.lua", "-e CHUNK", "-i", "--data DIR", "--server URL", "--app ID", "--plugins DIR", "--json", "AUTHSH_SERVER", "Examples:",
+        ] {
             #expect(help.stdout.contains(needle), "help lacks \(needle)")
         }
         let version = try await Binary.run(["--version"])
@@ -97,12 +106,15 @@ import Testing
     }
 
     @Test func asyncHelpersAreInstalledInTheCommand() async throws {
-        let r = try await Binary.run(["-e", """
+        let r = try await Binary.run([
+            "-e",
+            """
             local tasks = {}
             for i = 1, 200 do tasks[i] = auth.spawn(function() auth.sleep(0.1); return i end) end
             local all = auth.wait(tasks)
             print(#all, all[1], all[200])
-            """])
+            """,
+        ])
         #expect(r.status == 0)
         #expect(r.stdout == "200\t1\t200\n")
     }
@@ -111,7 +123,8 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lua5.4")))
     func standardScriptsBehaveAsUnderLua() async throws {
         let dir = try Binary.temporaryDirectory()
-        try Binary.write("""
+        try Binary.write(
+            """
             local t = {5, 3, 9, 1}
             table.sort(t, function(a, b) return a > b end)
             io.write(table.concat(t, ","), "\\n")
@@ -142,7 +155,8 @@ import Testing
     @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/lua5.4")))
     func theMainChunkIsTheMainThread() async throws {
         let dir = try Binary.temporaryDirectory()
-        try Binary.write("""
+        try Binary.write(
+            """
             local main, ismain = coroutine.running()
             print(type(main), ismain, coroutine.isyieldable(), coroutine.isyieldable(main), coroutine.status(main))
             print(pcall(coroutine.yield, 1))

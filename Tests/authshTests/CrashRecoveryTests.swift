@@ -99,8 +99,9 @@ import Testing
                     continue
                 }
                 let email = "r\(round)-c\(client)-\(n)@example.com"
-                let registered = try await server.send(.POST, server.app() + "/auth/providers/local-userpass/register",
-                                                       json: #"{"email":"\#(email)","password":"password1"}"#)
+                let registered = try await server.send(
+                    .POST, server.app() + "/auth/providers/local-userpass/register",
+                    json: #"{"email":"\#(email)","password":"password1"}"#)
                 guard registered.status == 201 else { continue }
                 let login = try await server.emailLogin(email, "password1")
                 if login.status == 200, let id = login["user_id"] { load.users.withLock { $0.append((email, id)) } }

@@ -28,9 +28,10 @@ import Testing
         for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix("```") { fenced.toggle() }
             guard !fenced, line.hasPrefix("#"), let space = line.firstIndex(of: " "), line[..<space].allSatisfy({ $0 == "#" }) else { continue }
-            let slug = String(line[space...].lowercased().trimmingCharacters(in: .whitespaces)
-                .filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == " " }
-                .map { $0 == " " ? "-" : $0 })
+            let slug = String(
+                line[space...].lowercased().trimmingCharacters(in: .whitespaces)
+                    .filter { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == " " }
+                    .map { $0 == " " ? "-" : $0 })
             let count = seen[slug, default: 0]
             seen[slug] = count + 1
             anchors.insert(count == 0 ? slug : "\(slug)-\(count)")
@@ -63,7 +64,9 @@ import Testing
             let directory = (document as NSString).deletingLastPathComponent
             for link in Self.links(in: text) where !link.hasPrefix("http://") && !link.hasPrefix("https://") && !link.hasPrefix("mailto:") {
                 let parts = link.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
-                let file = parts[0].isEmpty ? document
+                let file =
+                    parts[0].isEmpty
+                    ? document
                     : ((directory as NSString).appendingPathComponent(String(parts[0])) as NSString).standardizingPath
                 guard !file.hasPrefix("..") && !file.hasPrefix("/") else {
                     Issue.record("\(document): \(link) leads outside the repository")
@@ -104,8 +107,10 @@ import Testing
             for match in cited.matches(in: text, range: range) {
                 let name = String(text[Range(match.range(at: 1), in: text)!])
                 let fromRoot = FileManager.default.fileExists(atPath: Self.root + "/" + name)
-                let fromHere = file.hasSuffix(".md")
-                    && FileManager.default.fileExists(atPath: Self.root + "/" + ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name))
+                let fromHere =
+                    file.hasSuffix(".md")
+                    && FileManager.default.fileExists(
+                        atPath: Self.root + "/" + ((file as NSString).deletingLastPathComponent as NSString).appendingPathComponent(name))
                 #expect(fromRoot || fromHere, "\(file) cites \(name), which is not in the repository")
             }
         }

@@ -35,12 +35,13 @@ import Testing
     @Test func aServerThatDiedIsStartedAgainOnTheNextRequest() async throws {
         let data = try Binary.temporaryDirectory()
         let errors = Pipe()
-        let (process, input, output) = try Self.start([
-            "--data", data, "-e",
-            // Then what authsh holds: the dead server's stdin pipe must not be among it.
-            #"local u = login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read(); "#
-                + #"u:refreshCustomData(); print("again", whoami().id == u.id); io.write(io.popen("ls -l /proc/$PPID/fd"):read("a"))"#,
-        ], directory: data, standardError: errors)
+        let (process, input, output) = try Self.start(
+            [
+                "--data", data, "-e",
+                // Then what authsh holds: the dead server's stdin pipe must not be among it.
+                #"local u = login(credentials.anonymous()); io.write("ready\n"); io.flush(); io.read(); "#
+                    + #"u:refreshCustomData(); print("again", whoami().id == u.id); io.write(io.popen("ls -l /proc/$PPID/fd"):read("a"))"#,
+            ], directory: data, standardError: errors)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         #expect(String(decoding: try await Self.offPool(output) { $0.availableData }, as: UTF8.self) == "ready\n")
         let first = try #require(Self.children(of: process.processIdentifier).first)
@@ -62,10 +63,11 @@ import Testing
 
     @Test func aServerThatCannotStartLeavesNoProcessBehind() async throws {
         let data = try Binary.temporaryDirectory()
-        let (process, input, output) = try Self.start([
-            "--data", data, "--plugins", data + "/no-such-dir",
-            "-e", #"print(pcall(login, credentials.anonymous())); io.write("ready\n"); io.flush(); io.read()"#,
-        ], directory: data)
+        let (process, input, output) = try Self.start(
+            [
+                "--data", data, "--plugins", data + "/no-such-dir",
+                "-e", #"print(pcall(login, credentials.anonymous())); io.write("ready\n"); io.flush(); io.read()"#,
+            ], directory: data)
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         var said = ""
         while !said.hasSuffix("ready\n") {
@@ -114,7 +116,8 @@ import Testing
     /// default); with `descriptor5`, with
     /// that file open for writing on descriptor 5 (through sh, which then becomes authsh).
     static func start(_ arguments: [String], directory: String, descriptor5: String? = nil, standardError: Any = FileHandle.nullDevice) throws
-        -> (Process, Pipe, Pipe) {
+        -> (Process, Pipe, Pipe)
+    {
         let process = Process()
         if let descriptor5 {
             process.executableURL = URL(fileURLWithPath: "/bin/sh")
@@ -143,7 +146,9 @@ import Testing
         #expect(audit.stderr.contains("audit needs authsh-server beside authsh: cannot run \(directory)/authsh-server"), "\(audit.stderr)")
         let script = try await Binary.run(["--data", directory + "/data", "-e", "login(credentials.anonymous())"], executable: alone)
         #expect(script.status == 1)
-        #expect(script.stderr.contains("EmbeddedServerFailed: the embedded server did not start: cannot run \(directory)/authsh-server"), "\(script.stderr)")
+        #expect(
+            script.stderr.contains("EmbeddedServerFailed: the embedded server did not start: cannot run \(directory)/authsh-server"),
+            "\(script.stderr)")
     }
 
     /// The processes whose parent is `pid`, with their command lines.
@@ -151,7 +156,8 @@ import Testing
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
         return entries.compactMap { entry -> (pid: Int32, arguments: [String])? in
             guard let child = Int32(entry), let fields = statFields(child), fields.count > 1, fields[1] == String(pid),
-                  let cmdline = FileManager.default.contents(atPath: "/proc/\(child)/cmdline") else { return nil }
+                let cmdline = FileManager.default.contents(atPath: "/proc/\(child)/cmdline")
+            else { return nil }
             let arguments = cmdline.split(separator: 0, omittingEmptySubsequences: false).dropLast().map { String(decoding: $0, as: UTF8.self) }
             return (child, arguments)
         }

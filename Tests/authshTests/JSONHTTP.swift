@@ -52,8 +52,9 @@ struct JSONHTTP {
     }
 
     func emailLogin(_ email: String, _ password: String) async throws -> Reply {
-        try await send(.POST, app() + "/auth/providers/local-userpass/login",
-                       json: #"{"username":\#(Self.quoted(email)),"password":\#(Self.quoted(password))}"#)
+        try await send(
+            .POST, app() + "/auth/providers/local-userpass/login",
+            json: #"{"username":\#(Self.quoted(email)),"password":\#(Self.quoted(password))}"#)
     }
 
     /// The newest mail of `kind` to `email` in this (dev mode) server's outbox: its token and id.

@@ -12,8 +12,9 @@ import Testing
         #expect(!lines.isEmpty, "the server logs its mail warning at start")
         for line in lines {
             let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-            #expect(object?["level"] as? String != nil && object?["message"] as? String != nil && object?["label"] as? String == "authsh.server",
-                    "\(line)")
+            #expect(
+                object?["level"] as? String != nil && object?["message"] as? String != nil && object?["label"] as? String == "authsh.server",
+                "\(line)")
             #expect((object?["time"] as? String)?.hasSuffix("Z") == true)
         }
         #expect(try await Binary.run(["serve", "--log-format", "xml"]).status == 64)

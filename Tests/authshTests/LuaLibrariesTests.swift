@@ -7,8 +7,10 @@ import Testing
 @Suite(.binary) struct LuaLibrariesTests {
     /// Runs `arguments` under both; returns authsh's result after checking they agree.
     @discardableResult
-    static func agree(_ arguments: [String], environment: [String: String] = [:],
-                      sourceLocation: SourceLocation = #_sourceLocation) async throws -> Binary.Result {
+    static func agree(
+        _ arguments: [String], environment: [String: String] = [:],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> Binary.Result {
         let data = try Binary.temporaryDirectory()
         let ours = try await Binary.run(["--data", data] + arguments, environment: environment)
         let theirs = try await Binary.run(arguments, environment: environment, executable: "/usr/bin/lua5.4")
@@ -19,7 +21,8 @@ import Testing
 
     @Test func cModulesLoadAsUnderLua() async throws {
         let script = try Binary.temporaryDirectory() + "/libraries.lua"
-        try Binary.write("""
+        try Binary.write(
+            """
             local cjson = require "cjson"
             local lpeg = require "lpeg"
             print(cjson.encode({1, 2, 3}), cjson.decode('{"a":[true,null]}').a[1])
@@ -45,8 +48,9 @@ import Testing
         try await Self.agree(["-e", "print(1)"], environment: ["LUA_INIT": "@" + dir + "/init.lua"])
         try await Self.agree(["-e", "print(1)"], environment: ["LUA_INIT": "error('in init')"])
         // -E: none of them.
-        let ignored = try await Self.agree(["-E", "-e", "print(x, (pcall(require, 'greeting')), (pcall(require, 'cjson')))"],
-                                     environment: ["LUA_INIT": "x = 1", "LUA_PATH": path, "LUA_CPATH": "/nowhere/?.so"])
+        let ignored = try await Self.agree(
+            ["-E", "-e", "print(x, (pcall(require, 'greeting')), (pcall(require, 'cjson')))"],
+            environment: ["LUA_INIT": "x = 1", "LUA_PATH": path, "LUA_CPATH": "/nowhere/?.so"])
         #expect(ignored.stdout == "nil\tfalse\ttrue\n")
     }
 

@@ -7,8 +7,11 @@ import Testing
 @Suite(.binary) struct MailRestartTests {
     /// `Tests/smtp/smtp_sink.py` (aiosmtpd) on `port`, writing what it accepts to `directory`.
     static func startSink(port: Int, directory: String, stall: Int = 0) throws -> ChildProcess {
-        try ChildProcess([Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/smtp/smtp_sink.py",
-                          "--dir", directory, "--port", String(port), "--stall", String(stall)], output: directory + "/../sink.log")
+        try ChildProcess(
+            [
+                Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/smtp/smtp_sink.py",
+                "--dir", directory, "--port", String(port), "--stall", String(stall),
+            ], output: directory + "/../sink.log")
     }
 
     /// The messages `directory` holds (the sink's N.json files), as their raw text.
@@ -70,17 +73,21 @@ import Testing
 
     /// A directory with a mailbox, a port held for the SMTP server, and `authsh serve`
     /// arguments for a server (on a SQLite file there) that mails to that port with these timeouts.
-    static func mailSetup(connectTimeout: Int, commandTimeout: Int) throws -> (directory: String, mailbox: String, port: PortReservation, arguments: [String]) {
+    static func mailSetup(connectTimeout: Int, commandTimeout: Int) throws -> (
+        directory: String, mailbox: String, port: PortReservation, arguments: [String]
+    ) {
         let directory = try Binary.temporaryDirectory()
         let mailbox = directory + "/mail"
         try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
         let port = try PortReservation()
         let config = directory + "/config.json"
-        try Data(#"""
+        try Data(
+            #"""
             {"apps": [{"id": "local", "rateLimits": {"enabled": false}}],
              "mail": {"host": "127.0.0.1", "port": \#(port.port), "security": "none", "from": "no-reply@example.com",
                       "retryDelaysSeconds": [1], "connectTimeoutSeconds": \#(connectTimeout), "commandTimeoutSeconds": \#(commandTimeout)}}
-            """#.utf8).write(to: URL(fileURLWithPath: config))
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: config))
         return (directory, mailbox, port, ["--config", config, "--database", "sqlite:" + directory + "/authsh.sqlite"])
     }
 
@@ -89,8 +96,9 @@ import Testing
 
         // The SMTP server is down: the mail waits in the queue when the server is killed.
         let first = try await Self.serve(arguments, log: directory + "/first.log")
-        let register = try await JSONHTTP(origin: first.origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
-                                                                       json: #"{"email":"kim@example.com","password":"password1"}"#)
+        let register = try await JSONHTTP(origin: first.origin).send(
+            .POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
+            json: #"{"email":"kim@example.com","password":"password1"}"#)
         #expect(register.status == 201, "\(register.text)")
         try await Task.sleep(for: .seconds(1))
         first.process.stop()
@@ -124,8 +132,9 @@ import Testing
         defer { sink.stop() }
 
         let first = try await Self.serve(arguments, log: directory + "/first.log")
-        let register = try await JSONHTTP(origin: first.origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
-                                                                       json: #"{"email":"lee@example.com","password":"password1"}"#)
+        let register = try await JSONHTTP(origin: first.origin).send(
+            .POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
+            json: #"{"email":"lee@example.com","password":"password1"}"#)
         #expect(register.status == 201, "\(register.text)")
         // Killed as soon as the SMTP server holds the DATA (well inside the 2 s the client waits).
         var stalled = false
@@ -147,9 +156,10 @@ import Testing
         try await Task.sleep(for: .seconds(3))
         delivered = try Self.received(mailbox)
         #expect((1...2).contains(delivered.count), "at most one duplicate: \(delivered.count)")
-        let ids = Set(delivered.map { text in
-            text.components(separatedBy: "\\r\\n").first { $0.lowercased().hasPrefix("message-id:") } ?? "none"
-        })
+        let ids = Set(
+            delivered.map { text in
+                text.components(separatedBy: "\\r\\n").first { $0.lowercased().hasPrefix("message-id:") } ?? "none"
+            })
         #expect(ids.count == 1 && !ids.contains("none"), "one Message-ID: \(ids)")
         #expect(delivered.allSatisfy { $0.contains("lee@example.com") })
     }

@@ -40,8 +40,10 @@ import Testing
         let url = cluster.url(database: try await cluster.makeDatabase())
         let dir = try Binary.temporaryDirectory()
         try Binary.write(Self.config, to: dir + "/config.json")
-        let processes = [try await ServerProcess(["--database", url, "--config", dir + "/config.json"], examplePlugins: false),
-                          try await ServerProcess(["--database", url, "--config", dir + "/config.json"], examplePlugins: false)]
+        let processes = [
+            try await ServerProcess(["--database", url, "--config", dir + "/config.json"], examplePlugins: false),
+            try await ServerProcess(["--database", url, "--config", dir + "/config.json"], examplePlugins: false),
+        ]
         // Answers may come late on a loaded machine: the test is about what they are.
         let servers = processes.map { JSONHTTP(origin: $0.origin, timeout: .seconds(60)) }
         let load = Load()
@@ -55,8 +57,9 @@ import Testing
                         let email = "c\(client)-\(n)@example.com", server = servers[(client + n) % 2]
                         let status: Int
                         do {
-                            let registered = try await server.send(.POST, server.app() + "/auth/providers/local-userpass/register",
-                                                                   json: #"{"email":"\#(email)","password":"password1"}"#)
+                            let registered = try await server.send(
+                                .POST, server.app() + "/auth/providers/local-userpass/register",
+                                json: #"{"email":"\#(email)","password":"password1"}"#)
                             if registered.status == 201 {
                                 let login = try await server.emailLogin(email, "password1")
                                 if login.status == 200, let id = login["user_id"] {
@@ -82,7 +85,8 @@ import Testing
             load.recording.store(true, ordering: .relaxed)
             try await cluster.stopImmediately()
             // While PostgreSQL is away, requests fail as 503 (never a 500, never a dead process).
-            #expect(await Self.waitFor(.seconds(30)) { load.failures.withLock { $0.count } >= 8 } != nil, "no request failed while PostgreSQL was down")
+            #expect(
+                await Self.waitFor(.seconds(30)) { load.failures.withLock { $0.count } >= 8 } != nil, "no request failed while PostgreSQL was down")
             for server in servers {
                 #expect(try await server.send(.GET, "/readyz").status == 503)
             }
@@ -95,14 +99,21 @@ import Testing
             }
             load.recording.store(false, ordering: .relaxed)
             #expect(recovery != nil, "the servers did not serve again within 30 s of PostgreSQL's return")
-            print("PostgresRestartTests: \(before) logins acknowledged before the restart; both servers ready and 20 more "
-                  + "acknowledged \(recovery.map { "\($0)" } ?? "never") after PostgreSQL was back")
+            print(
+                "PostgresRestartTests: \(before) logins acknowledged before the restart; both servers ready and 20 more "
+                    + "acknowledged \(recovery.map { "\($0)" } ?? "never") after PostgreSQL was back")
             load.running.store(false, ordering: .relaxed)
             try await group.waitForAll()
         }
-        for process in processes { #expect(process.process.isRunning, "a server died: \((try? String(contentsOfFile: process.directory + "/err", encoding: .utf8))?.suffix(2000) ?? "")") }
+        for process in processes {
+            #expect(
+                process.process.isRunning,
+                "a server died: \((try? String(contentsOfFile: process.directory + "/err", encoding: .utf8))?.suffix(2000) ?? "")")
+        }
         let failures = load.failures.withLock { $0 }
-        #expect(!failures.isEmpty && failures.allSatisfy { $0 == 503 }, "failed requests: \(Dictionary(grouping: failures, by: { $0 }).mapValues(\.count)) \(load.errors.withLock { $0 }.prefix(3))")
+        #expect(
+            !failures.isEmpty && failures.allSatisfy { $0 == 503 },
+            "failed requests: \(Dictionary(grouping: failures, by: { $0 }).mapValues(\.count)) \(load.errors.withLock { $0 }.prefix(3))")
         // Every login that was answered logs in again, as the same user, on either server.
         let acknowledged = load.acknowledged.withLock { $0 }
         for (i, ack) in acknowledged.enumerated() {

@@ -3,8 +3,10 @@ import Testing
 
 /// Every recipe in scripts/recipes runs in CI, so none of them rots.
 @Suite(.binary) struct RecipeTests {
-    static let recipes = ["signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
-                          "account-exists", "reauthenticate"]
+    static let recipes = [
+        "signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
+        "account-exists", "reauthenticate",
+    ]
 
     @Test(arguments: recipes)
     func recipeRunsTwiceOnOneDataDirectory(_ name: String) async throws {

@@ -21,8 +21,9 @@ import Testing
         var emails: [String] = []
         for n in 0..<count {
             let email = "u\(n)@example.com"
-            let r = try await server.send(.POST, server.app() + "/auth/providers/local-userpass/register",
-                                          json: #"{"email":"\#(email)","password":"password1"}"#)
+            let r = try await server.send(
+                .POST, server.app() + "/auth/providers/local-userpass/register",
+                json: #"{"email":"\#(email)","password":"password1"}"#)
             #expect(r.status == 201)
             emails.append(email)
         }
@@ -61,17 +62,27 @@ import Testing
         #expect(wal.count > 32 + 4 * Self.frameSize, "the log holds \(wal.count) bytes")
 
         let cases: [(name: String, damage: (String) throws -> Void, says: [String])] = [
-            ("the log's header", { try Self.overwrite($0 + "/authsh.sqlite-wal", at: 12, with: [0xde, 0xad]) },
-             ["authsh.sqlite-wal", "damaged", "header"]),
-            ("a page in the middle of the log", { try Self.overwrite($0 + "/authsh.sqlite-wal", at: 32 + Self.frameSize + 24 + 100, with: [0xde, 0xad, 0xbe, 0xef]) },
-             ["authsh.sqlite-wal", "damaged", "frame 2 of"]),
-            ("the database file removed", { try FileManager.default.removeItem(atPath: $0 + "/authsh.sqlite") },
-             ["authsh.sqlite is missing", "authsh.sqlite-wal"]),
-            ("the database file not a database", { dir in
-                _ = try? FileManager.default.removeItem(atPath: dir + "/authsh.sqlite-wal")
-                _ = try? FileManager.default.removeItem(atPath: dir + "/authsh.sqlite-shm")
-                try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: dir + "/authsh.sqlite"))
-            }, ["authsh.sqlite", "not a database"]),
+            (
+                "the log's header", { try Self.overwrite($0 + "/authsh.sqlite-wal", at: 12, with: [0xde, 0xad]) },
+                ["authsh.sqlite-wal", "damaged", "header"]
+            ),
+            (
+                "a page in the middle of the log",
+                { try Self.overwrite($0 + "/authsh.sqlite-wal", at: 32 + Self.frameSize + 24 + 100, with: [0xde, 0xad, 0xbe, 0xef]) },
+                ["authsh.sqlite-wal", "damaged", "frame 2 of"]
+            ),
+            (
+                "the database file removed", { try FileManager.default.removeItem(atPath: $0 + "/authsh.sqlite") },
+                ["authsh.sqlite is missing", "authsh.sqlite-wal"]
+            ),
+            (
+                "the database file not a database",
+                { dir in
+                    _ = try? FileManager.default.removeItem(atPath: dir + "/authsh.sqlite-wal")
+                    _ = try? FileManager.default.removeItem(atPath: dir + "/authsh.sqlite-shm")
+                    try Data(repeating: 0x41, count: 8192).write(to: URL(fileURLWithPath: dir + "/authsh.sqlite"))
+                }, ["authsh.sqlite", "not a database"]
+            ),
         ]
         for c in cases {
             let dir = try Self.copy(crashed, c.damage)

@@ -6,12 +6,15 @@ import Testing
     @Test func talksToAServeDevProcess() async throws {
         let server = try await ServerProcess(["--dev"])
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.run(["--server", server.origin, "--app", "local", "--data", data, "-e", """
+        let r = try await Binary.run([
+            "--server", server.origin, "--app", "local", "--data", data, "-e",
+            """
             register{ email = "far@example.com", password = "far-away" }
             confirm(outbox{ email = "far@example.com" }[1])
             local u = login(credentials.emailPassword("far@example.com", "far-away"))
             print(app.server, u.profile.email)
-            """])
+            """,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "\(server.origin)\tfar@example.com\n")
         // The embedded server was never started, and the user is filed under that server.
@@ -19,29 +22,39 @@ import Testing
         let stores = try FileManager.default.contentsOfDirectory(atPath: data + "/users")
         #expect(stores.count == 1 && stores[0].hasPrefix("http___127.0.0.1_"))
         // AUTHSH_SERVER / AUTHSH_APP work as the options do.
-        let env = try await Binary.run(["--data", data, "-e", "print(whoami().profile.email)"],
-                                 environment: ["AUTHSH_SERVER": server.origin, "AUTHSH_APP": "local"])
+        let env = try await Binary.run(
+            ["--data", data, "-e", "print(whoami().profile.email)"],
+            environment: ["AUTHSH_SERVER": server.origin, "AUTHSH_APP": "local"])
         #expect(env.stdout == "far@example.com\n")
     }
 
     @Test func devHelpersAgainstAProductionServerSaySo() async throws {
         let server = try await ServerProcess([])
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.run(["--server", server.origin, "--data", data, "-e", """
+        let r = try await Binary.run([
+            "--server", server.origin, "--data", data, "-e",
+            """
             local ok, err = pcall(outbox, { email = "x@example.com" })
             print(err.code, err.message)
             print(login(credentials.anonymous()).isAnonymous)
-            """])
+            """,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == "ServerNotInDevMode\t\(server.origin) is not in dev mode (the dev API, outbox included, needs a server started with --dev)\ntrue\n")
+        #expect(
+            r.stdout
+                == "ServerNotInDevMode\t\(server.origin) is not in dev mode (the dev API, outbox included, needs a server started with --dev)\ntrue\n"
+        )
     }
 
     @Test func anUnreachableServerIsAConnectionError() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.run(["--server", "http://127.0.0.1:9", "--data", data, "-e", """
+        let r = try await Binary.run([
+            "--server", "http://127.0.0.1:9", "--data", data, "-e",
+            """
             local ok, err = pcall(login, credentials.anonymous())
             print(err.code)
-            """])
+            """,
+        ])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "ConnectionFailed\n")
     }

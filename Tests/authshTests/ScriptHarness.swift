@@ -9,8 +9,9 @@ extension Binary {
     static func script(_ source: String, data: String, options: [String] = [], arguments: [String] = []) async throws -> Result {
         let dir = try temporaryDirectory()
         try write(source, to: dir + "/scenario.lua")
-        return try await run(["--data", data, "--plugins", repository + "/plugins"] + options + [dir + "/scenario.lua"] + arguments,
-                       directory: dir)
+        return try await run(
+            ["--data", data, "--plugins", repository + "/plugins"] + options + [dir + "/scenario.lua"] + arguments,
+            directory: dir)
     }
 }
 
@@ -25,7 +26,8 @@ final class ServerProcess {
     init(_ arguments: [String], examplePlugins: Bool = true) async throws {
         directory = try Binary.temporaryDirectory()
         process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments = ["serve", "--port", "0", "--data", directory + "/data"]
+        process.arguments =
+            ["serve", "--port", "0", "--data", directory + "/data"]
             + (examplePlugins ? ["--plugins", Binary.repository + "/plugins"] : []) + arguments
         // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
         _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)

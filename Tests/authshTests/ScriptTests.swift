@@ -7,7 +7,8 @@ import Testing
 @Suite(.binary) struct ScriptTests {
     @Test func theVerbsDriveTheEmbeddedServer() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             assert(whoami() == nil and #users() == 0, "a fresh data directory has no users")
             local guest = login(credentials.anonymous())
             assert(guest.isAnonymous and guest.state == "loggedIn" and whoami() == guest)
@@ -46,7 +47,8 @@ import Testing
     /// unlink, one session ended, the others ended, a password change, app:signInMethods.
     @Test func usersManageTheirIdentitiesAndSessions() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             register{ email = "mo@example.com", password = "first-pass" }
             confirm(outbox{ email = "mo@example.com", kind = "confirm" }[1])
             local here = auth.app{ persist = false }
@@ -101,7 +103,8 @@ import Testing
 
     @Test func authErrorsAreObjectsWithCodeStatusAndPosition() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             register{ email = "amy@example.com", password = "secret-1" }
             local ok, err = pcall(function() register{ email = "amy@example.com", password = "secret-1" } end)
             assert(not ok)
@@ -141,7 +144,8 @@ import Testing
 
     @Test func spawnRunsLoginsConcurrently() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             local a = auth.app{ persist = false }
             local tasks, inFlight, most = {}, 0, 0
             for i = 1, 40 do
@@ -169,13 +173,15 @@ import Testing
 
     @Test func usersAndTheServerPersistAcrossRuns() async throws {
         let data = try Binary.temporaryDirectory()
-        let first = try await Binary.script("""
+        let first = try await Binary.script(
+            """
             register{ email = "kim@example.com", password = "persist-1" }
             confirm(outbox{ email = "kim@example.com" }[1])
             print(login(credentials.emailPassword("kim@example.com", "persist-1")).id)
             """, data: data)
         #expect(first.status == 0, "\(first.stderr)")
-        let second = try await Binary.script("""
+        let second = try await Binary.script(
+            """
             local me = whoami()
             print(me.id, me.state, me.profile.email)
             print(me.functions.whoami().id == me.id)   -- the old tokens work against the restarted server
@@ -247,7 +253,8 @@ import Testing
 
     @Test func jsonModePrintsTablesAsJSON() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             login(credentials.anonymous())
             print({ n = 1, list = { true, "x" } }, 7)
             local u = whoami()

@@ -37,9 +37,11 @@ import Testing
     @Test func helpListsTheOptions() async throws {
         let r = try await Binary.run(["serve", "--help"])
         #expect(r.status == 0, "\(r.stderr)")
-        for option in ["--host", "--port", "--config", "--data", "--database", "--plugins", "--dev", "--dev-allow-remote",
-                       "--public-url", "--log-level", "--log-format", "--metrics-port", "--metrics-host", "--trusted-proxy",
-                       "migrate"] {
+        for option in [
+            "--host", "--port", "--config", "--data", "--database", "--plugins", "--dev", "--dev-allow-remote",
+            "--public-url", "--log-level", "--log-format", "--metrics-port", "--metrics-host", "--trusted-proxy",
+            "migrate",
+        ] {
             #expect(r.stdout.contains(option), "\(option) missing from:\n\(r.stdout)")
         }
         #expect(!r.stdout.split(separator: "\n").contains { $0.hasPrefix("listening on http://") })
@@ -59,8 +61,9 @@ import Testing
         }
         let url = try #require(metrics, "no 'metrics on' line")
         #expect(url.hasPrefix("http://127.0.0.1:") && url.hasSuffix("/metrics") && !url.hasPrefix(origin + "/"))
-        let login = try await JSONHTTP(origin: origin).send(.POST, "/api/client/v2.0/app/local/auth/providers/anon-user/login",
-                                                            json: #"{"provider":"anon-user"}"#)
+        let login = try await JSONHTTP(origin: origin).send(
+            .POST, "/api/client/v2.0/app/local/auth/providers/anon-user/login",
+            json: #"{"provider":"anon-user"}"#)
         #expect(login.status == 200)
         let scrape = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
         let text = String(buffer: try await scrape.body.collect(upTo: 1 << 20))
@@ -85,8 +88,9 @@ import Testing
         request.body = .bytes(Array(#"{"email":"serve@example.com","password":"hunter22"}"#.utf8))
         let register = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
         #expect(register.status.code == 201)
-        let outbox = try await HTTPClient.shared.execute(HTTPClientRequest(url: origin + "/api/dev/v1/apps/local/outbox"),
-                                                         timeout: .seconds(10))
+        let outbox = try await HTTPClient.shared.execute(
+            HTTPClientRequest(url: origin + "/api/dev/v1/apps/local/outbox"),
+            timeout: .seconds(10))
         let text = String(buffer: try await outbox.body.collect(upTo: 1 << 20))
         #expect(text.contains("serve@example.com") && text.contains(origin + "/confirm?token="))
 

@@ -27,8 +27,11 @@ import Testing
 
         #expect(try await a.send(.POST, register, json: #"{"email":"two@example.com","password":"password1"}"#).status == 201)
         let confirm = try await a.mail("two@example.com", kind: "confirm")
-        #expect(try await b.send(.POST, b.app() + "/auth/providers/local-userpass/confirm",
-                                 json: #"{"token":"\#(confirm.token)","tokenId":"\#(confirm.tokenId)"}"#).status == 200)
+        #expect(
+            try await b.send(
+                .POST, b.app() + "/auth/providers/local-userpass/confirm",
+                json: #"{"token":"\#(confirm.token)","tokenId":"\#(confirm.tokenId)"}"#
+            ).status == 200)
         let onB = try await b.emailLogin("two@example.com", "password1")
         #expect(onB.status == 200, "\(onB.text)")
         let accessB = try #require(onB["access_token"]), refreshB = try #require(onB["refresh_token"])
@@ -49,8 +52,11 @@ import Testing
         #expect(try await b.send(.GET, "/api/client/v2.0/auth/profile", token: accessA).status == 200)
         #expect(try await a.send(.POST, a.app() + "/auth/providers/local-userpass/reset/send", json: #"{"email":"two@example.com"}"#).status == 200)
         let reset = try await a.mail("two@example.com", kind: "reset")
-        #expect(try await a.send(.POST, a.app() + "/auth/providers/local-userpass/reset",
-                                 json: #"{"token":"\#(reset.token)","tokenId":"\#(reset.tokenId)","password":"password2"}"#).status == 200)
+        #expect(
+            try await a.send(
+                .POST, a.app() + "/auth/providers/local-userpass/reset",
+                json: #"{"token":"\#(reset.token)","tokenId":"\#(reset.tokenId)","password":"password2"}"#
+            ).status == 200)
         #expect(try await b.send(.GET, "/api/client/v2.0/auth/profile", token: accessA).status == 401)
 
         // An API key deleted on B logs in no more on A.

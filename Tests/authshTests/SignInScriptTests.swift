@@ -6,7 +6,8 @@ import Testing
 @Suite(.binary) struct SignInScriptTests {
     @Test func signInByEveryRouteLandsOnOneUserPerIdentity() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             local ada = { email = "ada@example.com", name = "Ada" }
             local u = signIn("github", { as = ada, scopes = { "read:user", "user:email" }, customParameters = { allow_signup = "false" } })
             assert(u == whoami() and u.identities[1].providerType == "oauth2-github" and u.profile.email == "ada@example.com")
@@ -37,13 +38,15 @@ import Testing
         let dir = try Binary.temporaryDirectory()
         try Binary.write("#!/bin/sh\nls -l /proc/$$/fd > \"$FDS_OUT.tmp\"\nmv \"$FDS_OUT.tmp\" \"$FDS_OUT\"\n", to: dir + "/browser")
         #expect(chmod(dir + "/browser", 0o755) == 0)
-        try Binary.write("""
+        try Binary.write(
+            """
             login(credentials.anonymous())
             local ok, err = pcall(signIn, "github", { timeout = 2 })
             print(ok, err.code)
             """, to: dir + "/s.lua")
-        let r = try await Binary.run(["--data", data, dir + "/s.lua"],
-                               environment: ["BROWSER": dir + "/browser", "FDS_OUT": dir + "/fds"], directory: dir)
+        let r = try await Binary.run(
+            ["--data", data, dir + "/s.lua"],
+            environment: ["BROWSER": dir + "/browser", "FDS_OUT": dir + "/fds"], directory: dir)
         #expect(r.status == 0 && r.stdout == "false\tSignInTimedOut\n", "\(r.stdout) \(r.stderr)")
         let listing = try String(contentsOfFile: dir + "/fds", encoding: .utf8)
         let entries = listing.split(separator: "\n").filter { $0.contains(" -> ") }
@@ -60,7 +63,8 @@ import Testing
 
     @Test func signInMistakesAreClearErrors() async throws {
         let data = try Binary.temporaryDirectory()
-        let r2 = try await Binary.script("""
+        let r2 = try await Binary.script(
+            """
             local ok, err = pcall(auth.dev.idp.approve, "ABCD-EFGH", { email = "x@example.com" })
             print(ok, err.code)
             ok, err = pcall(signIn, "github", { as = "ada" })
@@ -73,31 +77,34 @@ import Testing
             print(ok, err.code)
             """, data: data)
         #expect(r2.status == 0, "\(r2.stderr)")
-        #expect(r2.stdout == """
-            false\tInvalidParameter
-            false\tbad argument #2 to 'signIn' (field 'as' must be a table ({email =, name =, verified =}))
-            false\tAuthProviderNotFound\t404
-            false\tbad argument #1 to 'auth.http' (field 'url' must be an http:// or https:// URL)
-            false\tSignInTimedOut
+        #expect(
+            r2.stdout == """
+                false\tInvalidParameter
+                false\tbad argument #2 to 'signIn' (field 'as' must be a table ({email =, name =, verified =}))
+                false\tAuthProviderNotFound\t404
+                false\tbad argument #1 to 'auth.http' (field 'url' must be an http:// or https:// URL)
+                false\tSignInTimedOut
 
-            """)
+                """)
         #expect(r2.stderr.contains("Open this URL in a browser to sign in: http://127.0.0.1:"))
     }
 
     @Test func idpCredentialsAreBuiltBothWays() async throws {
         let data = try Binary.temporaryDirectory()
-        let r = try await Binary.script("""
+        let r = try await Binary.script(
+            """
             print(credentials.apple{ idToken = "t" }, credentials.apple("t"), credentials.facebook{ accessToken = "a" })
             print(credentials.google{ idToken = "t" }, credentials.oauth("github", { accessToken = "x" }))
             local ok, err = pcall(login, credentials.oauth("github", { accessToken = "gho_forged" }))
             print(ok, err.code, err.message)
             """, data: data)
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.stdout == """
-            Credentials(oauth2-apple)\tCredentials(oauth2-apple)\tCredentials(oauth2-facebook)
-            Credentials(oauth2-google)\tCredentials(oauth2-github)
-            false\tAuthError\toauth2-github refused the access token: not issued to this app
+        #expect(
+            r.stdout == """
+                Credentials(oauth2-apple)\tCredentials(oauth2-apple)\tCredentials(oauth2-facebook)
+                Credentials(oauth2-google)\tCredentials(oauth2-github)
+                false\tAuthError\toauth2-github refused the access token: not issued to this app
 
-            """)
+                """)
     }
 }

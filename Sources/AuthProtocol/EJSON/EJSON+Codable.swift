@@ -5,13 +5,19 @@
 extension EJSON: Codable {
     public init(from decoder: any Decoder) throws {
         let c = try decoder.singleValueContainer()
-        if c.decodeNil() { self = .null }
-        else if let b = try? c.decode(Bool.self) { self = .bool(b) }
-        else if let v = try? c.decode(Int64.self) { self = .int64(v) }
-        else if let d = try? c.decode(Double.self) { self = .double(d) }
-        else if let s = try? c.decode(String.self) { self = .string(s) }
-        else if let a = try? c.decode([EJSON].self) { self = .array(a) }
-        else {
+        if c.decodeNil() {
+            self = .null
+        } else if let b = try? c.decode(Bool.self) {
+            self = .bool(b)
+        } else if let v = try? c.decode(Int64.self) {
+            self = .int64(v)
+        } else if let d = try? c.decode(Double.self) {
+            self = .double(d)
+        } else if let s = try? c.decode(String.self) {
+            self = .string(s)
+        } else if let a = try? c.decode([EJSON].self) {
+            self = .array(a)
+        } else {
             let dict = try c.decode([String: EJSON].self)
             let doc = EJSONDocument(dict.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
             if let first = doc.keys.first, first.hasPrefix("$"), let special = try? EJSONWrappers.interpret(doc) {

@@ -43,7 +43,9 @@ public struct EJSONDocument: Sendable, Hashable, Sequence, ExpressibleByDictiona
         get { position(of: key).map { values[$0] } }
         set {
             if let i = position(of: key) {
-                if let newValue { values[i] = newValue } else {
+                if let newValue {
+                    values[i] = newValue
+                } else {
                     keys.remove(at: i)
                     values.remove(at: i)
                     rebuildIndex()

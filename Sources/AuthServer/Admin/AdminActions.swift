@@ -54,14 +54,18 @@ extension AuthService {
     func adminRefused(app: AppRuntime, from actor: AdminActor, code: String) async {
         // Refusals come from anyone, like failed logins: kept with the auth events (auditLog).
         guard let auditWriter, adminRefusals.take(actor.address, now: clock.now) else { return }
-        await write(AuditEvent(time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
-                               address: actor.address, userAgent: actor.userAgent, detail: code), to: auditWriter)
+        await write(
+            AuditEvent(
+                time: clock.now, appId: app.id, event: "admin_refused", outcome: "failure", userId: nil,
+                address: actor.address, userAgent: actor.userAgent, detail: code), to: auditWriter)
     }
 
     /// Records an admin action: the key's name as the actor, with its address and agent.
     func adminRecord(_ event: String, app: AppRuntime, user: String?, by actor: AdminActor, detail: String? = nil) async {
-        await write(AuditEvent(time: clock.now, appId: app.id, event: event, outcome: "success", userId: user, address: actor.address,
-                               userAgent: actor.userAgent, detail: detail, actor: "admin:\(actor.keyName)"), to: adminAuditWriter)
+        await write(
+            AuditEvent(
+                time: clock.now, appId: app.id, event: event, outcome: "success", userId: user, address: actor.address,
+                userAgent: actor.userAgent, detail: detail, actor: "admin:\(actor.keyName)"), to: adminAuditWriter)
     }
 
     /// Writes `entry`; a failure is logged, never the caller's (the change it records is made).

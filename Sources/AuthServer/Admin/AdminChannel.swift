@@ -108,9 +108,11 @@ struct AdminChannel: Sendable {
     }
 
     /// The refusal of a key sent where it could be read on the way.
-    static let refusal = ServiceError(.forbidden, "an admin key is taken only over https (a TLS proxy on this machine or in "
-        + "trustedProxies that sends X-Forwarded-Proto: https or names publicURL's https host) or from this machine; "
-        + "config adminOverHTTP: true takes it over plain http too")
+    static let refusal = ServiceError(
+        .forbidden,
+        "an admin key is taken only over https (a TLS proxy on this machine or in "
+            + "trustedProxies that sends X-Forwarded-Proto: https or names publicURL's https host) or from this machine; "
+            + "config adminOverHTTP: true takes it over plain http too")
 
     /// The scheme a proxy says the client used (`X-Forwarded-Proto`), lowercased. The proxy's
     /// own value is the last one: anything before it is what the client wrote.
@@ -119,9 +121,11 @@ struct AdminChannel: Sendable {
     }
 
     /// The headers a proxy adds.
-    private static let proxyHeaders = ["X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port",
-                                       "X-Forwarded-Scheme", "X-Forwarded-Ssl", "Front-End-Https", "Forwarded", "X-Real-IP", "Via"]
-        .compactMap { HTTPField.Name($0) }
+    private static let proxyHeaders = [
+        "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Host", "X-Forwarded-Port",
+        "X-Forwarded-Scheme", "X-Forwarded-Ssl", "Front-End-Https", "Forwarded", "X-Real-IP", "Via",
+    ]
+    .compactMap { HTTPField.Name($0) }
 
     static func cameThroughAProxy(_ request: Request) -> Bool {
         proxyHeaders.contains { request.headers[$0] != nil }

@@ -46,7 +46,7 @@ public struct AdminKeys: Sendable, Equatable {
 
     private mutating func add(name: String, key: String, path: String) throws(ConfigError) {
         guard !name.isEmpty, name.utf8.count <= 64,
-              name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+            name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
         else { throw ConfigError(key: path + ".name", reason: "1 to 64 ASCII letters, digits, '_' and '-'") }
         guard !keys.contains(where: { $0.name == name }) else {
             throw ConfigError(key: path + ".name", reason: "\"\(name)\" is used twice")

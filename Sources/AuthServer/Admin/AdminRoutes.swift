@@ -21,12 +21,13 @@ extension AuthService {
     static let adminBase = "/api/admin/v1"
 
     func addAdminRoutes(to router: Router<AuthRequestContext>, keys: AdminKeys) {
-        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(middleware: AdminAuthMiddleware(keys: keys, channel: adminChannel) { request, context, error in
-            // The app the path names, when the server has it (a path is whatever was sent).
-            let parts = request.uri.path.dropFirst(Self.adminBase.count + "/apps/".count).split(separator: "/")
-            guard let id = parts.first, let app = self.apps[String(id)] else { return }
-            await self.adminRefused(app: app, from: AdminActor(request, context), code: error.code.rawValue)
-        })
+        let apps = router.group(RouterPath(Self.adminBase + "/apps")).add(
+            middleware: AdminAuthMiddleware(keys: keys, channel: adminChannel) { request, context, error in
+                // The app the path names, when the server has it (a path is whatever was sent).
+                let parts = request.uri.path.dropFirst(Self.adminBase.count + "/apps/".count).split(separator: "/")
+                guard let id = parts.first, let app = self.apps[String(id)] else { return }
+                await self.adminRefused(app: app, from: AdminActor(request, context), code: error.code.rawValue)
+            })
         apps.get(":app/users") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")
             let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
@@ -69,7 +70,8 @@ extension AuthService {
             default: throw ServiceError(.invalidParameter, "custom data must be a JSON object, or null to remove it")
             }
             guard try await self.store.setCustomData(data, userId: found.user.id, app: app.id),
-                  let changed = try await self.store.adminUser(id: found.user.id, app: app.id) else { throw Self.noSuchUser }
+                let changed = try await self.store.adminUser(id: found.user.id, app: app.id)
+            else { throw Self.noSuchUser }
             await self.adminAudit("custom_data_set", app: app, user: found.user.id, request, context)
             return Self.adminJSON(try await self.adminDetails(changed, app: app))
         }
@@ -89,7 +91,8 @@ extension AuthService {
         apps.post(":app/confirm") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")
             guard case .document(let body) = try await Self.adminBody(request, context),
-                  case .string(let email)? = body["email"], !email.isEmpty else {
+                case .string(let email)? = body["email"], !email.isEmpty
+            else {
                 throw ServiceError(.missingParameter, "expected {\"email\": ...}")
             }
             guard let account = try await self.store.userpassAccount(app: app.id, email: email) else {
@@ -117,8 +120,10 @@ extension AuthService {
     }
 
     /// Records an admin action of an API request.
-    func adminAudit(_ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
-                    detail: String? = nil) async {
+    func adminAudit(
+        _ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
+        detail: String? = nil
+    ) async {
         await adminRecord(event, app: app, user: user, by: AdminActor(request, context), detail: detail)
     }
 

@@ -79,16 +79,20 @@ extension AuthService {
                             let now = ContinuousClock.now
                             guard now - last >= .milliseconds(500) else { return }
                             last = now
-                            continuation.yield(EJSON.document(["phase": .string(phase), "bytes": .int64(Int64(bytes)),
-                                                               "of": .int64(Int64(size))]).encoded(.relaxed) + [10])
+                            continuation.yield(
+                                EJSON.document([
+                                    "phase": .string(phase), "bytes": .int64(Int64(bytes)),
+                                    "of": .int64(Int64(size)),
+                                ]).encoded(.relaxed) + [10])
                         }
                         await self.adminAudit("users_imported", app: app, user: nil, request, context, detail: report.summary)
                         let failed = report.rejectedCount > 0 && !continueOnError
                         continuation.yield(EJSON.document(["report": report.json(failed: failed)]).encoded(.relaxed) + [10])
                     } catch {
                         let e = error as? ServiceError ?? ServiceError(.internalServerError, "the import failed")
-                        continuation.yield(EJSON.document(["report": ["error": .string(e.message), "error_code": .string(e.code.rawValue)]])
-                            .encoded(.relaxed) + [10])
+                        continuation.yield(
+                            EJSON.document(["report": ["error": .string(e.message), "error_code": .string(e.code.rawValue)]])
+                                .encoded(.relaxed) + [10])
                     }
                 }
                 for await line in lines { try await writer.write(ByteBuffer(bytes: line)) }
@@ -114,7 +118,8 @@ extension AuthService {
                 "rejected": .array(rejected.map { line, reason in ["line": .int64(Int64(line)), "reason": .string(reason)] }),
             ]
             if failed {
-                body["error"] = .string("\(rejectedCount) line\(rejectedCount == 1 ? "" : "s") rejected; nothing was imported (continueOnError=true imports the others)")
+                body["error"] = .string(
+                    "\(rejectedCount) line\(rejectedCount == 1 ? "" : "s") rejected; nothing was imported (continueOnError=true imports the others)")
                 body["error_code"] = .string(ServiceErrorCode.invalidParameter.rawValue)
             }
             return .document(body)
@@ -123,8 +128,10 @@ extension AuthService {
 
     /// Checks every line of `spool`, then (with none rejected, or `continueOnError`) writes the
     /// others; `progress` hears the phase and the bytes of the file done.
-    func importSpooled(_ spool: SpooledFile, app: AppRuntime, continueOnError: Bool,
-                       progress: (String, Int) -> Void = { _, _ in }) async throws -> ImportReport {
+    func importSpooled(
+        _ spool: SpooledFile, app: AppRuntime, continueOnError: Bool,
+        progress: (String, Int) -> Void = { _, _ in }
+    ) async throws -> ImportReport {
         var report = ImportReport()
         var check = ImportCheck(store: store, app: app.id)
         // The lines to write, a bit each.
@@ -158,7 +165,10 @@ extension AuthService {
                 report.counts.imported += counts.imported
                 report.counts.skipped += counts.skipped
             } catch let e as StoreError where e.isConflict {
-                throw ServiceError(.accountNameInUse, "the database changed during the import (an identity or email was taken since it was checked); \(report.counts.imported) were imported before that")
+                throw ServiceError(
+                    .accountNameInUse,
+                    "the database changed during the import (an identity or email was taken since it was checked); \(report.counts.imported) were imported before that"
+                )
             }
             users.removeAll(keepingCapacity: true)
             accounts.removeAll(keepingCapacity: true)

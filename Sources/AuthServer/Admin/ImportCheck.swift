@@ -39,7 +39,9 @@ struct ImportCheck {
         case .end(let users, let accounts):
             ended = true
             guard users == ids.count, accounts == accountLines else {
-                throw TransferLine.Invalid("the end line counts \(users) users and \(accounts) accounts, the file has \(ids.count) and \(accountLines): it was cut or edited")
+                throw TransferLine.Invalid(
+                    "the end line counts \(users) users and \(accounts) accounts, the file has \(ids.count) and \(accountLines): it was cut or edited"
+                )
             }
             return .ignore
         case .user(let p):

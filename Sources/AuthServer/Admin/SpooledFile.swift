@@ -50,8 +50,10 @@ final class SpooledFile: Sendable {
     /// Calls `body` with each line (without its newline; a last line without one too) and its
     /// number from 1. A line longer than `maxLine` is passed as nil. `read` is told how many
     /// bytes were read so far, after each chunk.
-    func eachLine(maxLine: Int, read progress: (Int) -> Void = { _ in },
-                  _ body: (Int, ArraySlice<UInt8>?) async throws -> Void) async throws {
+    func eachLine(
+        maxLine: Int, read progress: (Int) -> Void = { _ in },
+        _ body: (Int, ArraySlice<UInt8>?) async throws -> Void
+    ) async throws {
         var done = 0
         var chunk = [UInt8](repeating: 0, count: 1 << 20)
         var pending: [UInt8] = []

@@ -35,10 +35,13 @@ enum TransferLine {
             "id": .string(u.id), "type": .string(u.type), "disabled": .bool(u.disabled), "createdAt": .int64(u.createdAt),
             "lastLoginAt": p.lastLoginAt.map(EJSON.int64) ?? .null, "data": .document(u.data),
             "customData": u.customData.map(EJSON.document) ?? .null,
-            "identities": .array(u.identities.map { i in
-                ["providerType": .string(i.providerType), "externalId": .string(i.externalId),
-                 "email": i.email.map(EJSON.string) ?? .null, "data": .document(i.data)]
-            }),
+            "identities": .array(
+                u.identities.map { i in
+                    [
+                        "providerType": .string(i.providerType), "externalId": .string(i.externalId),
+                        "email": i.email.map(EJSON.string) ?? .null, "data": .document(i.data),
+                    ]
+                }),
             "accounts": .array(p.accounts.map(account)),
         ]
         return EJSON.document(doc).encoded(.relaxed) + [10]
@@ -53,8 +56,10 @@ enum TransferLine {
     }
 
     private static func account(_ a: UserpassAccount) -> EJSON {
-        ["email": .string(a.email), "passwordHash": .string(a.passwordHash), "confirmed": .bool(a.confirmed),
-         "createdAt": .int64(a.createdAt), "identityId": .string(a.identityId)]
+        [
+            "email": .string(a.email), "passwordHash": .string(a.passwordHash), "confirmed": .bool(a.confirmed),
+            "createdAt": .int64(a.createdAt), "identityId": .string(a.identityId),
+        ]
     }
 
     // MARK: Reading
@@ -68,7 +73,8 @@ enum TransferLine {
         guard case .document(let d) = value else { throw Invalid("not a JSON object") }
         if let end = d["end"] {
             guard d.count == 1, case .document(let e) = end, let users = e["users"]?.integerValue, let accounts = e["accounts"]?.integerValue,
-                  e.count == 2, users >= 0, accounts >= 0 else {
+                e.count == 2, users >= 0, accounts >= 0
+            else {
                 throw Invalid("an end line is {\"end\": {\"users\": N, \"accounts\": M}}")
             }
             return .end(users: Int(users), accounts: Int(accounts))
@@ -86,9 +92,10 @@ enum TransferLine {
         guard type == "normal" || type == "server" else { throw Invalid("'type' must be normal or server") }
         let customData = try document(d, "customData", path: "")
         if let customData, let problem = CustomDataLimits.problem(customData) { throw Invalid("'customData': \(problem)") }
-        var user = UserRecord(id: id, appId: app, type: type, data: try document(d, "data", path: "") ?? [:],
-                              customData: customData, disabled: try bool(d, "disabled", path: "") ?? false,
-                              createdAt: try time(d, "createdAt", path: "") ?? now)
+        var user = UserRecord(
+            id: id, appId: app, type: type, data: try document(d, "data", path: "") ?? [:],
+            customData: customData, disabled: try bool(d, "disabled", path: "") ?? false,
+            createdAt: try time(d, "createdAt", path: "") ?? now)
         guard case .array(let identities)? = d["identities"], !identities.isEmpty else {
             throw Invalid("'identities' must be a non-empty array")
         }
@@ -102,8 +109,10 @@ enum TransferLine {
                 throw Invalid("'\(path)externalId' repeats an identity of this user")
             }
             let email = try optionalString(i, "email", path: path).map { $0.lowercased() }
-            user.identities.append(IdentityRecord(externalId: externalId, providerType: providerType, providerId: providerId(providerType),
-                                                  data: try document(i, "data", path: path) ?? [:], email: email))
+            user.identities.append(
+                IdentityRecord(
+                    externalId: externalId, providerType: providerType, providerId: providerId(providerType),
+                    data: try document(i, "data", path: path) ?? [:], email: email))
         }
         var accounts: [UserpassAccount] = []
         if let list = d["accounts"], list != .null {
@@ -131,11 +140,14 @@ enum TransferLine {
         }
         guard PasswordHasher.isWithinCostLimits(hash) else {
             let l = PasswordHasher.CostLimits.self
-            throw Invalid("'\(p)passwordHash' costs too much to verify (the most: Argon2id m=\(l.argon2MemoryKiB),t=\(l.argon2Iterations),p=\(l.argon2Parallelism); bcrypt cost \(l.bcryptCost))")
+            throw Invalid(
+                "'\(p)passwordHash' costs too much to verify (the most: Argon2id m=\(l.argon2MemoryKiB),t=\(l.argon2Iterations),p=\(l.argon2Parallelism); bcrypt cost \(l.bcryptCost))"
+            )
         }
         let identityId = try string(a, "identityId", path: p, max: 512)
-        return UserpassAccount(appId: app, email: email, passwordHash: hash, identityId: identityId,
-                               confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? now)
+        return UserpassAccount(
+            appId: app, email: email, passwordHash: hash, identityId: identityId,
+            confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? now)
     }
 
     private static func known(_ d: EJSONDocument, _ keys: Set<String>, path: String) throws(Invalid) {

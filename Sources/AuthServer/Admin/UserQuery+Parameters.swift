@@ -51,7 +51,10 @@ extension UserQuery {
                 }
                 after = value
             default:
-                throw ServiceError(.invalidParameter, "unknown parameter '\(key)' (id, email, provider, state, createdAfter, createdBefore, lastLoginAfter, lastLoginBefore, limit, cursor)")
+                throw ServiceError(
+                    .invalidParameter,
+                    "unknown parameter '\(key)' (id, email, provider, state, createdAfter, createdBefore, lastLoginAfter, lastLoginBefore, limit, cursor)"
+                )
             }
         }
     }

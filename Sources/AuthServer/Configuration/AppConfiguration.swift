@@ -117,7 +117,11 @@ extension AppConfiguration {
         guard let id = try r.string("id"), !id.isEmpty else {
             throw ConfigError(key: r.keyPath("id"), reason: "missing: every app needs an id")
         }
-        guard id.utf8.allSatisfy({ $0 < 128 && ($0 == 45 || $0 == 95 || $0 == 46 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0)) }) else {
+        guard
+            id.utf8.allSatisfy({
+                $0 < 128 && ($0 == 45 || $0 == 95 || $0 == 46 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0))
+            })
+        else {
             throw ConfigError(key: r.keyPath("id"), reason: "may hold only letters, digits, '-', '_' and '.'")
         }
         self.init(id: id)

@@ -1,6 +1,6 @@
 import AuthProtocol
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A secret of the config file: a string, `{"env": "NAME"}` (read from the environment at

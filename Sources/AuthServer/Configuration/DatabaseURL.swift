@@ -31,8 +31,10 @@ public struct PostgresDatabase: Sendable, Equatable, CustomStringConvertible {
 
     /// Reads `url`; `passwordAllowed` when it came from the environment or a file.
     /// - Throws: ``ConfigError`` under `key`, naming what is wrong (never the password).
-    public init(url: String, key: String, passwordAllowed: Bool,
-                environment: [String: String] = ProcessInfo.processInfo.environment) throws(ConfigError) {
+    public init(
+        url: String, key: String, passwordAllowed: Bool,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(ConfigError) {
         func bad(_ reason: String) -> ConfigError { ConfigError(key: key, reason: reason) }
         guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme ?? "") else {
             throw bad("must be sqlite:PATH or postgres://USER@HOST:PORT/DATABASE")

@@ -83,26 +83,30 @@ public struct OAuthProviderConfiguration: Sendable, Equatable {
     static func defaults(_ kind: Kind) -> Defaults {
         switch kind {
         case .github:
-            Defaults(scopes: ["read:user", "user:email"],
-                     authorization: "https://github.com/login/oauth/authorize",
-                     token: "https://github.com/login/oauth/access_token",
-                     device: "https://github.com/login/device/code", api: "https://api.github.com")
+            Defaults(
+                scopes: ["read:user", "user:email"],
+                authorization: "https://github.com/login/oauth/authorize",
+                token: "https://github.com/login/oauth/access_token",
+                device: "https://github.com/login/device/code", api: "https://api.github.com")
         case .google:
-            Defaults(scopes: ["openid", "email", "profile"], issuer: "https://accounts.google.com",
-                     authorization: "https://accounts.google.com/o/oauth2/v2/auth",
-                     token: "https://oauth2.googleapis.com/token",
-                     userinfo: "https://openidconnect.googleapis.com/v1/userinfo",
-                     jwks: "https://www.googleapis.com/oauth2/v3/certs",
-                     device: "https://oauth2.googleapis.com/device/code")
+            Defaults(
+                scopes: ["openid", "email", "profile"], issuer: "https://accounts.google.com",
+                authorization: "https://accounts.google.com/o/oauth2/v2/auth",
+                token: "https://oauth2.googleapis.com/token",
+                userinfo: "https://openidconnect.googleapis.com/v1/userinfo",
+                jwks: "https://www.googleapis.com/oauth2/v3/certs",
+                device: "https://oauth2.googleapis.com/device/code")
         case .apple:
-            Defaults(scopes: ["name", "email"], issuer: "https://appleid.apple.com",
-                     authorization: "https://appleid.apple.com/auth/authorize",
-                     token: "https://appleid.apple.com/auth/token", jwks: "https://appleid.apple.com/auth/keys")
+            Defaults(
+                scopes: ["name", "email"], issuer: "https://appleid.apple.com",
+                authorization: "https://appleid.apple.com/auth/authorize",
+                token: "https://appleid.apple.com/auth/token", jwks: "https://appleid.apple.com/auth/keys")
         case .facebook:
-            Defaults(scopes: ["public_profile", "email"],
-                     authorization: "https://www.facebook.com/v19.0/dialog/oauth",
-                     token: "https://graph.facebook.com/v19.0/oauth/access_token",
-                     graph: "https://graph.facebook.com/v19.0")
+            Defaults(
+                scopes: ["public_profile", "email"],
+                authorization: "https://www.facebook.com/v19.0/dialog/oauth",
+                token: "https://graph.facebook.com/v19.0/oauth/access_token",
+                graph: "https://graph.facebook.com/v19.0")
         case .generic:
             Defaults(scopes: ["openid", "email", "profile"])
         }
@@ -110,8 +114,10 @@ public struct OAuthProviderConfiguration: Sendable, Equatable {
 }
 
 extension OAuthProviderConfiguration {
-    static let endpointKeys = ["issuer", "authorizationEndpoint", "tokenEndpoint", "userinfoEndpoint", "jwksURI",
-                               "deviceAuthorizationEndpoint", "graphURL", "apiURL"]
+    static let endpointKeys = [
+        "issuer", "authorizationEndpoint", "tokenEndpoint", "userinfoEndpoint", "jwksURI",
+        "deviceAuthorizationEndpoint", "graphURL", "apiURL",
+    ]
 
     /// Reads one provider object; `type` is its key. A config that sets `issuer` to another
     /// issuer than the real provider's drops that provider's other default endpoints: they
@@ -153,8 +159,9 @@ extension OAuthProviderConfiguration {
         graphURL = explicit["graphURL"] ?? graphURL
         apiURL = explicit["apiURL"] ?? apiURL
         if kind == .generic && issuer == nil && (authorizationEndpoint == nil || tokenEndpoint == nil || userinfoEndpoint == nil) {
-            throw ConfigError(key: p.keyPath("issuer"),
-                              reason: "missing: give an OpenID Connect issuer, or authorizationEndpoint, tokenEndpoint and userinfoEndpoint")
+            throw ConfigError(
+                key: p.keyPath("issuer"),
+                reason: "missing: give an OpenID Connect issuer, or authorizationEndpoint, tokenEndpoint and userinfoEndpoint")
         }
         for (i, uri) in redirectURIs.enumerated() where RedirectURI(uri) == nil {
             throw ConfigError(key: p.keyPath("redirectURIs[\(i)]"), reason: "must be an absolute http:// or https:// URI without a fragment")

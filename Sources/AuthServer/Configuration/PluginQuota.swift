@@ -33,7 +33,9 @@ public struct PluginQuota: Sendable, Equatable {
     }
 
     var ejson: EJSON {
-        ["mailsPerCall": .int64(Int64(mailsPerCall)), "mailsPerAddressPerHour": .int64(Int64(mailsPerAddressPerHour)),
-         "storeKeys": .int64(Int64(storeKeys))]
+        [
+            "mailsPerCall": .int64(Int64(mailsPerCall)), "mailsPerAddressPerHour": .int64(Int64(mailsPerAddressPerHour)),
+            "storeKeys": .int64(Int64(storeKeys)),
+        ]
     }
 }

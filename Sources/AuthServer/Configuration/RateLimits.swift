@@ -96,8 +96,10 @@ public struct RateLimits: Sendable, Equatable {
         var doc: EJSONDocument = ["enabled": enabled.map(EJSON.bool) ?? .null]
         for route in Route.allCases {
             let l = limits[route]!
-            doc[route.rawValue] = ["perAddress": .int64(Int64(l.perAddress)), "perAccount": .int64(Int64(l.perAccount)),
-                                   "windowSeconds": .int64(Int64(l.windowSeconds))]
+            doc[route.rawValue] = [
+                "perAddress": .int64(Int64(l.perAddress)), "perAccount": .int64(Int64(l.perAccount)),
+                "windowSeconds": .int64(Int64(l.windowSeconds)),
+            ]
         }
         return .document(doc)
     }

@@ -139,7 +139,8 @@ public struct ServerConfiguration: Sendable {
             adminOverHTTP = try r.bool("adminOverHTTP", default: false)
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
-                    throw ConfigError(key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")
+                    throw ConfigError(
+                        key: "publicURL", reason: "must be an http:// or https:// origin (scheme, host, optional port and path), got \"\(url)\"")
                 }
                 publicURL = checked
             }

@@ -38,20 +38,29 @@ enum DevIdPPages {
     }
 
     /// The authorize page of `flavor` for one pending request (`token` is its form token).
-    static func authorize(flavor: DevIdentityProvider.Flavor, token: String, grant: DevIdentityProvider.Grant,
-                          identities: [DevIdentityProvider.Identity], action: String) -> String {
-        let who = switch flavor { case .github: "GitHub (dev)"; case .facebook: "Facebook (dev)"; case .oidc: "OpenID Connect (dev)" }
+    static func authorize(
+        flavor: DevIdentityProvider.Flavor, token: String, grant: DevIdentityProvider.Grant,
+        identities: [DevIdentityProvider.Identity], action: String
+    ) -> String {
+        let who =
+            switch flavor {
+            case .github: "GitHub (dev)";
+            case .facebook: "Facebook (dev)";
+            case .oidc: "OpenID Connect (dev)"
+            }
         var known = ""
         if !identities.isEmpty {
             known = "<fieldset><legend>Sign in as</legend>\n"
             for i in identities {
                 known += """
-                <button type="submit" name="identity" value="\(escape(i.email))">\(escape(i.name)) &lt;\(escape(i.email))&gt;\(i.verified ? "" : " (unverified)")</button>\n
-                """
+                    <button type="submit" name="identity" value="\(escape(i.email))">\(escape(i.name)) &lt;\(escape(i.email))&gt;\(i.verified ? "" : " (unverified)")</button>\n
+                    """
             }
             known += "</fieldset>\n"
         }
-        return page("Sign in with \(who)", """
+        return page(
+            "Sign in with \(who)",
+            """
             <h1>Sign in with \(escape(who))</h1>
             <p>An app (client <code>\(escape(grant.clientId))</code>) asks to know who you are\(grant.scope.isEmpty ? "" : ", with the scopes <code>\(escape(grant.scope))</code>").</p>
             <p class="note">This is authsh's dev identity provider: no real account is involved.</p>
@@ -70,7 +79,9 @@ enum DevIdPPages {
 
     /// The device verification page: the user code and an identity.
     static func device(userCode: String?, message: String?) -> String {
-        page("Connect a device", """
+        page(
+            "Connect a device",
+            """
             <h1>Connect a device (dev)</h1>
             \(message.map { "<p id=\"message\">\(escape($0))</p>" } ?? "")
             <form method="post" action="/dev/idp/device">

@@ -9,20 +9,24 @@ extension AuthService {
         let root = router.group("dev/idp")
         for flavor in DevIdentityProvider.Flavor.allCases {
             let group = root.group(RouterPath(flavor.rawValue))
-            let (authorize, token, device) = switch flavor {
-            case .github: ("login/oauth/authorize", "login/oauth/access_token", "login/device/code")
-            case .oidc: ("authorize", "token", "device")
-            case .facebook: ("dialog/oauth", "oauth/access_token", "device/login")
-            }
+            let (authorize, token, device) =
+                switch flavor {
+                case .github: ("login/oauth/authorize", "login/oauth/access_token", "login/device/code")
+                case .oidc: ("authorize", "token", "device")
+                case .facebook: ("dialog/oauth", "oauth/access_token", "device/login")
+                }
             group.get(RouterPath(authorize)) { request, _ in
                 let (formToken, grant) = try idp.startAuthorization(flavor, query: Self.query(request))
-                return Self.html(DevIdPPages.authorize(flavor: flavor, token: formToken, grant: grant,
-                                                       identities: idp.identities, action: flavor.path + "/" + authorize))
+                return Self.html(
+                    DevIdPPages.authorize(
+                        flavor: flavor, token: formToken, grant: grant,
+                        identities: idp.identities, action: flavor.path + "/" + authorize))
             }
             group.post(RouterPath(authorize)) { request, context in
                 let form = try await Self.form(request, context)
-                let redirect = try idp.decide(page: FormEncoding.value("request", in: form) ?? "",
-                                              identity: try Self.identity(form, idp: idp))
+                let redirect = try idp.decide(
+                    page: FormEncoding.value("request", in: form) ?? "",
+                    identity: try Self.identity(form, idp: idp))
                 return Response(status: .found, headers: [.location: redirect, .cacheControl: "no-store"])
             }
             group.post(RouterPath(token)) { request, context in
@@ -40,12 +44,15 @@ extension AuthService {
                 let form = try await Self.form(request, context)
                 let verification = try self.origin.resolve("/dev/idp/device")
                 do {
-                    return JSONResponse.make(try idp.startDevice(flavor, clientId: FormEncoding.value("client_id", in: form),
-                                                                 scope: FormEncoding.value("scope", in: form),
-                                                                 verificationURI: verification), mode: .relaxed)
+                    return JSONResponse.make(
+                        try idp.startDevice(
+                            flavor, clientId: FormEncoding.value("client_id", in: form),
+                            scope: FormEncoding.value("scope", in: form),
+                            verificationURI: verification), mode: .relaxed)
                 } catch let error as DevIdentityProvider.TokenError {
-                    return JSONResponse.make(["error": .string(error.error), "error_description": .string(error.description)],
-                                             status: .badRequest, mode: .relaxed)
+                    return JSONResponse.make(
+                        ["error": .string(error.error), "error_description": .string(error.description)],
+                        status: .badRequest, mode: .relaxed)
                 }
             }
         }
@@ -55,20 +62,26 @@ extension AuthService {
         api.get("user") { request, _ in
             let (grant, identity) = try Self.bearerGrant(request, idp: idp, flavor: .github)
             _ = grant
-            return JSONResponse.make([
-                "id": .int64(Int64(idp.subject(of: identity.email, flavor: .github)) ?? 0),
-                "login": .string(String(identity.email.split(separator: "@")[0])),
-                "name": .string(identity.name), "email": .null,
-                "avatar_url": .string(try self.origin.resolve("/dev/idp/avatar.svg")),
-            ], mode: .relaxed)
+            return JSONResponse.make(
+                [
+                    "id": .int64(Int64(idp.subject(of: identity.email, flavor: .github)) ?? 0),
+                    "login": .string(String(identity.email.split(separator: "@")[0])),
+                    "name": .string(identity.name), "email": .null,
+                    "avatar_url": .string(try self.origin.resolve("/dev/idp/avatar.svg")),
+                ], mode: .relaxed)
         }
         api.get("user/emails") { request, _ in
             let (grant, identity) = try Self.bearerGrant(request, idp: idp, flavor: .github)
             guard grant.scope.split(whereSeparator: { $0 == " " || $0 == "," }).contains("user:email") else {
                 throw ServiceError(.notFound, "Not Found (the token lacks the user:email scope)")
             }
-            return JSONResponse.make([["email": .string(identity.email), "primary": true,
-                                       "verified": .bool(identity.verified), "visibility": "private"]], mode: .relaxed)
+            return JSONResponse.make(
+                [
+                    [
+                        "email": .string(identity.email), "primary": true,
+                        "verified": .bool(identity.verified), "visibility": "private",
+                    ]
+                ], mode: .relaxed)
         }
         api.post("applications/:client/token") { request, context in
             guard let (id, secret) = Self.basic(request), id == context.parameters.get("client"),
@@ -94,13 +107,20 @@ extension AuthService {
             guard let grant = idp.grant(ofAccessToken: input), grant.flavor == .facebook, let identity = grant.identity else {
                 return JSONResponse.make(["data": ["is_valid": false]], mode: .relaxed)
             }
-            return JSONResponse.make(["data": ["app_id": .string(grant.clientId), "is_valid": true, "type": "USER",
-                                               "user_id": .string(idp.subject(of: identity.email, flavor: .facebook))]], mode: .relaxed)
+            return JSONResponse.make(
+                [
+                    "data": [
+                        "app_id": .string(grant.clientId), "is_valid": true, "type": "USER",
+                        "user_id": .string(idp.subject(of: identity.email, flavor: .facebook)),
+                    ]
+                ], mode: .relaxed)
         }
         graph.get("me") { request, _ in
             let (grant, identity) = try Self.bearerGrant(request, idp: idp, flavor: .facebook)
-            var me: EJSONDocument = ["id": .string(idp.subject(of: identity.email, flavor: .facebook)), "name": .string(identity.name),
-                                     "picture": ["data": ["url": .string(try self.origin.resolve("/dev/idp/avatar.svg"))]]]
+            var me: EJSONDocument = [
+                "id": .string(idp.subject(of: identity.email, flavor: .facebook)), "name": .string(identity.name),
+                "picture": ["data": ["url": .string(try self.origin.resolve("/dev/idp/avatar.svg"))]],
+            ]
             // Facebook gives the email only with the email permission, and only a confirmed one.
             if identity.verified, grant.scope.split(whereSeparator: { $0 == " " || $0 == "," }).contains("email") {
                 me["email"] = .string(identity.email)
@@ -112,17 +132,18 @@ extension AuthService {
         let oidc = root.group("oidc")
         oidc.get(".well-known/openid-configuration") { _, _ in
             let issuer = try idp.issuer
-            return JSONResponse.make([
-                "issuer": .string(issuer),
-                "authorization_endpoint": .string(issuer + "/authorize"), "token_endpoint": .string(issuer + "/token"),
-                "userinfo_endpoint": .string(issuer + "/userinfo"), "jwks_uri": .string(issuer + "/jwks"),
-                "device_authorization_endpoint": .string(issuer + "/device"),
-                "response_types_supported": ["code"], "subject_types_supported": ["public"],
-                "id_token_signing_alg_values_supported": ["RS256"], "code_challenge_methods_supported": ["S256"],
-                "scopes_supported": ["openid", "email", "profile"],
-                "grant_types_supported": ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
-                "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
-            ], mode: .relaxed)
+            return JSONResponse.make(
+                [
+                    "issuer": .string(issuer),
+                    "authorization_endpoint": .string(issuer + "/authorize"), "token_endpoint": .string(issuer + "/token"),
+                    "userinfo_endpoint": .string(issuer + "/userinfo"), "jwks_uri": .string(issuer + "/jwks"),
+                    "device_authorization_endpoint": .string(issuer + "/device"),
+                    "response_types_supported": ["code"], "subject_types_supported": ["public"],
+                    "id_token_signing_alg_values_supported": ["RS256"], "code_challenge_methods_supported": ["S256"],
+                    "scopes_supported": ["openid", "email", "profile"],
+                    "grant_types_supported": ["authorization_code", "urn:ietf:params:oauth:grant-type:device_code"],
+                    "token_endpoint_auth_methods_supported": ["client_secret_post", "client_secret_basic", "none"],
+                ], mode: .relaxed)
         }
         oidc.get("jwks") { _, _ in JSONResponse.make(try await idp.jwks, mode: .relaxed) }
         let userinfo: @Sendable (Request, AuthRequestContext) async throws -> Response = { request, _ in
@@ -134,8 +155,13 @@ extension AuthService {
 
         // Every dev identity's picture (`avatar_url`, `picture_url`).
         root.get("avatar.svg") { _, _ in
-            Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400"],
-                     body: .init(byteBuffer: ByteBuffer(string: ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="#8b949e"/><circle cx="32" cy="25" r="11" fill="#fff"/><path d="M12 54a20 16 0 0 1 40 0z" fill="#fff"/></svg>"##)))
+            Response(
+                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400"],
+                body: .init(
+                    byteBuffer: ByteBuffer(
+                        string:
+                            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="#8b949e"/><circle cx="32" cy="25" r="11" fill="#fff"/><path d="M12 54a20 16 0 0 1 40 0z" fill="#fff"/></svg>"##
+                    )))
         }
 
         // Device verification, in a browser or from a script.
@@ -151,8 +177,10 @@ extension AuthService {
                 return Self.html(DevIdPPages.device(userCode: code, message: error.message), status: .badRequest)
             }
             let approved = FormEncoding.value("decision", in: form) != "deny"
-            return Self.html(DevIdPPages.message(approved ? "Device connected" : "Request denied",
-                                                 approved ? "You can go back to your device." : "The device was not connected."))
+            return Self.html(
+                DevIdPPages.message(
+                    approved ? "Device connected" : "Request denied",
+                    approved ? "You can go back to your device." : "The device was not connected."))
         }
 
         // Scripts approve without a browser (JSON only, so a web page cannot post these).
@@ -163,7 +191,9 @@ extension AuthService {
             guard let q = url.firstIndex(of: "?"), let query = FormEncoding.decode(url[url.index(after: q)...]) else {
                 throw ServiceError(.invalidParameter, "parameter 'url' must be an authorize URL with its query")
             }
-            let flavor: DevIdentityProvider.Flavor = url.contains("/dev/idp/github/") ? .github
+            let flavor: DevIdentityProvider.Flavor =
+                url.contains("/dev/idp/github/")
+                ? .github
                 : url.contains("/dev/idp/facebook/") ? .facebook : .oidc
             let (formToken, _) = try idp.startAuthorization(flavor, query: query)
             let redirect = try idp.decide(page: formToken, identity: try Self.identity(body, deny: body.document["decision"] == "deny"))
@@ -171,8 +201,9 @@ extension AuthService {
         }
         scripted.post("device/approve") { request, context in
             let body = try await RequestBody.read(request, context: context)
-            try idp.decideDevice(userCode: try body.string("userCode"),
-                                 identity: try Self.identity(body, deny: body.document["decision"] == "deny"))
+            try idp.decideDevice(
+                userCode: try body.string("userCode"),
+                identity: try Self.identity(body, deny: body.document["decision"] == "deny"))
             return JSONResponse.empty
         }
     }
@@ -190,8 +221,9 @@ extension AuthService {
         guard let email = FormEncoding.value("email", in: form), !email.isEmpty else {
             throw ServiceError(.missingParameter, "dev IdP: give an email, or pick an identity")
         }
-        return .init(email: email, name: FormEncoding.value("name", in: form) ?? "",
-                     verified: FormEncoding.value("verified", in: form) == "true")
+        return .init(
+            email: email, name: FormEncoding.value("name", in: form) ?? "",
+            verified: FormEncoding.value("verified", in: form) == "true")
     }
 
     /// The identity of a JSON body's `identity` object (`verified` defaults to true).
@@ -203,8 +235,10 @@ extension AuthService {
         return .init(email: email, name: d["name"]?.stringValue ?? "", verified: d["verified"]?.boolValue ?? true)
     }
 
-    private static func bearerGrant(_ request: Request, idp: DevIdentityProvider,
-                                    flavor: DevIdentityProvider.Flavor) throws(ServiceError) -> (DevIdentityProvider.Grant, DevIdentityProvider.Identity) {
+    private static func bearerGrant(
+        _ request: Request, idp: DevIdentityProvider,
+        flavor: DevIdentityProvider.Flavor
+    ) throws(ServiceError) -> (DevIdentityProvider.Grant, DevIdentityProvider.Identity) {
         let header = request.headers[.authorization] ?? ""
         let token = header.hasPrefix("Bearer ") ? String(header.dropFirst(7)) : header.hasPrefix("token ") ? String(header.dropFirst(6)) : ""
         guard let grant = idp.grant(ofAccessToken: token), grant.flavor == flavor, let identity = grant.identity else {
@@ -250,9 +284,13 @@ extension AuthService {
     }
 
     static func html(_ text: String, status: HTTPResponse.Status = .ok) -> Response {
-        Response(status: status, headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
-                                           HTTPField.Name("X-Frame-Options")!: "DENY",
-                                           .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'"],
-                 body: .init(byteBuffer: ByteBuffer(string: text)))
+        Response(
+            status: status,
+            headers: [
+                .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                HTTPField.Name("X-Frame-Options")!: "DENY",
+                .contentSecurityPolicy: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self' http: https:; frame-ancestors 'none'",
+            ],
+            body: .init(byteBuffer: ByteBuffer(string: text)))
     }
 }

@@ -96,8 +96,9 @@ final class DevIdentityProvider: Sendable {
         clients = [
             .github: Client(id: "Iv1." + derive("github-id", 8), secret: derive("github-secret", 20)),
             .oidc: Client(id: derive("oidc-id", 12) + ".apps.dev-idp.local", secret: derive("oidc-secret", 20)),
-            .facebook: Client(id: String(UInt64(derive("facebook-id", 6), radix: 16).map { $0 % 900_000_000_000_000 + 100_000_000_000_000 } ?? 0),
-                              secret: derive("facebook-secret", 16)),
+            .facebook: Client(
+                id: String(UInt64(derive("facebook-id", 6), radix: 16).map { $0 % 900_000_000_000_000 + 100_000_000_000_000 } ?? 0),
+                secret: derive("facebook-secret", 16)),
         ]
         subjectKey = SymmetricKey(data: Array(HMAC<SHA256>.authenticationCode(for: Array("subjects".utf8), using: key)))
         self.store = store
@@ -231,9 +232,10 @@ final class DevIdentityProvider: Sendable {
         if let method = q("code_challenge_method"), method != "S256" {
             throw ServiceError(.invalidParameter, "dev IdP: code_challenge_method must be S256")
         }
-        let grant = Grant(flavor: flavor, clientId: clientId, redirectURI: redirect,
-                          scope: q("scope") ?? (flavor == .oidc ? "openid" : ""), state: q("state"), nonce: q("nonce"),
-                          challenge: q("code_challenge"), identity: nil, expires: clock.now + Self.codeLifetime)
+        let grant = Grant(
+            flavor: flavor, clientId: clientId, redirectURI: redirect,
+            scope: q("scope") ?? (flavor == .oidc ? "openid" : ""), state: q("state"), nonce: q("nonce"),
+            challenge: q("code_challenge"), identity: nil, expires: clock.now + Self.codeLifetime)
         let token = Secrets.randomHex(bytes: 16)
         state.withLock { s in
             s.pages = s.pages.filter { $0.value.expires > clock.now }
@@ -289,10 +291,13 @@ final class DevIdentityProvider: Sendable {
         func f(_ k: String) -> String? { FormEncoding.value(k, in: form) }
         let clientId = basic?.0 ?? f("client_id"), secret = basic?.1 ?? f("client_secret")
         switch f("grant_type") {
-        case "authorization_code", nil where flavor == .github:
+        case "authorization_code",
+            nil where flavor == .github:
             guard let code = f("code"), let grant = state.withLock({ $0.codes.removeValue(forKey: code) }),
                 grant.flavor == flavor, grant.expires > clock.now, let identity = grant.identity
-            else { throw TokenError(error: flavor == .github ? "bad_verification_code" : "invalid_grant", description: "unknown, used or expired code") }
+            else {
+                throw TokenError(error: flavor == .github ? "bad_verification_code" : "invalid_grant", description: "unknown, used or expired code")
+            }
             // A public client (PKCE, no secret) is allowed only when it sent a challenge.
             try checkClient(flavor, id: clientId, secret: secret, publicAllowed: grant.challenge != nil)
             guard grant.clientId == clientId else { throw TokenError(error: "invalid_grant", description: "code of another client") }
@@ -387,11 +392,15 @@ final class DevIdentityProvider: Sendable {
         get async throws {
             let (signingKey, keyId) = try await signingKey()
             let p = try signingKey.publicKey.getKeyPrimitives()
-            return ["keys": [[
-                "kty": "RSA", "use": "sig", "alg": "RS256", "kid": .string(keyId),
-                "n": .string(Base64.encode(Array(p.modulus), urlSafe: true)),
-                "e": .string(Base64.encode(Array(p.publicExponent), urlSafe: true)),
-            ]]]
+            return [
+                "keys": [
+                    [
+                        "kty": "RSA", "use": "sig", "alg": "RS256", "kid": .string(keyId),
+                        "n": .string(Base64.encode(Array(p.modulus), urlSafe: true)),
+                        "e": .string(Base64.encode(Array(p.publicExponent), urlSafe: true)),
+                    ]
+                ]
+            ]
         }
     }
 
@@ -405,9 +414,10 @@ final class DevIdentityProvider: Sendable {
         let raw = String((0..<8).map { _ in letters[Int.random(in: 0..<letters.count, using: &rng)] })
         let userCode = String(raw.prefix(4) + "-" + raw.suffix(4))
         let deviceCode = Secrets.randomHex(bytes: 20)
-        let grant = Grant(flavor: flavor, clientId: clientId ?? "", redirectURI: nil,
-                          scope: scope ?? (flavor == .oidc ? "openid" : ""), state: nil, nonce: nil, challenge: nil,
-                          identity: nil, expires: clock.now + Self.deviceLifetime)
+        let grant = Grant(
+            flavor: flavor, clientId: clientId ?? "", redirectURI: nil,
+            scope: scope ?? (flavor == .oidc ? "openid" : ""), state: nil, nonce: nil, challenge: nil,
+            identity: nil, expires: clock.now + Self.deviceLifetime)
         state.withLock { s in
             s.devices = s.devices.filter { $0.value.grant.expires > clock.now }
             s.devices[deviceCode] = Device(grant: grant, userCode: userCode, interval: 5)

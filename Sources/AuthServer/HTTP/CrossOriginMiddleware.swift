@@ -46,7 +46,8 @@ struct CrossOriginMiddleware: RouterMiddleware {
         let allowed = allows(origin, path: path)
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             guard allowed else {
-                var refused = JSONResponse.error(ServiceError(.forbidden, "origin \(origin) may not call this app from a browser (allowedRequestOrigins)"))
+                var refused = JSONResponse.error(
+                    ServiceError(.forbidden, "origin \(origin) may not call this app from a browser (allowedRequestOrigins)"))
                 refused.headers[values: .vary].append("Origin")
                 return refused
             }

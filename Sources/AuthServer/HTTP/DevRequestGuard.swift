@@ -34,7 +34,8 @@ struct DevRequestGuard: RouterMiddleware {
         if [.post, .put, .patch].contains(request.method) {
             let type = request.headers[.contentType]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
             guard type == "application/json" else {
-                throw ServiceError(.unsupportedMediaType, "the dev API takes a body of Content-Type application/json, got \(printable(type ?? "none"))")
+                throw ServiceError(
+                    .unsupportedMediaType, "the dev API takes a body of Content-Type application/json, got \(printable(type ?? "none"))")
             }
         }
         return try await next(request, context)

@@ -23,8 +23,10 @@ struct ErrorMiddleware: RouterMiddleware {
             // The database is away (PostgreSQL restarting, a disk that failed): say so, and when
             // to try again, rather than a 500. The operation is logged, never a bound value.
             logger.warning("database unavailable", metadata: ["path": "\(request.uri.path)", "operation": "\(e.operation)"])
-            response = JSONResponse.error(ServiceError(.serviceUnavailable, "the database is unavailable: try again shortly",
-                                                       retryAfter: Self.retryAfterUnavailable))
+            response = JSONResponse.error(
+                ServiceError(
+                    .serviceUnavailable, "the database is unavailable: try again shortly",
+                    retryAfter: Self.retryAfterUnavailable))
         } catch let e as HTTPParserError {
             // A malformed request (a bad chunk size, say): the client's mistake.
             response = JSONResponse.error(ServiceError(.badRequest, "malformed HTTP request: \(e)"))

@@ -46,7 +46,9 @@ public struct TrustedProxies: Sendable, Equatable {
             if parts.count == 2 {
                 guard let n = Int(parts[1]), (1...bits).contains(n), parts[1].allSatisfy(\.isNumber) else {
                     // Not /0: trusting every address would let every client name its own.
-                    throw ConfigError(key: "trustedProxies", reason: "\"\(entry)\": the prefix length must be 1 to \(bits) (a /0 would trust every client to say who it is)")
+                    throw ConfigError(
+                        key: "trustedProxies",
+                        reason: "\"\(entry)\": the prefix length must be 1 to \(bits) (a /0 would trust every client to say who it is)")
                 }
                 bits = n
             }
@@ -71,7 +73,8 @@ public struct TrustedProxies: Sendable, Equatable {
         // Right to left: skip the trusted proxies; the first other address is the client.
         for entry in entries.reversed() {
             guard let host = Self.host(of: entry), let address = try? SocketAddress(ipAddress: host, port: 0),
-                  let bytes = Self.bytes(address) else { return nil }
+                let bytes = Self.bytes(address)
+            else { return nil }
             if !contains(bytes) { return address }
         }
         return nil
@@ -116,4 +119,3 @@ public struct TrustedProxies: Sendable, Equatable {
         }
     }
 }
-

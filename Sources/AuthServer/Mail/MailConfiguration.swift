@@ -46,8 +46,9 @@ public struct MailConfiguration: Sendable, Equatable {
     /// take (connecting, then twelve replies: greeting, EHLO, STARTTLS, EHLO, AUTH LOGIN's
     /// three, MAIL, RCPT, DATA, the message, and one to spare).
     var deliveryPolicy: MailSender.DeliveryPolicy {
-        MailSender.DeliveryPolicy(retryDelays: retryDelaysSeconds, giveUpAfter: giveUpAfterSeconds,
-                                  lease: connectTimeoutSeconds + 12 * commandTimeoutSeconds + 10)
+        MailSender.DeliveryPolicy(
+            retryDelays: retryDelaysSeconds, giveUpAfter: giveUpAfterSeconds,
+            lease: connectTimeoutSeconds + 12 * commandTimeoutSeconds + 10)
     }
 
     init(ejson: EJSON, path: String) throws(ConfigError) {

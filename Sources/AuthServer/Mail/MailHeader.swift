@@ -15,7 +15,9 @@ enum MailHeader {
 
     /// A display name: as is when it is plain words, else encoded.
     static func phrase(_ name: String) -> String {
-        let plain = name.unicodeScalars.allSatisfy { $0.isASCII && ($0.properties.isAlphabetic || $0 == " " || $0 == "." || $0 == "-" || ("0"..."9").contains($0)) }
+        let plain = name.unicodeScalars.allSatisfy {
+            $0.isASCII && ($0.properties.isAlphabetic || $0 == " " || $0 == "." || $0 == "-" || ("0"..."9").contains($0))
+        }
         return plain && !name.isEmpty ? name : encodedWords(name).joined(separator: " ")
     }
 

@@ -17,8 +17,12 @@ struct MailMessage: Sendable, Equatable {
 
     /// The message: headers, a blank line, the body; lines end with CRLF.
     var rendered: String {
-        let boundary = "authsh-" + String(messageId.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }
-                                               .map(Character.init)).prefix(40)
+        let boundary =
+            "authsh-"
+            + String(
+                messageId.unicodeScalars.filter { $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+                    .map(Character.init)
+            ).prefix(40)
         var lines = [
             "From: \(from.header)",
             "To: \(to.header)",

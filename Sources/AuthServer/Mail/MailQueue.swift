@@ -37,8 +37,9 @@ final class MailQueue: Mailer {
 
     private func queued(_ message: OutboxMessage, app: String) -> QueuedMail {
         let now = clock.now
-        return QueuedMail(id: Secrets.randomHex(bytes: 12), appId: app, kind: message.kind, recipient: message.to,
-                          content: message.ejson.encodedString(.canonical), messageId: "<\(Secrets.randomHex(bytes: 16))@\(domain)>",
-                          createdAt: now, nextAttempt: now)
+        return QueuedMail(
+            id: Secrets.randomHex(bytes: 12), appId: app, kind: message.kind, recipient: message.to,
+            content: message.ejson.encodedString(.canonical), messageId: "<\(Secrets.randomHex(bytes: 16))@\(domain)>",
+            createdAt: now, nextAttempt: now)
     }
 }

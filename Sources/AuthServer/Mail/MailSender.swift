@@ -36,8 +36,10 @@ final class MailSender: Service, Sendable {
     let metrics: ServerMetrics?
     private let wake = WakeSignal()
 
-    init(store: any AuthStore, transport: any MailTransport, clock: ServerClock, policy: DeliveryPolicy, logger: Logger,
-         metrics: ServerMetrics? = nil) {
+    init(
+        store: any AuthStore, transport: any MailTransport, clock: ServerClock, policy: DeliveryPolicy, logger: Logger,
+        metrics: ServerMetrics? = nil
+    ) {
         self.store = store
         self.metrics = metrics
         self.transport = transport
@@ -110,7 +112,8 @@ final class MailSender: Service, Sendable {
                     metrics?.mailDelivery("failed")
                     logger.warning("mail given up", metadata: metadata.merging(["reason": "\(reason)"]) { $1 })
                 } else {
-                    try await store.retryMail(id: mail.id, attempt: mail.attempts, error: error.reason, next: now + policy.delay(afterAttempt: mail.attempts))
+                    try await store.retryMail(
+                        id: mail.id, attempt: mail.attempts, error: error.reason, next: now + policy.delay(afterAttempt: mail.attempts))
                     metrics?.mailDelivery("retried")
                     logger.notice("mail delivery failed; will try again", metadata: metadata.merging(["reason": "\(error.reason)"]) { $1 })
                 }

@@ -17,7 +17,9 @@ struct SMTPTransport: MailTransport {
 
     func deliver(_ message: OutboxMessage, app: String, messageId: String, createdAt: Int64) async throws(SMTPError) {
         guard let to = MailAddress(message.to) else { throw .permanent("the recipient is not an address this server sends to") }
-        try await client.send(MailMessage(from: from, to: to, subject: message.subject, text: message.body,
-                                          html: message.html, messageId: messageId, date: createdAt))
+        try await client.send(
+            MailMessage(
+                from: from, to: to, subject: message.subject, text: message.body,
+                html: message.html, messageId: messageId, date: createdAt))
     }
 }

@@ -18,8 +18,10 @@ public struct OutboxMessage: Sendable, Equatable {
     public var html = ""
 
     var ejson: EJSON {
-        ["to": .string(to), "subject": .string(subject), "body": .string(body), "kind": .string(kind),
-         "token": .string(token), "tokenId": .string(tokenId), "link": .string(link), "sentAt": .int64(sentAt), "html": .string(html)]
+        [
+            "to": .string(to), "subject": .string(subject), "body": .string(body), "kind": .string(kind),
+            "token": .string(token), "tokenId": .string(tokenId), "link": .string(link), "sentAt": .int64(sentAt), "html": .string(html),
+        ]
     }
 }
 
@@ -27,11 +29,13 @@ extension OutboxMessage {
     /// A message read back from ``ejson`` (the queue's content); nil when it is not one.
     init?(ejson: EJSON) {
         guard case .document(let d) = ejson, let to = d["to"]?.stringValue, let subject = d["subject"]?.stringValue,
-              let body = d["body"]?.stringValue, let kind = d["kind"]?.stringValue else { return nil }
+            let body = d["body"]?.stringValue, let kind = d["kind"]?.stringValue
+        else { return nil }
         let sentAt: Int64 = if case .int64(let t)? = d["sentAt"] { t } else { 0 }
-        self.init(to: to, subject: subject, body: body, kind: kind, token: d["token"]?.stringValue ?? "",
-                  tokenId: d["tokenId"]?.stringValue ?? "", link: d["link"]?.stringValue ?? "", sentAt: sentAt,
-                  html: d["html"]?.stringValue ?? "")
+        self.init(
+            to: to, subject: subject, body: body, kind: kind, token: d["token"]?.stringValue ?? "",
+            tokenId: d["tokenId"]?.stringValue ?? "", link: d["link"]?.stringValue ?? "", sentAt: sentAt,
+            html: d["html"]?.stringValue ?? "")
     }
 }
 
@@ -86,8 +90,9 @@ struct UndeliveredMail: Mailer {
     let logger: Logger
 
     func send(_ message: OutboxMessage, app: String) async throws {
-        logger.warning("email not delivered: no mail delivery is configured (config mail)",
-                       metadata: ["app": "\(app)", "kind": "\(message.kind)"])
+        logger.warning(
+            "email not delivered: no mail delivery is configured (config mail)",
+            metadata: ["app": "\(app)", "kind": "\(message.kind)"])
     }
 
     func send(_ message: OutboxMessage, app: String, storing token: OneTimeToken, now: Int64, keep: Int) async throws {

@@ -30,8 +30,9 @@ struct GitHubAPI {
         } else if case .string(let public_)? = user.body["email"] {
             email = public_  // a public email GitHub shows, not known to be verified
         }
-        var profile = try AppConfiguration.MetadataField.profile(provider.config.metadataFields, from: user.body,
-                                                                 provider: provider.config.type)
+        var profile = try AppConfiguration.MetadataField.profile(
+            provider.config.metadataFields, from: user.body,
+            provider: provider.config.type)
         if let email, verified { profile["email"] = .string(email) }
         if case .string(let name)? = user.body["name"] ?? user.body["login"] { profile["name"] = .string(name) }
         if case .string(let login)? = user.body["login"] { profile["login"] = .string(login) }
@@ -47,8 +48,9 @@ struct GitHubAPI {
             throw ServiceError(.authError, "\(provider.config.type) needs clientSecret to check access tokens")
         }
         let id = provider.config.clientId
-        let reply = try await provider.http.postJSON(try base + "/applications/\(FormEncoding.escape(id))/token",
-                                                     ["access_token": .string(token)], basic: (id, secret))
+        let reply = try await provider.http.postJSON(
+            try base + "/applications/\(FormEncoding.escape(id))/token",
+            ["access_token": .string(token)], basic: (id, secret))
         guard reply.ok else {
             throw ServiceError(.authError, "\(provider.config.type) refused the access token: not issued to this app")
         }

@@ -34,7 +34,9 @@ struct IDTokenVerifier {
             case .document = claims
         else { throw Self.invalid("not a JWT") }
         guard case .string(let alg)? = header["alg"], Self.algorithms.contains(alg) else {
-            throw Self.invalid("signing algorithm \(printable(header["alg"]?.stringValue ?? "missing", limit: 20)) is not accepted (RS256, ES256 and their kin only)")
+            throw Self.invalid(
+                "signing algorithm \(printable(header["alg"]?.stringValue ?? "missing", limit: 20)) is not accepted (RS256, ES256 and their kin only)"
+            )
         }
         let kid = header["kid"]?.stringValue
         let collection = try await keys.keys(for: kid)

@@ -41,8 +41,10 @@ struct LinkBinding {
 
     /// The `Set-Cookie`s that clear it, whichever it was (the callback's answer).
     static func clearCookies(state: String) -> [String] {
-        ["\(cookieName(state: state, https: true))=; Max-Age=0; HttpOnly; Path=/; Secure; SameSite=None",
-         "\(cookieName(state: state, https: false))=; Max-Age=0; HttpOnly; Path=\(Routes.base)/auth/callback"]
+        [
+            "\(cookieName(state: state, https: true))=; Max-Age=0; HttpOnly; Path=/; Secure; SameSite=None",
+            "\(cookieName(state: state, https: false))=; Max-Age=0; HttpOnly; Path=\(Routes.base)/auth/callback",
+        ]
     }
 
     /// Whether the callback `request` may finish a link flow whose binding digest is `digest`.
@@ -52,7 +54,9 @@ struct LinkBinding {
         let cookies = request.headers[values: .cookie].flatMap { $0.split(separator: ";") }
         for cookie in cookies {
             let pair = cookie.split(separator: "=", maxSplits: 1).map { $0.trimmingCharacters(in: .whitespaces) }
-            if pair.count == 2, names.contains(pair[0]), Secrets.constantTimeEqual(Array(Hex.encode(Secrets.digest(pair[1])).utf8), Array(digest.utf8)) {
+            if pair.count == 2, names.contains(pair[0]),
+                Secrets.constantTimeEqual(Array(Hex.encode(Secrets.digest(pair[1])).utf8), Array(digest.utf8))
+            {
                 return true
             }
         }

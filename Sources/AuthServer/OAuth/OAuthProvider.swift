@@ -32,8 +32,10 @@ final class OAuthProvider: Sendable {
         self.origin = origin
         self.clock = clock
         http = IdentityProviderHTTP(provider: config.type, timeout: .seconds(config.timeoutSeconds))
-        let needsDiscovery = config.issuer != nil && (config.authorizationEndpoint == nil || config.tokenEndpoint == nil
-            || (config.jwksURI == nil && config.isOpenIDConnect))
+        let needsDiscovery =
+            config.issuer != nil
+            && (config.authorizationEndpoint == nil || config.tokenEndpoint == nil
+                || (config.jwksURI == nil && config.isOpenIDConnect))
         discovery = needsDiscovery ? OIDCDiscovery(http: http) : nil
     }
 
@@ -42,12 +44,13 @@ final class OAuthProvider: Sendable {
     /// The provider's endpoints, from the config and, where it is silent, the issuer's
     /// discovery document; paths on this server resolved.
     func endpoints() async throws(ServiceError) -> OAuthEndpoints {
-        var e = OAuthEndpoints(issuer: try config.issuer.map(origin.resolve),
-                               authorization: try config.authorizationEndpoint.map(origin.resolve),
-                               token: try config.tokenEndpoint.map(origin.resolve),
-                               userinfo: try config.userinfoEndpoint.map(origin.resolve),
-                               jwks: try config.jwksURI.map(origin.resolve),
-                               device: try config.deviceAuthorizationEndpoint.map(origin.resolve))
+        var e = OAuthEndpoints(
+            issuer: try config.issuer.map(origin.resolve),
+            authorization: try config.authorizationEndpoint.map(origin.resolve),
+            token: try config.tokenEndpoint.map(origin.resolve),
+            userinfo: try config.userinfoEndpoint.map(origin.resolve),
+            jwks: try config.jwksURI.map(origin.resolve),
+            device: try config.deviceAuthorizationEndpoint.map(origin.resolve))
         if let discovery, let issuer = e.issuer {
             let doc = try await discovery.document(issuer: issuer)
             e.authorization = e.authorization ?? doc["authorization_endpoint"]?.stringValue
@@ -80,8 +83,9 @@ final class OAuthProvider: Sendable {
             return try await identity(idToken: token, nonce: try body.optionalString("nonce"), accessToken: nil)
         }
         if let code = try body.optionalString("authCode") {
-            return try await exchange(code: code, redirectURI: try body.optionalString("redirectUri"),
-                                      verifier: try body.optionalString("codeVerifier"), nonce: nil)
+            return try await exchange(
+                code: code, redirectURI: try body.optionalString("redirectUri"),
+                verifier: try body.optionalString("codeVerifier"), nonce: nil)
         }
         if let token = try body.optionalString("accessToken") {
             return try await identity(accessToken: token, checkClient: true)
@@ -191,8 +195,10 @@ final class OAuthProvider: Sendable {
     /// `AccessDenied` to end it.
     func pollDevice(_ code: String) async throws -> Verified {
         guard let endpoint = try await endpoints().token else { throw ServiceError(.authError, "\(config.type) has no token endpoint configured") }
-        var fields = [("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", code),
-                      ("client_id", config.clientId)]
+        var fields = [
+            ("grant_type", "urn:ietf:params:oauth:grant-type:device_code"), ("device_code", code),
+            ("client_id", config.clientId),
+        ]
         if let secret = config.clientSecret?.value { fields.append(("client_secret", secret)) }
         let reply = try await http.postForm(endpoint, fields)
         switch reply.body["error"]?.stringValue {

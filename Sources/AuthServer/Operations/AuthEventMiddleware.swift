@@ -27,8 +27,9 @@ struct AuthEventMiddleware: RouterMiddleware {
     let logger: Logger
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        let route = AuditRoute(method: request.method, path: request.uri.path,
-                               linking: request.uri.queryParameters.get("link") == "true")
+        let route = AuditRoute(
+            method: request.method, path: request.uri.path,
+            linking: request.uri.queryParameters.get("link") == "true")
         // Refreshes, profile reads, `location`: no entry and nothing to record on the way (only
         // a function call records an event of its own), so no trail on those hot paths.
         guard route != nil || request.uri.path.hasSuffix("/functions/call") else { return try await next(request, context) }
@@ -51,8 +52,9 @@ struct AuthEventMiddleware: RouterMiddleware {
         func entry(_ event: String, outcome: String, detail: String?) -> AuditEvent? {
             guard let app = state.appId ?? route?.appId.flatMap({ isApp($0) ? $0 : nil }) else { return nil }
             let provider = state.provider ?? route?.provider.flatMap { isProvider(app, $0) ? $0 : nil }
-            return AuditEvent(time: time, appId: app, event: event, outcome: outcome, userId: state.userId,
-                              provider: provider, address: context.clientAddress, userAgent: agent, detail: detail)
+            return AuditEvent(
+                time: time, appId: app, event: event, outcome: outcome, userId: state.userId,
+                provider: provider, address: context.clientAddress, userAgent: agent, detail: detail)
         }
         var events = state.extras.compactMap { entry($0.event, outcome: $0.outcome, detail: $0.detail) }
         if let route {
@@ -75,7 +77,8 @@ struct AuthEventMiddleware: RouterMiddleware {
         }
         guard let auditLog else { return }
         if events.allSatisfy({ $0.outcome != "success" && $0.userId == nil }),
-           !failureBudget.take(context.clientAddress, now: time) {
+            !failureBudget.take(context.clientAddress, now: time)
+        {
             return
         }
         do {

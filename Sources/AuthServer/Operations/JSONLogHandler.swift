@@ -21,8 +21,10 @@ public struct JSONLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
-        var fields: EJSONDocument = ["time": .string(Self.timestamp()), "level": .string(event.level.rawValue),
-                                     "label": .string(label), "message": .string(event.message.description)]
+        var fields: EJSONDocument = [
+            "time": .string(Self.timestamp()), "level": .string(event.level.rawValue),
+            "label": .string(label), "message": .string(event.message.description),
+        ]
         var all = metadata
         if let provided = metadataProvider?.get() { all.merge(provided) { $1 } }
         if let entry = event.metadata { all.merge(entry) { $1 } }

@@ -26,16 +26,19 @@ public enum PluginBenchmark {
         try Data("return function(a, b) return {sum = a + b} end".utf8).write(to: URL(fileURLWithPath: directory + "/add.lua"))
         let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try SQLiteStore(path: nil)
-        let services = PluginServices(appId: "bench", store: store, mailer: UndeliveredMail(store: store, logger: logger),
-                                      clock: ServerClock(), logger: logger)
+        let services = PluginServices(
+            appId: "bench", store: store, mailer: UndeliveredMail(store: store, logger: logger),
+            clock: ServerClock(), logger: logger)
         let limits = LuaState.SandboxLimits()
-        let runtime = try PluginRuntime(directory: directory, required: true, limits: limits, watch: false,
-                                        reloadOnHangup: false, apps: [services], logger: logger)
+        let runtime = try PluginRuntime(
+            directory: directory, required: true, limits: limits, watch: false,
+            reloadOnHangup: false, apps: [services], logger: logger)
         let invocation = PluginInvocation(function: "add", values: [:])
         let arguments: [LuaValue] = [.integer(40), .integer(2)]
 
-        let state = try PluginState(set: PluginSet(files: try PluginSet.scan(directory), exports: ["add": "add.lua"]),
-                                    services: services, limits: limits)
+        let state = try PluginState(
+            set: PluginSet(files: try PluginSet.scan(directory), exports: ["add": "add.lua"]),
+            services: services, limits: limits)
         let clock = ContinuousClock()
         let start = clock.now
         for _ in 0..<iterations {
@@ -47,8 +50,9 @@ public enum PluginBenchmark {
         func viaRuntime(inline: Bool) async throws -> Duration {
             let start = clock.now
             for _ in 0..<iterations {
-                let result = try await runtime.call(app: "bench", function: "add", arguments: arguments,
-                                                    invocation: invocation, inline: inline)
+                let result = try await runtime.call(
+                    app: "bench", function: "add", arguments: arguments,
+                    invocation: invocation, inline: inline)
                 precondition(result.tableValue?["sum"] == .integer(42))
             }
             return clock.now - start

@@ -100,11 +100,16 @@ final class PluginContext: Sendable {
         t["type"] = .string(LuaString(user.type))
         t["data"] = LuaEJSON.lua(user.data)
         t["custom_data"] = LuaEJSON.lua(user.customData ?? [:])
-        t["identities"] = .table(LuaTable(array: user.identities.map { identity in
-            .table(LuaTable(["id": .string(LuaString(identity.externalId)),
-                             "provider_type": .string(LuaString(identity.providerType)),
-                             "provider_id": .string(LuaString(identity.providerId))]))
-        }))
+        t["identities"] = .table(
+            LuaTable(
+                array: user.identities.map { identity in
+                    .table(
+                        LuaTable([
+                            "id": .string(LuaString(identity.externalId)),
+                            "provider_type": .string(LuaString(identity.providerType)),
+                            "provider_id": .string(LuaString(identity.providerId)),
+                        ]))
+                }))
         return .table(t)
     }
 
@@ -159,11 +164,15 @@ final class PluginContext: Sendable {
                 throw LuaArgumentError(index: 1, message: "field 'to' is not an email address")
             }
             try countMail(to: to)
-            let mail = services.templates.render("plugin", app: services.appId, values: [
-                "app": services.appId, "email": to, "subject": try field("subject", limit: PluginLimits.emailSubjectBytes),
-                "body": try field("body", limit: PluginLimits.emailBodyBytes)])
-            let message = OutboxMessage(to: to, subject: mail.subject, body: mail.text, kind: "plugin",
-                                        token: "", tokenId: "", link: "", sentAt: services.clock.now, html: mail.html)
+            let mail = services.templates.render(
+                "plugin", app: services.appId,
+                values: [
+                    "app": services.appId, "email": to, "subject": try field("subject", limit: PluginLimits.emailSubjectBytes),
+                    "body": try field("body", limit: PluginLimits.emailBodyBytes),
+                ])
+            let message = OutboxMessage(
+                to: to, subject: mail.subject, body: mail.text, kind: "plugin",
+                token: "", tokenId: "", link: "", sentAt: services.clock.now, html: mail.html)
             let mailer = services.mailer, app = services.appId
             return .async {
                 try await mailer.send(message, app: app)
@@ -185,9 +194,11 @@ final class PluginContext: Sendable {
         }
         let key = services.appId + "\u{0}" + Self.mailbox(to)
         if quota.mailsPerAddressPerHour > 0,
-            services.mailsPerAddress.take(key, limit: quota.mailsPerAddressPerHour, window: 3600, now: services.clock.now) != nil {
-            throw LuaRaise("context.email.send: at most \(quota.mailsPerAddressPerHour) mails an hour to one address "
-                           + "(pluginLimits.mailsPerAddressPerHour)")
+            services.mailsPerAddress.take(key, limit: quota.mailsPerAddressPerHour, window: 3600, now: services.clock.now) != nil
+        {
+            throw LuaRaise(
+                "context.email.send: at most \(quota.mailsPerAddressPerHour) mails an hour to one address "
+                    + "(pluginLimits.mailsPerAddressPerHour)")
         }
     }
 
@@ -229,7 +240,11 @@ final class PluginContext: Sendable {
         LuaFunction("set") { [self] call in
             let key = try key(call, "context.store.set")
             let store = services.store, app = services.appId
-            if call.isNil(2) { return .async { try await store.deletePluginValue(app: app, key: key); return [] } }
+            if call.isNil(2) {
+                return .async {
+                    try await store.deletePluginValue(app: app, key: key); return []
+                }
+            }
             let raw = try call.value(2)
             let value: EJSON
             do throws(LuaEJSON.ConversionError) { value = try LuaEJSON.ejson(raw) } catch {
@@ -246,8 +261,10 @@ final class PluginContext: Sendable {
             let limit = quota == 0 ? Int.max : quota
             return .async {
                 guard try await store.setPluginValue(value, app: app, key: key, keyLimit: limit) else {
-                    throw LuaError(.runtime, "context.store.set: the app's store holds \(limit) keys, its limit (pluginLimits.storeKeys): "
-                                   + "delete some first")
+                    throw LuaError(
+                        .runtime,
+                        "context.store.set: the app's store holds \(limit) keys, its limit (pluginLimits.storeKeys): "
+                            + "delete some first")
                 }
                 return []
             }
@@ -259,7 +276,9 @@ final class PluginContext: Sendable {
         LuaFunction("delete") { [self] call in
             let key = try key(call, "context.store.delete")
             let store = services.store, app = services.appId
-            return .async { try await store.deletePluginValue(app: app, key: key); return [] }
+            return .async {
+                try await store.deletePluginValue(app: app, key: key); return []
+            }
         }
     }
 

@@ -30,17 +30,20 @@ final class PluginRuntime: Sendable {
     ///   - directory: the plugins directory; nil for none. A missing directory is empty unless `required`.
     ///   - watch: reload changed files for the next call (dev mode).
     ///   - reloadOnHangup: reload on SIGHUP (production).
-    init(directory: String?, required: Bool, limits: LuaState.SandboxLimits, watch: Bool, reloadOnHangup: Bool,
-         apps: [PluginServices], logger: Logger) throws(ConfigError) {
+    init(
+        directory: String?, required: Bool, limits: LuaState.SandboxLimits, watch: Bool, reloadOnHangup: Bool,
+        apps: [PluginServices], logger: Logger
+    ) throws(ConfigError) {
         guard let first = apps.first else { throw ConfigError(key: "apps", reason: "missing: there is no app to serve") }
         self.directory = directory
         self.limits = limits
         self.logger = logger
         probeServices = PluginServices(appId: "", store: first.store, mailer: first.mailer, clock: first.clock, logger: logger)
         let capacity = PluginExecutor.shared.threads
-        pools = Dictionary(uniqueKeysWithValues: apps.map {
-            ($0.appId, PluginPool(services: $0, limits: limits, capacity: capacity))
-        })
+        pools = Dictionary(
+            uniqueKeysWithValues: apps.map {
+                ($0.appId, PluginPool(services: $0, limits: limits, capacity: capacity))
+            })
         var files: [PluginFile] = []
         if let directory {
             if required && !Self.isDirectory(directory) {
@@ -60,8 +63,9 @@ final class PluginRuntime: Sendable {
                 }
                 for name in names {
                     if let other = set.exports[name] {
-                        throw ConfigError(file: Self.path(directory, file), key: "",
-                                          reason: "exports '\(name)', which \(other) exports too")
+                        throw ConfigError(
+                            file: Self.path(directory, file), key: "",
+                            reason: "exports '\(name)', which \(other) exports too")
                     }
                     set.exports[name] = file.fileName
                 }
@@ -108,8 +112,10 @@ final class PluginRuntime: Sendable {
     /// - Throws: ``ServiceError`` `FunctionNotFound` for an unknown name; the `LuaError` of the
     ///   run otherwise (runtime, timeout, memory, conversion).
     /// - Parameter inline: allow the caller's thread (see ``PluginExecutor``; benchmarks turn it off).
-    func call(app: String, function name: String, arguments: [LuaValue], invocation: PluginInvocation,
-              inline: Bool = true) async throws -> LuaValue {
+    func call(
+        app: String, function name: String, arguments: [LuaValue], invocation: PluginInvocation,
+        inline: Bool = true
+    ) async throws -> LuaValue {
         reloadIfChanged()
         let set = current.withLock { $0 }
         guard set.exports[name] != nil else { throw ServiceError(.functionNotFound, "function not found: '\(name)'") }
@@ -155,8 +161,9 @@ final class PluginRuntime: Sendable {
                     names = try probe.load(file)
                 } catch {
                     let previous = old.files.first { $0.fileName == file.fileName }
-                    logger.error("plugin \(file.fileName) not reloaded: \(Self.describe(error))",
-                                 metadata: ["kept": "\(previous == nil ? "nothing (new file)" : "the last good version")"])
+                    logger.error(
+                        "plugin \(file.fileName) not reloaded: \(Self.describe(error))",
+                        metadata: ["kept": "\(previous == nil ? "nothing (new file)" : "the last good version")"])
                     guard let previous, let again = try? probe.load(previous) else { continue }
                     chosen = previous
                     names = again

@@ -39,9 +39,11 @@ final class PluginState: @unchecked Sendable {
 
     /// Runs one plugin file; returns the function names it exports.
     func load(_ file: PluginFile) throws -> [String] {
-        let results = try lua.run(loadplugin, arguments: [
-            .string(LuaString(bytes: file.source)), .string(LuaString("@" + file.fileName)), .string(LuaString(file.name)),
-        ])
+        let results = try lua.run(
+            loadplugin,
+            arguments: [
+                .string(LuaString(bytes: file.source)), .string(LuaString("@" + file.fileName)), .string(LuaString(file.name)),
+            ])
         guard case .table(let names)? = try results.values().first else { return [] }
         return names.array.compactMap(\.stringValue)
     }

@@ -18,17 +18,21 @@ extension AuthService {
             }
             guard !user.isAnonymous else { throw ServiceError(.badRequest, "anonymous users cannot create API keys") }
             let key = Secrets.randomHex(bytes: 32)
-            let record = APIKeyRecord(id: self.newId(), appId: app.id,
-                                      userId: user.id, name: name, digest: Secrets.digest(key), disabled: false,
-                                      createdAt: self.clock.now)
+            let record = APIKeyRecord(
+                id: self.newId(), appId: app.id,
+                userId: user.id, name: name, digest: Secrets.digest(key), disabled: false,
+                createdAt: self.clock.now)
             let inserted = try await self.storing(ServiceError(.apiKeyAlreadyExists, "API key with name already exists")) {
                 try await self.store.insertAPIKey(record, limit: Self.apiKeyLimit)
             }
             guard inserted else {
                 throw ServiceError(.invalidParameter, "a user may have at most \(Self.apiKeyLimit) API keys")
             }
-            return JSONResponse.make(["_id": .string(record.id), "key": .string(key), "name": .string(name),
-                                      "disabled": false], status: .created)
+            return JSONResponse.make(
+                [
+                    "_id": .string(record.id), "key": .string(key), "name": .string(name),
+                    "disabled": false,
+                ], status: .created)
         }
         keys.get { request, _ in
             let (_, _, user) = try await self.sessionOfRefreshToken(try request.bearerToken())

@@ -19,7 +19,8 @@ extension AuthService {
     func clientBaseURL(_ request: Request, _ context: AuthRequestContext) -> String {
         if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         if context.fromTrustedProxy, AdminChannel.cameThroughAProxy(request),
-            let host = request.lastForwarded(.xForwardedHost) ?? request.head.authority, Self.isPlainAuthority(host) {
+            let host = request.lastForwarded(.xForwardedHost) ?? request.head.authority, Self.isPlainAuthority(host)
+        {
             return (AdminChannel.forwardedProto(request) == "https" ? "https://" : "http://") + host.lowercased()
         }
         if let devOrigin = origin(request) { return devOrigin }

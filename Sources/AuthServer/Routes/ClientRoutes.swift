@@ -27,14 +27,17 @@ extension AuthService {
             let linking = request.uri.queryParameters.get("link") == "true"
             let token = linking ? try request.bearerToken() : nil
             let body = try await RequestBody.read(request, context: context)
-            return JSONResponse.make(try await self.login(app: app, provider: provider, body: body, linkToken: token,
-                                                          address: context.clientAddress))
+            return JSONResponse.make(
+                try await self.login(
+                    app: app, provider: provider, body: body, linkToken: token,
+                    address: context.clientAddress))
         }
         let userpass = app.group("auth/providers/local-userpass")
         userpass.post("register") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            try await self.register(app: app, email: try body.string("email"), password: try body.string("password"),
-                                    origin: self.origin(request), address: context.clientAddress)
+            try await self.register(
+                app: app, email: try body.string("email"), password: try body.string("password"),
+                origin: self.origin(request), address: context.clientAddress)
             return JSONResponse.make([:], status: .created)
         }
         userpass.post("confirm") { request, context in
@@ -69,22 +72,26 @@ extension AuthService {
             let (app, body) = try await self.appAndBody(request, context)
             let tokenId = try body.string("tokenId")
             try self.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
-            try await self.reset(app: app, token: try body.string("token"), tokenId: tokenId,
-                                 password: try body.string("password"))
+            try await self.reset(
+                app: app, token: try body.string("token"), tokenId: tokenId,
+                password: try body.string("password"))
             return JSONResponse.empty
         }
         userpass.post("reset/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
             let email = try body.string("email")
             try self.checkRate(.function, app: app, address: context.clientAddress, account: email.lowercased())
-            try await self.callReset(app: app, email: email, password: try body.string("password"),
-                                     arguments: try Self.arguments(body))
+            try await self.callReset(
+                app: app, email: email, password: try body.string("password"),
+                arguments: try Self.arguments(body))
             return JSONResponse.empty
         }
         app.get("auth/methods") { request, context in
             let app = try self.app(context.parameters.get("app") ?? "")
-            return JSONResponse.make(try await self.signInMethods(app: app, email: request.uri.queryParameters.get("email"),
-                                                                  address: context.clientAddress))
+            return JSONResponse.make(
+                try await self.signInMethods(
+                    app: app, email: request.uri.queryParameters.get("email"),
+                    address: context.clientAddress))
         }
         userpass.post("change") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
@@ -93,8 +100,10 @@ extension AuthService {
         }
         app.post("functions/call") { request, context in
             let (app, body) = try await self.appAndBody(request, context)
-            return JSONResponse.make(try await self.callFunction(app: app, token: try request.bearerToken(), body: body,
-                                                                 address: context.clientAddress))
+            return JSONResponse.make(
+                try await self.callFunction(
+                    app: app, token: try request.bearerToken(), body: body,
+                    address: context.clientAddress))
         }
 
         let auth = router.group(RouterPath(Routes.base + "/auth"))
@@ -154,10 +163,13 @@ extension AuthService {
     static func profile(_ user: UserRecord, app: AppRuntime) -> EJSON {
         [
             "user_id": .string(user.id), "domain_id": .string(app.id), "type": .string(user.type),
-            "identities": .array(user.identities.map {
-                ["id": .string($0.externalId), "provider_type": .string($0.providerType),
-                 "provider_id": .string($0.providerId), "provider_data": .document($0.data)]
-            }),
+            "identities": .array(
+                user.identities.map {
+                    [
+                        "id": .string($0.externalId), "provider_type": .string($0.providerType),
+                        "provider_id": .string($0.providerId), "provider_data": .document($0.data),
+                    ]
+                }),
             "data": .document(user.data),
         ]
     }

@@ -54,8 +54,9 @@ extension AuthService {
                 throw ServiceError(.invalidParameter, "parameter 'advanceSeconds' must be a non-negative integer")
             }
             guard self.clock.advance(seconds: seconds) else {
-                throw ServiceError(.invalidParameter,
-                                   "parameter 'advanceSeconds' would move the clock past the year 9999 (\(ServerClock.latest) Unix seconds)")
+                throw ServiceError(
+                    .invalidParameter,
+                    "parameter 'advanceSeconds' would move the clock past the year 9999 (\(ServerClock.latest) Unix seconds)")
             }
             await self.sweepAnonymousUsers()
             return JSONResponse.make(["now": .int64(self.clock.now)], mode: .relaxed)

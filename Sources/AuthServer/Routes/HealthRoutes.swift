@@ -13,8 +13,9 @@ extension AuthService {
         router.get("healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
         // The HTTP contract (docs/openapi.json), as this build answers it.
         router.get("api/openapi.json") { _, _ in
-            Response(status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
-                     body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
+            Response(
+                status: .ok, headers: [.contentType: "application/json", .cacheControl: "no-cache"],
+                body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
         router.get("readyz") { _, _ in
             if await self.databaseAnswers() { return JSONResponse.make(["status": "ready"]) }

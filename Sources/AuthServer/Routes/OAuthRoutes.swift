@@ -96,14 +96,17 @@ extension AuthService {
         }
         // A web redirect link is bound to this browser; a loopback one is bound by PKCE.
         let binding = linkToken != nil && challenge == nil ? LinkBinding.make() : nil
-        let flow = OAuthFlows.Flow(app: app.id, provider: type, redirect: redirect, clientState: clientState,
-                                   nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
-                                   challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
-                                   expires: clock.now + OAuthFlows.flowLifetime, binding: binding?.digest)
+        let flow = OAuthFlows.Flow(
+            app: app.id, provider: type, redirect: redirect, clientState: clientState,
+            nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
+            challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
+            expires: clock.now + OAuthFlows.flowLifetime, binding: binding?.digest)
         let state = try await flows.start(flow, now: clock.now)
-        var fields = [("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
-                      ("response_type", "code"), ("state", state),
-                      ("code_challenge", OAuthFlows.challenge(of: flow.verifier)), ("code_challenge_method", "S256")]
+        var fields = [
+            ("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
+            ("response_type", "code"), ("state", state),
+            ("code_challenge", OAuthFlows.challenge(of: flow.verifier)), ("code_challenge_method", "S256"),
+        ]
         let scopes = q("scopes").map { $0.split(separator: ",").map(String.init) } ?? provider.config.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         if provider.config.isOpenIDConnect { fields.append(("nonce", flow.nonce)) }
@@ -114,7 +117,8 @@ extension AuthService {
             let name = String(key.dropFirst(4))
             guard !name.isEmpty else { continue }
             guard !Self.protocolParameters.contains(name.lowercased()) else {
-                throw ServiceError(.invalidParameter, "parameter '\(printable(key, limit: 40))' is not allowed: the server sets the protocol's own parameters")
+                throw ServiceError(
+                    .invalidParameter, "parameter '\(printable(key, limit: 40))' is not allowed: the server sets the protocol's own parameters")
             }
             fields.append((name, value))
         }
@@ -154,15 +158,18 @@ extension AuthService {
     }
 
     /// The callback's redirect for a flow taken: the login or link done, or its error.
-    private func answer(_ flow: OAuthFlows.Flow, app: AppRuntime, provider: OAuthProvider, query: [(String, String)],
-                        request: Request, state: String) async throws -> Response {
+    private func answer(
+        _ flow: OAuthFlows.Flow, app: AppRuntime, provider: OAuthProvider, query: [(String, String)],
+        request: Request, state: String
+    ) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         do {
             guard LinkBinding.accepts(request, state: state, digest: flow.binding) else {
                 throw ServiceError(.authError, "this link was started in another browser: start it again from the app")
             }
             if let error = q("error") {
-                let what = error == "access_denied" ? "the person denied the sign-in" : "the identity provider answered \(printable(error, limit: 40))"
+                let what =
+                    error == "access_denied" ? "the person denied the sign-in" : "the identity provider answered \(printable(error, limit: 40))"
                 throw ServiceError(.authError, what)
             }
             guard let code = q("code") else { throw ServiceError(.authError, "the identity provider sent no code") }
@@ -184,14 +191,22 @@ extension AuthService {
             if flow.challenge != nil {
                 return Self.redirect(flow.redirect, query: [("error", error.message), ("state", flow.clientState)])
             }
-            return Self.redirect(flow.redirect, fragment: [("_baas_client_app_id", app.id), ("_baas_error", error.message),
-                                                           ("_baas_state", flow.clientState)])
+            return Self.redirect(
+                flow.redirect,
+                fragment: [
+                    ("_baas_client_app_id", app.id), ("_baas_error", error.message),
+                    ("_baas_state", flow.clientState),
+                ])
         }
     }
 
     private static func redirect(_ uri: String, query: [(String, String)]) -> Response {
-        Response(status: .found, headers: [.location: uri + (uri.contains("?") ? "&" : "?") + FormEncoding.encode(query),
-                                           .cacheControl: "no-store"])
+        Response(
+            status: .found,
+            headers: [
+                .location: uri + (uri.contains("?") ? "&" : "?") + FormEncoding.encode(query),
+                .cacheControl: "no-store",
+            ])
     }
 
     private static func redirect(_ uri: String, fragment: [(String, String)]) -> Response {

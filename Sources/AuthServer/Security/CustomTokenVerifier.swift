@@ -22,8 +22,9 @@ final class CustomTokenVerifier: Sendable {
         for (i, key) in config.signingKeys.enumerated() {
             if config.signingAlgorithm == "RS256" {
                 do {
-                    await keys.add(rsa: try Insecure.RSA.PublicKey(pem: key), digestAlgorithm: .sha256,
-                                   kid: JWKIdentifier(string: "key\(i)"))
+                    await keys.add(
+                        rsa: try Insecure.RSA.PublicKey(pem: key), digestAlgorithm: .sha256,
+                        kid: JWKIdentifier(string: "key\(i)"))
                 } catch {
                     throw ConfigError(key: "providers.custom-token.signingKeys[\(i)]", reason: "not an RSA public key in PEM")
                 }

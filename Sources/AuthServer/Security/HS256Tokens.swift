@@ -79,10 +79,11 @@ struct HS256Tokens: Sendable {
             guard case .document(let d) = data else { return .refused }
             userData = d
         }
-        return .verified(IssuedTokenClaims(
-            exp: exp, iat: iat, sub: sub, typ: typ, iss: p["iss"]?.stringValue, baas_id: p["baas_id"]?.stringValue,
-            baas_device_id: p["baas_device_id"]?.stringValue, baas_domain_id: p["baas_domain_id"]?.stringValue,
-            user_data: userData, auth_time: p["auth_time"]?.exactInteger))
+        return .verified(
+            IssuedTokenClaims(
+                exp: exp, iat: iat, sub: sub, typ: typ, iss: p["iss"]?.stringValue, baas_id: p["baas_id"]?.stringValue,
+                baas_device_id: p["baas_device_id"]?.stringValue, baas_domain_id: p["baas_domain_id"]?.stringValue,
+                user_data: userData, auth_time: p["auth_time"]?.exactInteger))
     }
 }
 

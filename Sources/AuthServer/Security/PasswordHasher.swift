@@ -99,8 +99,9 @@ public struct PasswordHasher: Sendable {
         let pwd = Array(password.utf8)
         let length = argon2_encodedlen(p.iterations, p.memoryKiB, p.parallelism, UInt32(salt.count), 32, Argon2_id)
         var encoded = [CChar](repeating: 0, count: length)
-        let rc = argon2id_hash_encoded(p.iterations, p.memoryKiB, p.parallelism, pwd, pwd.count, salt, salt.count,
-                                       32, &encoded, length)
+        let rc = argon2id_hash_encoded(
+            p.iterations, p.memoryKiB, p.parallelism, pwd, pwd.count, salt, salt.count,
+            32, &encoded, length)
         guard rc == ARGON2_OK.rawValue else { throw HashingError(code: rc) }
         return String(decoding: encoded.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
@@ -119,8 +120,8 @@ public struct PasswordHasher: Sendable {
     static func bcryptCost(_ hash: String) -> Int? {
         let b = Array(hash.utf8)
         guard b.count == 60, b[0] == 36, b[1] == 50, [97, 98, 121].contains(b[2]), b[3] == 36, b[6] == 36,
-              let cost = Int(String(decoding: b[4..<6], as: UTF8.self)), (4...31).contains(cost),
-              b[7...].allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 47 })
+            let cost = Int(String(decoding: b[4..<6], as: UTF8.self)), (4...31).contains(cost),
+            b[7...].allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 47 })
         else { return nil }
         return cost
     }
@@ -133,7 +134,9 @@ public struct PasswordHasher: Sendable {
         var data = crypt_data()
         let computed: [UInt8]? = password.withCString { p in
             hash.withCString { h in
-                crypt_r(p, h, &data).map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) }
+                crypt_r(p, h, &data).map {
+                    Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
+                }
             }
         }
         guard let computed, computed.first != 42 else { return false }  // "*": libxcrypt's failure token

@@ -73,8 +73,10 @@ final class TokenIssuer: Sendable {
         var payload: EJSONDocument = [
             "exp": .int64(claims.exp), "iat": .int64(claims.iat), "sub": .string(claims.sub), "typ": .string(claims.typ),
             "baas_id": .string(claims.baas_id),
-            "baas_identity": ["id": .string(claims.baas_identity.id), "provider_type": .string(claims.baas_identity.provider_type),
-                              "provider_id": .string(claims.baas_identity.provider_id)],
+            "baas_identity": [
+                "id": .string(claims.baas_identity.id), "provider_type": .string(claims.baas_identity.provider_type),
+                "provider_id": .string(claims.baas_identity.provider_id),
+            ],
             "baas_device_id": .string(claims.baas_device_id),
         ]
         if let app = claims.baas_domain_id { payload["baas_domain_id"] = .string(app) }
@@ -122,8 +124,11 @@ final class TokenIssuer: Sendable {
             throw ServiceError(.invalidSession, "invalid session: token is missing its session")
         }
         if claims.exp <= clock.now {
-            throw ServiceError(.invalidSession, kind == .access ? "invalid session: access token expired"
-                                                                : "invalid session: refresh token expired")
+            throw ServiceError(
+                .invalidSession,
+                kind == .access
+                    ? "invalid session: access token expired"
+                    : "invalid session: refresh token expired")
         }
         return claims
     }

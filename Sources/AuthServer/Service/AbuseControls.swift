@@ -17,8 +17,11 @@ extension AuthService {
         if let wait = limiter.take(prefix + "a\u{0}" + address, limit: limit.perAddress, window: limit.windowSeconds, now: now) {
             throw Self.tooMany(wait)
         }
-        if let account, let wait = limiter.take(prefix + "u\u{0}" + account, limit: limit.perAccount,
-                                                window: limit.windowSeconds, now: now) {
+        if let account,
+            let wait = limiter.take(
+                prefix + "u\u{0}" + account, limit: limit.perAccount,
+                window: limit.windowSeconds, now: now)
+        {
             throw Self.tooMany(wait)
         }
     }
@@ -31,7 +34,8 @@ extension AuthService {
     func passwordFailureLimit(app: AppRuntime, account: String, counting: Bool) -> Int? {
         guard rateLimited(app), let limit = app.config.rateLimits.limits[.login] else { return nil }
         let key = "\(app.id)\u{0}\(RateLimits.Route.login.rawValue)\u{0}f\u{0}" + account
-        return counting ? limiter.take(key, limit: limit.perAccount, window: limit.windowSeconds, now: clock.now)
+        return counting
+            ? limiter.take(key, limit: limit.perAccount, window: limit.windowSeconds, now: clock.now)
             : limiter.peek(key, limit: limit.perAccount, window: limit.windowSeconds, now: clock.now)
     }
 
@@ -48,8 +52,9 @@ extension AuthService {
         let prefix = "\(app.id)\u{0}signin\u{0}"
         for (key, limit) in [("c\u{0}" + address, Self.signInShare.client), ("n\u{0}" + Self.network(of: address), Self.signInShare.network)] {
             if let wait = limiter.take(prefix + key, limit: limit, window: window, now: clock.now) {
-                throw ServiceError(.tooManyRequests, "too many sign-ins under way from your network: try again in \(wait) second\(wait == 1 ? "" : "s")",
-                                   retryAfter: wait)
+                throw ServiceError(
+                    .tooManyRequests, "too many sign-ins under way from your network: try again in \(wait) second\(wait == 1 ? "" : "s")",
+                    retryAfter: wait)
             }
         }
     }
@@ -65,8 +70,9 @@ extension AuthService {
     }
 
     static func tooMany(_ seconds: Int) -> ServiceError {
-        ServiceError(.tooManyRequests, "too many requests: try again in \(seconds) second\(seconds == 1 ? "" : "s")",
-                     retryAfter: seconds)
+        ServiceError(
+            .tooManyRequests, "too many requests: try again in \(seconds) second\(seconds == 1 ? "" : "s")",
+            retryAfter: seconds)
     }
 
     /// The back-off key of an account: app and email.

@@ -56,12 +56,14 @@ extension AuthService {
     /// Keeps a returning identity's verified email as its provider says it now (one write,
     /// only when it changed).
     func noteEmail(of identity: IdentityRecord, in user: UserRecord, app: AppRuntime) async throws {
-        guard let stored = user.identities.first(where: {
+        guard
+            let stored = user.identities.first(where: {
                 $0.providerType == identity.providerType && $0.externalId == identity.externalId
             }), stored.email != identity.email
         else { return }
-        try await store.setIdentityEmail(identity.email, app: app.id, providerType: identity.providerType,
-                                         externalId: identity.externalId)
+        try await store.setIdentityEmail(
+            identity.email, app: app.id, providerType: identity.providerType,
+            externalId: identity.externalId)
     }
 
     /// The 409 of a login whose verified email another user holds, with a new pending
@@ -69,13 +71,15 @@ extension AuthService {
     func accountExists(_ identity: IdentityRecord, email: String, holder: EmailHolder, app: AppRuntime) async throws -> ServiceError {
         let id = newId()
         let token = id + "." + Base64.encode(Secrets.randomBytes(32), urlSafe: true)
-        try await store.insertPendingCredential(PendingCredential(
-            id: id, appId: app.id, digest: Secrets.digest(token), email: email, identity: identity,
-            expiresAt: clock.now + Self.pendingCredentialLifetime))
+        try await store.insertPendingCredential(
+            PendingCredential(
+                id: id, appId: app.id, digest: Secrets.digest(token), email: email, identity: identity,
+                expiresAt: clock.now + Self.pendingCredentialLifetime))
         let names = holder.providers.joined(separator: ", ")
-        var error = ServiceError(.accountExistsWithDifferentCredential,
-                                 "an account already exists with this email: sign in with \(names), "
-                                 + "then link the pending credential to add \(identity.providerType) to it")
+        var error = ServiceError(
+            .accountExistsWithDifferentCredential,
+            "an account already exists with this email: sign in with \(names), "
+                + "then link the pending credential to add \(identity.providerType) to it")
         error.details = [
             "email": .string(email), "providers": .array(holder.providers.map(EJSON.string)),
             "provider": .string(identity.providerType), "pendingCredential": .string(token),

@@ -9,8 +9,9 @@ extension AuthService {
     func recentUser(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
         let (app, user, claims) = try await userOfAccessToken(token, in: expected)
         if let limit = app.config.recentLoginSeconds, clock.now - (claims.auth_time ?? 0) > limit {
-            throw ServiceError(.requiresRecentLogin,
-                               "this needs a recent login (within \(limit) s): log in again, then retry")
+            throw ServiceError(
+                .requiresRecentLogin,
+                "this needs a recent login (within \(limit) s): log in again, then retry")
         }
         return (app, user, claims)
     }
@@ -24,11 +25,14 @@ extension AuthService {
     /// `GET /auth/sessions`: `[{id, device_id, created, last_used, current}]`, oldest first.
     func sessions(token: String) async throws -> EJSON {
         let (app, user, claims) = try await userOfAccessToken(token)
-        return .array(try await store.sessions(userId: user.id, app: app.id).map { s in
-            ["id": .string(s.id), "device_id": .string(s.deviceId), "created": .int64(s.createdAt),
-             "last_used": .int64(s.lastUsed ?? s.createdAt), "current": .bool(s.id == claims.session),
-             "provider_type": .string(s.providerType)]
-        })
+        return .array(
+            try await store.sessions(userId: user.id, app: app.id).map { s in
+                [
+                    "id": .string(s.id), "device_id": .string(s.deviceId), "created": .int64(s.createdAt),
+                    "last_used": .int64(s.lastUsed ?? s.createdAt), "current": .bool(s.id == claims.session),
+                    "provider_type": .string(s.providerType),
+                ]
+            })
     }
 
     /// `DELETE /auth/sessions/{id}`: ends one of the caller's sessions (its refresh token and

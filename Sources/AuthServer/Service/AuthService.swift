@@ -93,8 +93,9 @@ final class AuthService: Sendable {
             domain = from.domain
         }
         if let transport {
-            let sender = MailSender(store: store, transport: transport, clock: c.clock, policy: policy, logger: c.logger,
-                                    metrics: metrics)
+            let sender = MailSender(
+                store: store, transport: transport, clock: c.clock, policy: policy, logger: c.logger,
+                metrics: metrics)
             mailSender = sender
             let copy = transport.isLocal ? nil : outbox
             mailer = MailQueue(store: store, sender: sender, clock: c.clock, domain: domain, devCopy: copy)
@@ -107,8 +108,11 @@ final class AuthService: Sendable {
             directory: c.pluginsDirectory, required: c.pluginsDirectoryRequired,
             limits: .init(memoryBytes: c.pluginMemoryLimit, deadline: c.pluginTimeLimit),
             watch: c.dev, reloadOnHangup: c.reloadPluginsOnHangup,
-            apps: c.apps.map { PluginServices(appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger,
-                                              templates: templates) },
+            apps: c.apps.map {
+                PluginServices(
+                    appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger,
+                    templates: templates)
+            },
             logger: c.logger)
         var configs = c.apps
         let exports = plugins.exports

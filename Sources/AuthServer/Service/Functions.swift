@@ -26,8 +26,9 @@ extension AuthService {
             }
         }
         if let f = app.providers.customFunction {
-            try check(f.authFunctionName, key: "providers.\(ProviderType.customFunction).authFunctionName",
-                      switch: "the custom-function provider")
+            try check(
+                f.authFunctionName, key: "providers.\(ProviderType.customFunction).authFunctionName",
+                switch: "the custom-function provider")
         }
     }
 
@@ -75,12 +76,15 @@ extension AuthService {
             logger.error("plugin call failed", metadata: ["app": "\(app.id)", "plugin": "\(function)", "error": "\(error)"])
             return ServiceError(.functionExecutionError, "function '\(function)' could not run")
         }
-        logger.warning("plugin error: \(lua.message)", metadata: [
-            "app": "\(app.id)", "plugin": "\(function)", "traceback": "\(lua.traceback ?? "")",
-        ])
+        logger.warning(
+            "plugin error: \(lua.message)",
+            metadata: [
+                "app": "\(app.id)", "plugin": "\(function)", "traceback": "\(lua.traceback ?? "")",
+            ])
         if lua.code == .timeout || lua.code == .memory {
-            AuditTrail.record("plugin_killed", app: app.id, outcome: "failure",
-                              detail: "\(lua.code == .timeout ? "time" : "memory") limit: \(function)")
+            AuditTrail.record(
+                "plugin_killed", app: app.id, outcome: "failure",
+                detail: "\(lua.code == .timeout ? "time" : "memory") limit: \(function)")
         }
         switch lua.code {
         case .timeout:
@@ -105,7 +109,8 @@ extension AuthService {
         // and an app function of the same name (`findOne`) is not what the client asked for.
         switch body.document["service"] {
         case nil, .null?: break
-        case .string(let service)?: throw ServiceError(.serviceNotFound, "service not found: '\(service)' (this server has no services, only the app's functions)")
+        case .string(let service)?:
+            throw ServiceError(.serviceNotFound, "service not found: '\(service)' (this server has no services, only the app's functions)")
         case let other?: throw ServiceError(.invalidParameter, "parameter 'service' must be a string, got \(other.typeName)")
         }
         guard !Self.isRoleFunction(name, of: app.config) else {
@@ -187,8 +192,9 @@ extension AuthService {
     func runStatusFunction(_ name: String, app: AppRuntime, arguments: [LuaValue], role: String) async throws -> FunctionStatus {
         let result = try await callPlugin(name, app: app, arguments: arguments)
         guard case .table(let t) = result, let text = t["status"].stringValue, let status = FunctionStatus(rawValue: text) else {
-            throw ServiceError(.functionExecutionError,
-                               "\(role) function '\(name)' must return {status = \"success\" | \"pending\" | \"fail\"}")
+            throw ServiceError(
+                .functionExecutionError,
+                "\(role) function '\(name)' must return {status = \"success\" | \"pending\" | \"fail\"}")
         }
         return status
     }

@@ -17,8 +17,10 @@ extension AuthService {
     func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?, address: String) async throws -> EJSON {
         if let pending = try body.optionalString("pendingCredential") {
             guard let linkToken else {
-                throw ServiceError(.invalidParameter, "a pendingCredential is only linked (?link=true): sign in as the account "
-                                   + "that holds its email, then link it")
+                throw ServiceError(
+                    .invalidParameter,
+                    "a pendingCredential is only linked (?link=true): sign in as the account "
+                        + "that holds its email, then link it")
             }
             return try await linkPending(pending, app: app, provider: provider, token: linkToken)
         }
@@ -45,22 +47,25 @@ extension AuthService {
             guard let u = try await store.user(id: owner, app: app.id) else { throw ServiceError(.authError, "invalid API key") }
             user = u
         } else if proof.identity.providerType != ProviderType.anonymous,
-            let u = try await store.user(app: app.id, providerType: proof.identity.providerType,
-                                         externalId: proof.identity.externalId)
+            let u = try await store.user(
+                app: app.id, providerType: proof.identity.providerType,
+                externalId: proof.identity.externalId)
         {
             user = u
             try await noteEmail(of: proof.identity, in: user, app: app)
         } else {
             if app.config.oneAccountPerEmail, let email = proof.identity.email,
-                let holder = try await store.emailHolder(app: app.id, email: email,
-                                                         accounts: proof.identity.providerType != ProviderType.userpass
-                                                             && Self.userpassVouches(app))
+                let holder = try await store.emailHolder(
+                    app: app.id, email: email,
+                    accounts: proof.identity.providerType != ProviderType.userpass
+                        && Self.userpassVouches(app))
             {
                 throw try await accountExists(proof.identity, email: email, holder: holder, app: app)
             }
             let now = clock.now
-            user = UserRecord(id: newId(), appId: app.id,
-                              data: proof.profile, createdAt: now, identities: [proof.identity])
+            user = UserRecord(
+                id: newId(), appId: app.id,
+                data: proof.profile, createdAt: now, identities: [proof.identity])
             try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
                 try await store.insertUser(user)
             }
@@ -68,14 +73,17 @@ extension AuthService {
         AuditTrail.user(user.id, app: app.id)
         AuditTrail.provider(proof.identity.providerType)
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
-        let tokens = try await startSession(app: app, user: user, providerType: proof.identity.providerType,
-                                            identityId: proof.identity.externalId, deviceId: deviceId)
-        var answer: EJSONDocument = ["access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
-                                     "user_id": .string(user.id), "device_id": .string(tokens.deviceId),
-                                     // authsh adds the profile (GET auth/profile's body), saving a
-                                     // client the second request of a login; App Services clients
-                                     // ignore it.
-                                     "profile": Self.profile(user, app: app)]
+        let tokens = try await startSession(
+            app: app, user: user, providerType: proof.identity.providerType,
+            identityId: proof.identity.externalId, deviceId: deviceId)
+        var answer: EJSONDocument = [
+            "access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
+            "user_id": .string(user.id), "device_id": .string(tokens.deviceId),
+            // authsh adds the profile (GET auth/profile's body), saving a
+            // client the second request of a login; App Services clients
+            // ignore it.
+            "profile": Self.profile(user, app: app),
+        ]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)
     }
@@ -95,8 +103,9 @@ extension AuthService {
         }
         if holder == nil {
             if type == ProviderType.userpass, user.identities.contains(where: { $0.providerType == ProviderType.userpass }) {
-                throw ServiceError(.internalServerError,
-                                   "linking a local-userpass identity is not allowed when one is already linked")
+                throw ServiceError(
+                    .internalServerError,
+                    "linking a local-userpass identity is not allowed when one is already linked")
             }
             var profile = user.data
             for (key, value) in proof.profile { profile[key] = value }
@@ -105,8 +114,9 @@ extension AuthService {
             }
         }
         let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
-        let access = try await accessToken(app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId,
-                                           authTime: claims.auth_time)
+        let access = try await accessToken(
+            app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId,
+            authTime: claims.auth_time)
         var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)
@@ -162,8 +172,10 @@ extension AuthService {
 
     /// The proof of an IdP identity: its subject, its profile fields, and its tokens when
     /// the provider returns them.
-    static func proof(_ v: OAuthProvider.Verified, provider: OAuthProvider,
-                      identity: (String, EJSONDocument) -> IdentityRecord) -> Proof {
+    static func proof(
+        _ v: OAuthProvider.Verified, provider: OAuthProvider,
+        identity: (String, EJSONDocument) -> IdentityRecord
+    ) -> Proof {
         var id = identity(v.subject, v.profile)
         id.email = v.emailVerified ? v.email.flatMap(vouchedEmail) : nil  // an unverified email never links or conflicts
         var proof = Proof(identity: id, profile: v.profile)

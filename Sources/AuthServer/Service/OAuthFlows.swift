@@ -51,15 +51,18 @@ struct OAuthFlows: Sendable {
     /// The flow of an IdP callback's `state`, removed: a state is used once.
     func take(_ state: String, now: Int64) async throws -> Flow? {
         guard let found = try await store.takeSignIn(id: Self.id(state), kind: .flow), found.expiresAt > now,
-              let content = Self.open(found, secret: state) else { return nil }
+            let content = Self.open(found, secret: state)
+        else { return nil }
         return Self.flow(content)
     }
 
     /// A login code for the proof of a loopback flow.
     func issueCode(for proof: AuthService.Proof, flow: Flow, challenge: String, now: Int64) async throws -> String {
         let code = Secrets.randomHex(bytes: 24)
-        let content: EJSONDocument = ["provider": .string(flow.provider), "challenge": .string(challenge),
-                                      "proof": .document(Self.document(proof))]
+        let content: EJSONDocument = [
+            "provider": .string(flow.provider), "challenge": .string(challenge),
+            "proof": .document(Self.document(proof)),
+        ]
         try await store.insertSignIn(Self.seal(content, secret: code, app: flow.app, kind: .code, expires: now + Self.codeLifetime))
         return code
     }
@@ -68,8 +71,8 @@ struct OAuthFlows: Sendable {
     /// this app's and provider's, unexpired, and `verifier` must match its challenge (S256).
     func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) async throws -> AuthService.Proof {
         guard let found = try await store.takeSignIn(id: Self.id(code), kind: .code), found.expiresAt > now,
-              let content = Self.open(found, secret: code), let challenge = content["challenge"]?.stringValue,
-              let proof = content["proof"]?.documentValue.flatMap(Self.proof)
+            let content = Self.open(found, secret: code), let challenge = content["challenge"]?.stringValue,
+            let proof = content["proof"]?.documentValue.flatMap(Self.proof)
         else {
             throw ServiceError(.authError, "login code is unknown, used or expired")
         }
@@ -95,14 +98,16 @@ struct OAuthFlows: Sendable {
     }
 
     private static func key(_ secret: String, kind: SealedSignIn.Kind) -> SymmetricKey {
-        HKDF<SHA256>.deriveKey(inputKeyMaterial: SymmetricKey(data: Array(secret.utf8)),
-                               info: Array("authsh sign-in \(kind.rawValue)".utf8), outputByteCount: 32)
+        HKDF<SHA256>.deriveKey(
+            inputKeyMaterial: SymmetricKey(data: Array(secret.utf8)),
+            info: Array("authsh sign-in \(kind.rawValue)".utf8), outputByteCount: 32)
     }
 
     /// `content` encrypted under the secret's key, bound to its app and kind.
     static func seal(_ content: EJSONDocument, secret: String, app: String, kind: SealedSignIn.Kind, expires: Int64) throws -> SealedSignIn {
-        let box = try AES.GCM.seal(Array(EJSON.document(content).encodedString(.canonical).utf8), using: key(secret, kind: kind),
-                                   authenticating: Array("\(app)\u{0}\(kind.rawValue)".utf8))
+        let box = try AES.GCM.seal(
+            Array(EJSON.document(content).encodedString(.canonical).utf8), using: key(secret, kind: kind),
+            authenticating: Array("\(app)\u{0}\(kind.rawValue)".utf8))
         guard let combined = box.combined else { throw StoreError.unavailable("seal sign-in") }
         return SealedSignIn(id: id(secret), appId: app, kind: kind, sealed: Array(combined), expiresAt: expires)
     }
@@ -110,9 +115,10 @@ struct OAuthFlows: Sendable {
     /// The content of a sealed sign-in, or nil when it does not open with this secret.
     static func open(_ signIn: SealedSignIn, secret: String) -> EJSONDocument? {
         guard let box = try? AES.GCM.SealedBox(combined: signIn.sealed),
-              let plain = try? AES.GCM.open(box, using: key(secret, kind: signIn.kind),
-                                            authenticating: Array("\(signIn.appId)\u{0}\(signIn.kind.rawValue)".utf8)),
-              case .document(let content)? = try? EJSON(parsing: String(decoding: plain, as: UTF8.self))
+            let plain = try? AES.GCM.open(
+                box, using: key(secret, kind: signIn.kind),
+                authenticating: Array("\(signIn.appId)\u{0}\(signIn.kind.rawValue)".utf8)),
+            case .document(let content)? = try? EJSON(parsing: String(decoding: plain, as: UTF8.self))
         else { return nil }
         return content
     }
@@ -120,9 +126,11 @@ struct OAuthFlows: Sendable {
     // MARK: content
 
     private static func document(_ flow: Flow) -> EJSONDocument {
-        var d: EJSONDocument = ["app": .string(flow.app), "provider": .string(flow.provider), "redirect": .string(flow.redirect),
-                                "clientState": .string(flow.clientState), "nonce": .string(flow.nonce),
-                                "verifier": .string(flow.verifier), "expires": .int64(flow.expires)]
+        var d: EJSONDocument = [
+            "app": .string(flow.app), "provider": .string(flow.provider), "redirect": .string(flow.redirect),
+            "clientState": .string(flow.clientState), "nonce": .string(flow.nonce),
+            "verifier": .string(flow.verifier), "expires": .int64(flow.expires),
+        ]
         if let v = flow.challenge { d["challenge"] = .string(v) }
         if let v = flow.linkToken { d["linkToken"] = .string(v) }
         if let v = flow.binding { d["binding"] = .string(v) }
@@ -132,31 +140,39 @@ struct OAuthFlows: Sendable {
 
     private static func flow(_ d: EJSONDocument) -> Flow? {
         guard let app = d["app"]?.stringValue, let provider = d["provider"]?.stringValue, let redirect = d["redirect"]?.stringValue,
-              let clientState = d["clientState"]?.stringValue, let nonce = d["nonce"]?.stringValue,
-              let verifier = d["verifier"]?.stringValue, case .int64(let expires)? = d["expires"] else { return nil }
-        return Flow(app: app, provider: provider, redirect: redirect, clientState: clientState, nonce: nonce, verifier: verifier,
-                    challenge: d["challenge"]?.stringValue, linkToken: d["linkToken"]?.stringValue,
-                    deviceId: d["deviceId"]?.stringValue, expires: expires, binding: d["binding"]?.stringValue)
+            let clientState = d["clientState"]?.stringValue, let nonce = d["nonce"]?.stringValue,
+            let verifier = d["verifier"]?.stringValue, case .int64(let expires)? = d["expires"]
+        else { return nil }
+        return Flow(
+            app: app, provider: provider, redirect: redirect, clientState: clientState, nonce: nonce, verifier: verifier,
+            challenge: d["challenge"]?.stringValue, linkToken: d["linkToken"]?.stringValue,
+            deviceId: d["deviceId"]?.stringValue, expires: expires, binding: d["binding"]?.stringValue)
     }
 
     private static func document(_ proof: AuthService.Proof) -> EJSONDocument {
         let i = proof.identity
-        var identity: EJSONDocument = ["externalId": .string(i.externalId), "providerType": .string(i.providerType),
-                                       "providerId": .string(i.providerId), "data": .document(i.data)]
+        var identity: EJSONDocument = [
+            "externalId": .string(i.externalId), "providerType": .string(i.providerType),
+            "providerId": .string(i.providerId), "data": .document(i.data),
+        ]
         if let email = i.email { identity["email"] = .string(email) }
-        var d: EJSONDocument = ["identity": .document(identity), "profile": .document(proof.profile),
-                                "providerTokens": .document(proof.providerTokens)]
+        var d: EJSONDocument = [
+            "identity": .document(identity), "profile": .document(proof.profile),
+            "providerTokens": .document(proof.providerTokens),
+        ]
         if let owner = proof.owner { d["owner"] = .string(owner) }
         return d
     }
 
     private static func proof(_ d: EJSONDocument) -> AuthService.Proof? {
         guard let i = d["identity"]?.documentValue, let externalId = i["externalId"]?.stringValue,
-              let providerType = i["providerType"]?.stringValue, let providerId = i["providerId"]?.stringValue
+            let providerType = i["providerType"]?.stringValue, let providerId = i["providerId"]?.stringValue
         else { return nil }
-        let identity = IdentityRecord(externalId: externalId, providerType: providerType, providerId: providerId,
-                                      data: i["data"]?.documentValue ?? [:], email: i["email"]?.stringValue)
-        return AuthService.Proof(identity: identity, owner: d["owner"]?.stringValue, profile: d["profile"]?.documentValue ?? [:],
-                                 providerTokens: d["providerTokens"]?.documentValue ?? [:])
+        let identity = IdentityRecord(
+            externalId: externalId, providerType: providerType, providerId: providerId,
+            data: i["data"]?.documentValue ?? [:], email: i["email"]?.stringValue)
+        return AuthService.Proof(
+            identity: identity, owner: d["owner"]?.stringValue, profile: d["profile"]?.documentValue ?? [:],
+            providerTokens: d["providerTokens"]?.documentValue ?? [:])
     }
 }

@@ -10,32 +10,39 @@ extension AuthService {
     }
 
     /// Starts a session for `user`, logged in through `identity`.
-    func startSession(app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
-                      deviceId: String) async throws -> Tokens {
+    func startSession(
+        app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
+        deviceId: String
+    ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
         let sessionId = newId()
         let anonymous = user.isAnonymous
         let refreshExp = now + (anonymous ? Self.noExpiry : config.refreshTokenLifetimeSeconds)
-        let refresh = try await tokens.sign(RefreshTokenClaims(
-            exp: refreshExp, iat: now, sub: user.id, session: sessionId,
-            identity: .init(id: identityId, providerType: providerType, providerId: app.providerId(providerType)),
-            deviceId: deviceId, appId: app.id))
-        try await store.insertSession(SessionRecord(
-            id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
-            identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
-            expiresAt: anonymous ? nil : refreshExp))
+        let refresh = try await tokens.sign(
+            RefreshTokenClaims(
+                exp: refreshExp, iat: now, sub: user.id, session: sessionId,
+                identity: .init(id: identityId, providerType: providerType, providerId: app.providerId(providerType)),
+                deviceId: deviceId, appId: app.id))
+        try await store.insertSession(
+            SessionRecord(
+                id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
+                identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
+                expiresAt: anonymous ? nil : refreshExp))
         let access = try await accessToken(app: config, user: user, session: sessionId, deviceId: deviceId, authTime: now)
         return Tokens(access: access, refresh: refresh, deviceId: deviceId)
     }
 
     /// An access token of `session`; `authTime` is when the session's login happened.
-    func accessToken(app: AppConfiguration, user: UserRecord, session: String, deviceId: String,
-                     authTime: Int64?) async throws -> String {
+    func accessToken(
+        app: AppConfiguration, user: UserRecord, session: String, deviceId: String,
+        authTime: Int64?
+    ) async throws -> String {
         let now = clock.now
-        return try await tokens.sign(AccessTokenClaims(
-            exp: now + app.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
-            appId: app.id, userData: user.customData, authTime: authTime))
+        return try await tokens.sign(
+            AccessTokenClaims(
+                exp: now + app.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
+                appId: app.id, userData: user.customData, authTime: authTime))
     }
 
     /// `POST /auth/session`: a new access token for a live session. The session's `last_used`
@@ -47,8 +54,9 @@ extension AuthService {
         if now - (session.lastUsed ?? session.createdAt) >= Self.lastUsedGranularity {
             try await store.touchSession(id: session.id, at: now)
         }
-        return try await accessToken(app: app.config, user: user, session: session.id, deviceId: session.deviceId,
-                                     authTime: session.createdAt)
+        return try await accessToken(
+            app: app.config, user: user, session: session.id, deviceId: session.deviceId,
+            authTime: session.createdAt)
     }
 
     /// How precise a session's `last_used` is, in seconds.

@@ -24,14 +24,17 @@ extension AuthService {
             guard app.config.emailEnumerationProtection else { throw inUse }
             _ = try await hasher.hash(password)  // the time a new account takes
             let notice = templates.render("notice", app: app.id, values: ["app": app.id, "email": email])
-            try await mailer.send(OutboxMessage(to: email, subject: notice.subject, body: notice.text, kind: "notice", token: "",
-                                                tokenId: "", link: "", sentAt: clock.now, html: notice.html), app: app.id)
+            try await mailer.send(
+                OutboxMessage(
+                    to: email, subject: notice.subject, body: notice.text, kind: "notice", token: "",
+                    tokenId: "", link: "", sentAt: clock.now, html: notice.html), app: app.id)
             return
         }
         let hash = try await hasher.hash(password)
-        let account = UserpassAccount(appId: app.id, email: email, passwordHash: hash,
-                                      identityId: newId(),
-                                      confirmed: config.autoConfirm, createdAt: clock.now)
+        let account = UserpassAccount(
+            appId: app.id, email: email, passwordHash: hash,
+            identityId: newId(),
+            confirmed: config.autoConfirm, createdAt: clock.now)
         try await storing(inUse) { try await store.insertUserpassAccount(account) }
         if config.autoConfirm { return }
         guard config.runConfirmationFunction, let name = config.confirmationFunctionName else {
@@ -51,8 +54,10 @@ extension AuthService {
     /// `pending` waits for `/confirm` with that token, `fail` is BadRequest.
     private func runConfirmation(_ name: String, app: AppRuntime, email: String) async throws {
         let (token, tokenId) = try await newToken(.confirm, app: app, email: email)
-        let request = LuaTable(["token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
-                                "username": .string(LuaString(email))])
+        let request = LuaTable([
+            "token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
+            "username": .string(LuaString(email)),
+        ])
         switch try await runStatusFunction(name, app: app, arguments: [.table(request)], role: "confirmation") {
         case .success:
             _ = try await store.consumeToken(app: app.id, kind: .confirm, id: tokenId, digest: Secrets.digest(token), now: clock.now)
@@ -67,8 +72,10 @@ extension AuthService {
     /// `confirm`: uses a confirmation token once.
     func confirm(app: AppRuntime, token: String, tokenId: String) async throws {
         _ = try userpassConfig(app)
-        guard let email = try await store.consumeToken(app: app.id, kind: .confirm, id: tokenId,
-                                                       digest: Secrets.digest(token), now: clock.now),
+        guard
+            let email = try await store.consumeToken(
+                app: app.id, kind: .confirm, id: tokenId,
+                digest: Secrets.digest(token), now: clock.now),
             let account = try await store.userpassAccount(app: app.id, email: email)
         else { throw ServiceError(.badRequest, "invalid token data") }
         guard !account.confirmed else { throw ServiceError(.userAlreadyConfirmed, "already confirmed") }
@@ -118,8 +125,10 @@ extension AuthService {
     func reset(app: AppRuntime, token: String, tokenId: String, password: String) async throws {
         _ = try userpassConfig(app)
         try Self.checkPasswordLength(password)
-        guard let email = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId,
-                                                       digest: Secrets.digest(token), now: clock.now)
+        guard
+            let email = try await store.consumeToken(
+                app: app.id, kind: .reset, id: tokenId,
+                digest: Secrets.digest(token), now: clock.now)
         else { throw ServiceError(.badRequest, "invalid token data") }
         let hash = try await hasher.hash(password)
         try await store.resetPassword(app: app.id, email: email, hash: hash)
@@ -142,11 +151,14 @@ extension AuthService {
         }
         let currentPasswordValid = try await hasher.verify(password, against: account.passwordHash)
         let (token, tokenId) = try await newToken(.reset, app: app, email: email)
-        let request = LuaTable(["username": .string(LuaString(email)), "password": .string(LuaString(password)),
-                                "token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
-                                "currentPasswordValid": .boolean(currentPasswordValid)])
-        let status = try await runStatusFunction(name, app: app, arguments: [.table(request)] + arguments.map(LuaEJSON.lua),
-                                                 role: "reset")
+        let request = LuaTable([
+            "username": .string(LuaString(email)), "password": .string(LuaString(password)),
+            "token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
+            "currentPasswordValid": .boolean(currentPasswordValid),
+        ])
+        let status = try await runStatusFunction(
+            name, app: app, arguments: [.table(request)] + arguments.map(LuaEJSON.lua),
+            role: "reset")
         switch status {
         case .success:
             _ = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: clock.now)
@@ -186,8 +198,9 @@ extension AuthService {
             if scalar.properties.generalCategory == .format { throw refuse("it contains an invisible formatting character") }
             if "()<>[]\\,;:\"".unicodeScalars.contains(scalar) { throw refuse("it contains '\(scalar)'") }
             if foldsIntoAnother(scalar) {
-                throw refuse("it contains U+\(String(scalar.value, radix: 16, uppercase: true)), which folds into another character "
-                             + "(write the address in lowercase, as it is delivered)")
+                throw refuse(
+                    "it contains U+\(String(scalar.value, radix: 16, uppercase: true)), which folds into another character "
+                        + "(write the address in lowercase, as it is delivered)")
             }
         }
         let parts = email.split(separator: "@", omittingEmptySubsequences: false)
@@ -204,8 +217,12 @@ extension AuthService {
     /// until one is used.
     func makeToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) -> (token: String, record: OneTimeToken) {
         let token = Secrets.randomHex(bytes: 32)
-        return (token, OneTimeToken(id: newId(), appId: app.id, kind: kind, email: email, digest: Secrets.digest(token),
-                                    expiresAt: clock.now + Self.linkLifetime))
+        return (
+            token,
+            OneTimeToken(
+                id: newId(), appId: app.id, kind: kind, email: email, digest: Secrets.digest(token),
+                expiresAt: clock.now + Self.linkLifetime)
+        )
     }
 
     /// A new token, stored (for a plugin to use: no mail carries it).
@@ -220,16 +237,21 @@ extension AuthService {
         let config = try userpassConfig(app)
         let (token, record) = makeToken(kind, app: app, email: email)
         let tokenId = record.id
-        let base = (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
+        let base =
+            (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
             ?? origin.map { "\($0)/\(kind == .confirm ? "confirm" : "reset")" }
         let link = base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
-        var values = ["app": app.id, "email": email, "token": token, "tokenId": tokenId, "minutes": String(Self.linkLifetime / 60),
-                      "subject": kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject]
+        var values = [
+            "app": app.id, "email": email, "token": token, "tokenId": tokenId, "minutes": String(Self.linkLifetime / 60),
+            "subject": kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject,
+        ]
         if !link.isEmpty { values["link"] = link }
         let mail = templates.render(kind.rawValue, app: app.id, values: values)
         // The token and the mail that carries it are stored in one transaction.
-        try await mailer.send(OutboxMessage(to: email, subject: mail.subject, body: mail.text, kind: kind.rawValue, token: token,
-                                            tokenId: tokenId, link: link, sentAt: clock.now, html: mail.html),
-                              app: app.id, storing: record, now: clock.now, keep: Self.outstandingTokens)
+        try await mailer.send(
+            OutboxMessage(
+                to: email, subject: mail.subject, body: mail.text, kind: kind.rawValue, token: token,
+                tokenId: tokenId, link: link, sentAt: clock.now, html: mail.html),
+            app: app.id, storing: record, now: clock.now, keep: Self.outstandingTokens)
     }
 }

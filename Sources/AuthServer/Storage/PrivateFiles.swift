@@ -36,9 +36,10 @@ enum PrivateFiles {
                 throw Failure(description: "cannot read \(ancestor): \(String(cString: strerror(errno)))")
             }
             if let problem = sharedProblem(info, leaf: ancestor == real) {
-                throw Failure(description: "the database's directory \(path)" + (ancestor == real ? "" : " is inside \(ancestor), which")
-                              + " \(problem): another user could replace the database or plant its journal. Use a directory "
-                              + "only you can write to (a missing one is created 0700)")
+                throw Failure(
+                    description: "the database's directory \(path)" + (ancestor == real ? "" : " is inside \(ancestor), which")
+                        + " \(problem): another user could replace the database or plant its journal. Use a directory "
+                        + "only you can write to (a missing one is created 0700)")
             }
         }
     }

@@ -195,8 +195,10 @@ public struct AuditEvent: Sendable, Equatable {
     /// Who acted when it was not the user: `admin:NAME` for an admin key's action.
     public var actor: String?
 
-    public init(time: Int64, appId: String, event: String, outcome: String, userId: String? = nil, provider: String? = nil,
-                address: String? = nil, userAgent: String? = nil, detail: String? = nil, actor: String? = nil) {
+    public init(
+        time: Int64, appId: String, event: String, outcome: String, userId: String? = nil, provider: String? = nil,
+        address: String? = nil, userAgent: String? = nil, detail: String? = nil, actor: String? = nil
+    ) {
         self.actor = actor
         self.time = time
         self.appId = appId
@@ -224,8 +226,10 @@ public struct AuditFilter: Sendable, Equatable {
     public var after: Int64?
     public var limit = 100
 
-    public init(appId: String? = nil, userId: String? = nil, event: String? = nil, since: Int64? = nil, before: Int64? = nil,
-                after: Int64? = nil, limit: Int = 100) {
+    public init(
+        appId: String? = nil, userId: String? = nil, event: String? = nil, since: Int64? = nil, before: Int64? = nil,
+        after: Int64? = nil, limit: Int = 100
+    ) {
         self.appId = appId
         self.userId = userId
         self.event = event

@@ -49,8 +49,12 @@ extension SQLStore {
         try await engine.write(operation) { r in
             try await r.run(UserpassAccountsTable.setPassword, [.text(hash), .text(app), .text(email)])
             // Session ids are never empty: "" keeps none.
-            try await r.run(SessionsTable.deleteOfAccount, [.text(app), .text(keep ?? ""), .text(ProviderType.userpass),
-                                                            .text(app), .text(email)])
+            try await r.run(
+                SessionsTable.deleteOfAccount,
+                [
+                    .text(app), .text(keep ?? ""), .text(ProviderType.userpass),
+                    .text(app), .text(email),
+                ])
         }
     }
 
@@ -60,10 +64,18 @@ extension SQLStore {
         try await engine.write("store token") { r in
             // Earlier tokens stay valid until they expire or one of them is used; only the
             // expired ones, and the oldest past `keep`, go.
-            try await r.run(OneTimeTokensTable.prune, [.text(t.appId), .text(t.kind.rawValue), .text(t.email), .integer(now),
-                                                       .text(t.appId), .text(t.kind.rawValue), .text(t.email), .integer(max(0, keep - 1))])
-            try await r.run(OneTimeTokensTable.insert, [.text(t.id), .text(t.appId), .text(t.kind.rawValue), .text(t.email),
-                                                        .blob(t.digest), .integer(t.expiresAt)])
+            try await r.run(
+                OneTimeTokensTable.prune,
+                [
+                    .text(t.appId), .text(t.kind.rawValue), .text(t.email), .integer(now),
+                    .text(t.appId), .text(t.kind.rawValue), .text(t.email), .integer(max(0, keep - 1)),
+                ])
+            try await r.run(
+                OneTimeTokensTable.insert,
+                [
+                    .text(t.id), .text(t.appId), .text(t.kind.rawValue), .text(t.email),
+                    .blob(t.digest), .integer(t.expiresAt),
+                ])
             if let mail { try await r.run(MailQueueTable.insert, MailQueueTable.insertArguments(mail)) }
         }
     }
@@ -74,9 +86,13 @@ extension SQLStore {
 
     public func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String? {
         try await engine.write("use token") { r in
-            guard let token = try await r.first(OneTimeTokensTable.select, [.text(id), .text(app), .text(kind.rawValue)], {
-                (email: try $0.text("email"), digest: try $0.bytes("digest"), expires: try $0.int64("expires_at"))
-            }) else { return nil }
+            guard
+                let token = try await r.first(
+                    OneTimeTokensTable.select, [.text(id), .text(app), .text(kind.rawValue)],
+                    {
+                        (email: try $0.text("email"), digest: try $0.bytes("digest"), expires: try $0.int64("expires_at"))
+                    })
+            else { return nil }
             guard Secrets.constantTimeEqual(token.digest, digest) else { return nil }
             guard token.expires > now else {
                 try await r.run(OneTimeTokensTable.deleteOne, [.text(id)])

@@ -10,8 +10,9 @@ extension SQLStore {
     public func auditEvents(_ filter: AuditFilter) async throws -> [AuditEvent] {
         try await engine.read("read audit log") { r in
             if let after = filter.after {
-                return try await r.all(AuditEventsTable.selectAfter, AuditEventsTable.selectAfterArguments(filter, after: after),
-                                       AuditEventsTable.event)
+                return try await r.all(
+                    AuditEventsTable.selectAfter, AuditEventsTable.selectAfterArguments(filter, after: after),
+                    AuditEventsTable.event)
             }
             return try await r.all(AuditEventsTable.select, AuditEventsTable.selectArguments(filter), AuditEventsTable.event)
         }

@@ -21,8 +21,11 @@ extension SQLStore {
         }
         return try await engine.snapshot("read session") { r in
             guard var found = try await r.first(SessionsTable.withUser, [.text(id)], SessionsTable.sessionAndUser) else { return nil }
-            found.1 = UsersTable.userWithIdentities(try await r.all(UsersTable.withIdentities, [.text(found.1.id), .text(found.1.appId)],
-                                                                    UsersTable.userAndIdentity)) ?? found.1
+            found.1 =
+                UsersTable.userWithIdentities(
+                    try await r.all(
+                        UsersTable.withIdentities, [.text(found.1.id), .text(found.1.appId)],
+                        UsersTable.userAndIdentity)) ?? found.1
             return found
         }
     }

@@ -5,9 +5,10 @@ extension SQLStore {
     public func exportUsers(app: String, after cursor: String?, limit: Int) async throws -> [PortableUser] {
         try await engine.snapshot("export users") { r in
             let from = cursor ?? ""
-            let end = try await r.first(TransferStatements.pageEnd, [.text(app), .text(from), .integer(limit - 1)]) {
-                try $0.text("id")
-            } ?? TransferStatements.idsEnd
+            let end =
+                try await r.first(TransferStatements.pageEnd, [.text(app), .text(from), .integer(limit - 1)]) {
+                    try $0.text("id")
+                } ?? TransferStatements.idsEnd
             var users: [PortableUser] = []
             try await r.each(TransferStatements.page, [.text(app), .text(from), .text(end)]) { row in
                 let id = try row.text("id")
@@ -19,9 +20,10 @@ extension SQLStore {
                 let identity = try IdentitiesTable.identity(row)
                 users[users.count - 1].user.identities.append(identity)
                 if let email = try row.optionalText("account_email") {
-                    users[users.count - 1].accounts.append(UserpassAccount(
-                        appId: app, email: email, passwordHash: try row.text("password_hash"), identityId: identity.externalId,
-                        confirmed: try row.bool("confirmed"), createdAt: try row.int64("account_created_at")))
+                    users[users.count - 1].accounts.append(
+                        UserpassAccount(
+                            appId: app, email: email, passwordHash: try row.text("password_hash"), identityId: identity.externalId,
+                            confirmed: try row.bool("confirmed"), createdAt: try row.int64("account_created_at")))
                 }
             }
             return users
@@ -34,8 +36,9 @@ extension SQLStore {
 
     public func exportLooseAccounts(app: String, after cursor: String?, limit: Int) async throws -> [UserpassAccount] {
         try await engine.read("export accounts") { r in
-            try await r.all(TransferStatements.looseAccounts, [.text(app), .text(cursor ?? ""), .integer(limit)],
-                            UserpassAccountsTable.account)
+            try await r.all(
+                TransferStatements.looseAccounts, [.text(app), .text(cursor ?? ""), .integer(limit)],
+                UserpassAccountsTable.account)
         }
     }
 
@@ -48,18 +51,26 @@ extension SQLStore {
                     counts.skipped += 1
                     continue
                 }
-                try await r.run(TransferStatements.insertUser, [.text(u.id), .text(u.appId), .text(u.type), u.data.sqlValue,
-                                                                u.customData.sqlValue, .bool(u.disabled), .integer(u.createdAt),
-                                                                .integer(p.lastLoginAt)])
+                try await r.run(
+                    TransferStatements.insertUser,
+                    [
+                        .text(u.id), .text(u.appId), .text(u.type), u.data.sqlValue,
+                        u.customData.sqlValue, .bool(u.disabled), .integer(u.createdAt),
+                        .integer(p.lastLoginAt),
+                    ])
                 for (position, identity) in u.identities.enumerated() {
-                    try await r.run(IdentitiesTable.insert, IdentitiesTable.insertArguments(identity, userId: u.id, app: u.appId,
-                                                                                            position: position))
+                    try await r.run(
+                        IdentitiesTable.insert,
+                        IdentitiesTable.insertArguments(
+                            identity, userId: u.id, app: u.appId,
+                            position: position))
                 }
                 for account in p.accounts { try await r.run(UserpassAccountsTable.insert, UserpassAccountsTable.insertArguments(account)) }
                 counts.imported += 1
             }
             for account in looseAccounts {
-                if try await r.first(TransferStatements.accountExists, [.text(account.appId), .text(account.email)], { try $0.int64("found") }) != nil {
+                if try await r.first(TransferStatements.accountExists, [.text(account.appId), .text(account.email)], { try $0.int64("found") }) != nil
+                {
                     counts.skipped += 1
                     continue
                 }

@@ -6,8 +6,11 @@ extension SQLStore {
         try await engine.write("create user") { r in
             try await r.run(UsersTable.insert, UsersTable.insertArguments(user))
             for (position, identity) in user.identities.enumerated() {
-                try await r.run(IdentitiesTable.insert, IdentitiesTable.insertArguments(identity, userId: user.id, app: user.appId,
-                                                                                        position: position))
+                try await r.run(
+                    IdentitiesTable.insert,
+                    IdentitiesTable.insertArguments(
+                        identity, userId: user.id, app: user.appId,
+                        position: position))
             }
         }
     }
@@ -20,9 +23,11 @@ extension SQLStore {
 
     public func user(app: String, providerType: String, externalId: String) async throws -> UserRecord? {
         try await engine.read("read user") { r in
-            UsersTable.userWithIdentities(try await r.all(UsersTable.withIdentitiesByIdentity,
-                                                          [.text(app), .text(providerType), .text(externalId)],
-                                                          UsersTable.userAndIdentity))
+            UsersTable.userWithIdentities(
+                try await r.all(
+                    UsersTable.withIdentitiesByIdentity,
+                    [.text(app), .text(providerType), .text(externalId)],
+                    UsersTable.userAndIdentity))
         }
     }
 
@@ -35,8 +40,11 @@ extension SQLStore {
     public func addIdentity(_ identity: IdentityRecord, toUser userId: String, app: String, profile: EJSONDocument) async throws {
         try await engine.write("link identity") { r in
             let position = try await r.first(IdentitiesTable.nextPosition, [.text(userId)]) { try $0.int64("next") } ?? 0
-            try await r.run(IdentitiesTable.insert, IdentitiesTable.insertArguments(identity, userId: userId, app: app,
-                                                                                    position: Int(position)))
+            try await r.run(
+                IdentitiesTable.insert,
+                IdentitiesTable.insertArguments(
+                    identity, userId: userId, app: app,
+                    position: Int(position)))
             try await r.run(UsersTable.setData, [profile.sqlValue, .text(userId)])
         }
     }
@@ -88,8 +96,11 @@ extension SQLStore {
                 return EmailHolder(userId: userId, providers: providers)
             }
             guard accounts else { return nil }
-            let waiting = try await r.first(UserpassAccountsTable.waitingWithEmail,
-                                            [.text(app), .text(email), .text(ProviderType.userpass)]) { _ in true } ?? false
+            let waiting =
+                try await r.first(
+                    UserpassAccountsTable.waitingWithEmail,
+                    [.text(app), .text(email), .text(ProviderType.userpass)]
+                ) { _ in true } ?? false
             return waiting ? EmailHolder(userId: nil, providers: [ProviderType.userpass]) : nil
         }
     }

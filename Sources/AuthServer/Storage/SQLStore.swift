@@ -90,9 +90,11 @@ final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
 /// `DELETE FROM t WHERE app_id = ?` for each table of an app's users (made once: statements are
 /// prepared by identity).
 private enum WipeStatements {
-    static let all: [SQL] = ["users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials",
-                                    "sign_ins", "mail_queue"]
-        .map { SQL("DELETE FROM \($0) WHERE app_id = ?") }
+    static let all: [SQL] = [
+        "users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials",
+        "sign_ins", "mail_queue",
+    ]
+    .map { SQL("DELETE FROM \($0) WHERE app_id = ?") }
 }
 
 /// `/readyz`'s question to the database: one that reads the schema and a table (a bare

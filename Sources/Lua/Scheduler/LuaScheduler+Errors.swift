@@ -47,7 +47,7 @@ extension LuaScheduler {
         if let text = LuaStack.text(at: -1, on: L) { return text }
         let typeName = "(error object is a \(String(cString: clua_typename(L, -1))) value)"
         if state.isSandboxed { return typeName }
-        let ok = authsh_tostring(L, -1) == LUA_OK                       // stack: error, string
+        let ok = authsh_tostring(L, -1) == LUA_OK  // stack: error, string
         let text = LuaStack.text(at: -1, on: L)
         clua_pop(L, 1)
         return ok ? text ?? "?" : typeName

@@ -5,7 +5,7 @@ extension LuaScheduler {
     /// `spawn(f, ...)`: a new task, started on the next scheduler turn.
     func spawnFromLua(_ L: OpaquePointer) throws -> LuaTaskHandle {
         guard isRunning else { throw LuaRaise("spawn: no chunk is running") }
-        let record = try spawn(from: L, count: lua_gettop(L))         // stack: f, args... (moved)
+        let record = try spawn(from: L, count: lua_gettop(L))  // stack: f, args... (moved)
         let handle = LuaTaskHandle(task: record.id)
         record.handle = handle
         return handle
@@ -72,7 +72,7 @@ extension LuaScheduler {
         switch style {
         case .single:
             guard let record = records.first else { return count }
-            lua_rawgeti(L, clua_registryindex, lua_Integer(record.resultsRef))   // stack: packed
+            lua_rawgeti(L, clua_registryindex, lua_Integer(record.resultsRef))  // stack: packed
             let n = Int32(Self.packedCount(L, -1))
             guard lua_checkstack(L, n + 1) != 0 else {
                 clua_pop(L, count + 1)

@@ -147,13 +147,13 @@ final class LuaScheduler {
         // The thread, and what authsh_mark_root pushes above it.
         guard lua_checkstack(L, 5) != 0 else { throw LuaError(.memory, "no room on the Lua stack to start a task") }
         // Never nil: Lua raises on allocation failure (and the cap is off while the host runs).
-        let thread = lua_newthread(L)!                           // stack: f, args..., thread
+        let thread = lua_newthread(L)!  // stack: f, args..., thread
         guard lua_checkstack(thread, count + 1) != 0 else {
-            clua_pop(L, 1)                                       // stack: f, args...
+            clua_pop(L, 1)  // stack: f, args...
             throw LuaError(.memory, "too many arguments for a task (\(count - 1))")
         }
-        authsh_mark_root(L)                                      // to Lua, a task is the main thread
-        let threadRef = luaL_ref(L, clua_registryindex)          // stack: f, args...
+        authsh_mark_root(L)  // to Lua, a task is the main thread
+        let threadRef = luaL_ref(L, clua_registryindex)  // stack: f, args...
         lua_xmove(L, thread, count)
         let record = TaskRecord(id: TaskID(raw: taskIDs.next()), thread: thread, threadRef: threadRef)
         tasks[record.id] = record
@@ -183,7 +183,7 @@ final class LuaScheduler {
         case LUA_OK:
             // Pack the results as {n = count, ...}. stack: r1...rn
             lua_createtable(co, nresults, 1)
-            lua_rotate(co, -(nresults + 1), 1)                   // stack: t, r1...rn
+            lua_rotate(co, -(nresults + 1), 1)  // stack: t, r1...rn
             for m in stride(from: nresults, through: 1, by: -1) {
                 lua_rawseti(co, -(m + 1), lua_Integer(m))
             }
@@ -192,7 +192,7 @@ final class LuaScheduler {
             record.resultsRef = luaL_ref(co, clua_registryindex)
             finish(record)
         default:
-            lua_xmove(co, L, 1)                                  // the error object, onto L
+            lua_xmove(co, L, 1)  // the error object, onto L
             let error = describeError(status: status, thread: co)
             record.failureRef = luaL_ref(L, clua_registryindex)
             lastTraceback = error.traceback

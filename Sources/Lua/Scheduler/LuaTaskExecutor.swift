@@ -24,11 +24,13 @@ final class LuaTaskExecutor: TaskExecutor {
         for _ in 0..<threads {
             let context = Unmanaged.passRetained(self).toOpaque()
             var thread = pthread_t()
-            pthread_create(&thread, nil, { context in
-                let executor = Unmanaged<LuaTaskExecutor>.fromOpaque(context!).takeRetainedValue()
-                executor.work()
-                return nil
-            }, context)
+            pthread_create(
+                &thread, nil,
+                { context in
+                    let executor = Unmanaged<LuaTaskExecutor>.fromOpaque(context!).takeRetainedValue()
+                    executor.work()
+                    return nil
+                }, context)
             pthread_detach(thread)
         }
     }

@@ -29,13 +29,18 @@ extension AuthService {
             Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
         }
         router.get("admin/style.css") { _, _ in
-            Response(status: .ok, headers: [.contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300",
-                                            .xContentTypeOptions: "nosniff"],
-                     body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.css)))
+            Response(
+                status: .ok,
+                headers: [
+                    .contentType: "text/css; charset=utf-8", .cacheControl: "max-age=300",
+                    .xContentTypeOptions: "nosniff",
+                ],
+                body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.css)))
         }
         router.get("admin/favicon.svg") { _, _ in
-            Response(status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400", .xContentTypeOptions: "nosniff"],
-                     body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.icon)))
+            Response(
+                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400", .xContentTypeOptions: "nosniff"],
+                body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.icon)))
         }
         router.get("admin") { request, context in
             guard self.pageSession(request, context, sessions) != nil else { return Self.redirect("/admin/login") }
@@ -46,7 +51,9 @@ extension AuthService {
             guard let action = channel.signInAction(verdict) else { return insecure() }
             let token = Secrets.randomHex(bytes: 32)
             var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": token, "action": action]), layout: [:])
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(verdict))"))
+            response.headers.append(
+                HTTPField(
+                    name: .setCookie, value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(verdict))"))
             return response
         }
         router.post("admin/login") { request, context in
@@ -54,7 +61,8 @@ extension AuthService {
             guard channel.acceptsKey(verdict, request) else { return insecure() }
             let form = try await Self.pageForm(request, context)
             guard let token = form["csrf"], let cookie = Self.cookie(Self.loginCookie, request),
-                  Secrets.constantTimeEqual(Array(token.utf8), Array(cookie.utf8)) else {
+                Secrets.constantTimeEqual(Array(token.utf8), Array(cookie.utf8))
+            else {
                 return Self.forbidden()
             }
             // The page serves every app; its sign-ins are recorded under the one it opens on.
@@ -64,17 +72,28 @@ extension AuthService {
                     await self.adminRefused(app: home, from: AdminActor(request, context), code: ServiceErrorCode.invalidAdminKey.rawValue)
                 }
                 let again = Secrets.randomHex(bytes: 32)
-                var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": again, "error": "That is not an admin key.",
-                                                                                       "action": channel.signInAction(verdict) ?? "/admin/login"]),
-                                         layout: [:], status: .unauthorized)
-                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(verdict))"))
+                var response = Self.page(
+                    "Sign in",
+                    AdminPageTemplates.render(
+                        "login",
+                        [
+                            "csrf": again, "error": "That is not an admin key.",
+                            "action": channel.signInAction(verdict) ?? "/admin/login",
+                        ]),
+                    layout: [:], status: .unauthorized)
+                response.headers.append(
+                    HTTPField(
+                        name: .setCookie,
+                        value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(secure(verdict))"))
                 return response
             }
             if let home { await self.adminRecord("admin_signed_in", app: home, user: nil, by: AdminActor(request, context, keyName: name)) }
             let (id, _) = sessions.start(keyName: name, now: self.clock.now)
             var response = Self.redirect("/admin")
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure(verdict))"))
-            response.headers.append(HTTPField(name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(verdict))"))
+            response.headers.append(
+                HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(secure(verdict))"))
+            response.headers.append(
+                HTTPField(name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(verdict))"))
             return response
         }
         router.post("admin/logout") { request, context in
@@ -82,7 +101,8 @@ extension AuthService {
             return try await self.pagePost(request, context, sessions) { _, _ in
                 if let id = Self.cookie(Self.pageCookie, request) { sessions.end(id) }
                 var response = Self.redirect("/admin/login")
-                response.headers.append(HTTPField(name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(verdict))"))
+                response.headers.append(
+                    HTTPField(name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(secure(verdict))"))
                 return response
             }
         }
@@ -128,13 +148,16 @@ extension AuthService {
                     let actor = AdminActor(request, context, keyName: session.keyName)
                     if (action == "disable" || action == "delete") && form["confirm"] != "yes" {
                         let question = action == "delete" ? "Delete user \(id)?" : "Disable user \(id)?"
-                        let explanation = action == "delete"
+                        let explanation =
+                            action == "delete"
                             ? "Its identities, sessions, API keys and email/password account go with it. This cannot be undone."
                             : "It will not log in, and the tokens it holds are refused, until it is enabled again."
-                        let content = AdminPageTemplates.render("confirm", [
-                            "question": question, "explanation": explanation, "action": "\(back)/\(action)", "csrf": session.csrf,
-                            "verb": action == "delete" ? "Delete" : "Disable", "back": back,
-                        ])
+                        let content = AdminPageTemplates.render(
+                            "confirm",
+                            [
+                                "question": question, "explanation": explanation, "action": "\(back)/\(action)", "csrf": session.csrf,
+                                "verb": action == "delete" ? "Delete" : "Disable", "back": back,
+                            ])
                         return Self.page(question, content, layout: self.pageLayout(session, app: app.id))
                     }
                     switch action {
@@ -167,7 +190,9 @@ extension AuthService {
                 let events = try await self.store.auditEvents(AuditFilter(appId: app.id, userId: user, event: event, before: before, limit: 100))
                 var next: String?
                 if events.count == 100, let last = events.last?.id {
-                    next = "/admin/apps/\(app.id)/audit?" + FormEncoding.encode([("event", event ?? ""), ("user", user ?? ""), ("before", String(last))])
+                    next =
+                        "/admin/apps/\(app.id)/audit?"
+                        + FormEncoding.encode([("event", event ?? ""), ("user", user ?? ""), ("before", String(last))])
                 }
                 var values: [String: Any] = [
                     "app": app.id, "event": event ?? "", "user": user ?? "", "events": events.map { Self.pageEvent($0) },
@@ -189,36 +214,44 @@ extension AuthService {
     }
 
     /// A page for a signed-in admin (else to the sign-in page); errors become pages.
-    private func pageGet(_ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
-                         _ body: (AdminPageSessions.Session, AppRuntime) async throws -> (title: String, content: String)) async throws -> Response {
+    private func pageGet(
+        _ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
+        _ body: (AdminPageSessions.Session, AppRuntime) async throws -> (title: String, content: String)
+    ) async throws -> Response {
         guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
         do {
             let app = try app(context.parameters.get("app") ?? "")
             let (title, content) = try await body(session, app)
             return Self.page(title, content, layout: pageLayout(session, app: app.id))
         } catch let error as ServiceError {
-            return Self.page("Not found", AdminPageTemplates.render("message", ["title": "Not found", "message": error.message]),
-                             layout: pageLayout(session, app: context.parameters.get("app") ?? ""), status: .init(code: error.status))
+            return Self.page(
+                "Not found", AdminPageTemplates.render("message", ["title": "Not found", "message": error.message]),
+                layout: pageLayout(session, app: context.parameters.get("app") ?? ""), status: .init(code: error.status))
         }
     }
 
     /// A form post of a signed-in admin with the session's CSRF token (else 403); errors become pages.
-    private func pagePost(_ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
-                          _ body: (AdminPageSessions.Session, [String: String]) async throws -> Response) async throws -> Response {
+    private func pagePost(
+        _ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
+        _ body: (AdminPageSessions.Session, [String: String]) async throws -> Response
+    ) async throws -> Response {
         guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
         let form = try await Self.pageForm(request, context)
         guard let token = form["csrf"], Secrets.constantTimeEqual(Array(token.utf8), Array(session.csrf.utf8)) else { return Self.forbidden() }
         do {
             return try await body(session, form)
         } catch let error as ServiceError {
-            return Self.page("Refused", AdminPageTemplates.render("message", ["title": "Refused", "message": error.message]),
-                             layout: pageLayout(session, app: context.parameters.get("app") ?? ""), status: .init(code: error.status))
+            return Self.page(
+                "Refused", AdminPageTemplates.render("message", ["title": "Refused", "message": error.message]),
+                layout: pageLayout(session, app: context.parameters.get("app") ?? ""), status: .init(code: error.status))
         }
     }
 
     private func pageLayout(_ session: AdminPageSessions.Session, app: String) -> [String: Any] {
-        ["signedIn": true, "csrf": session.csrf, "keyName": session.keyName, "app": app,
-         "apps": apps.keys.sorted().map { ["id": $0, "current": $0 == app] as [String: Any] }]
+        [
+            "signedIn": true, "csrf": session.csrf, "keyName": session.keyName, "app": app,
+            "apps": apps.keys.sorted().map { ["id": $0, "current": $0 == app] as [String: Any] },
+        ]
     }
 
     private static func pageForm(_ request: Request, _ context: AuthRequestContext) async throws -> [String: String] {
@@ -257,8 +290,10 @@ extension AuthService {
             return d
         }
         values["sessions"] = sessions.map { s in
-            ["id": s.id, "providerType": s.providerType, "created": Self.when(s.createdAt), "lastUsed": Self.when(s.lastUsed),
-             "app": app.id, "user": u.id, "csrf": csrf] as [String: Any]
+            [
+                "id": s.id, "providerType": s.providerType, "created": Self.when(s.createdAt), "lastUsed": Self.when(s.lastUsed),
+                "app": app.id, "user": u.id, "csrf": csrf,
+            ] as [String: Any]
         }
         values["hasSessions"] = !sessions.isEmpty
         values["apiKeys"] = keys.map { ["name": $0.name, "disabled": $0.disabled] as [String: Any] }
@@ -270,15 +305,19 @@ extension AuthService {
     private static func pageRow(_ r: AdminUserRecord, app: String) -> [String: Any] {
         let u = r.user
         let emails = Set(u.identities.compactMap(\.email) + [u.data["email"]?.stringValue].compactMap { $0 })
-        return ["app": app, "id": u.id, "email": emails.sorted().joined(separator: ", "),
-                "providers": u.identities.map(\.providerType).joined(separator: ", "),
-                "state": u.disabled ? "disabled" : "enabled", "disabled": u.disabled,
-                "created": when(u.createdAt), "lastLogin": when(r.lastLoginAt)]
+        return [
+            "app": app, "id": u.id, "email": emails.sorted().joined(separator: ", "),
+            "providers": u.identities.map(\.providerType).joined(separator: ", "),
+            "state": u.disabled ? "disabled" : "enabled", "disabled": u.disabled,
+            "created": when(u.createdAt), "lastLogin": when(r.lastLoginAt),
+        ]
     }
 
     private static func pageEvent(_ e: AuditEvent) -> [String: Any] {
-        var d: [String: Any] = ["time": when(e.time), "event": e.event, "outcome": e.outcome, "app": e.appId,
-                                "provider": e.provider ?? "", "address": e.address ?? "", "actor": e.actor ?? "", "detail": e.detail ?? ""]
+        var d: [String: Any] = [
+            "time": when(e.time), "event": e.event, "outcome": e.outcome, "app": e.appId,
+            "provider": e.provider ?? "", "address": e.address ?? "", "actor": e.actor ?? "", "detail": e.detail ?? "",
+        ]
         // Not `user`: a section looks a missing key up in the page's values (the filter).
         if let user = e.userId { d["eventUser"] = user }
         return d
@@ -295,7 +334,8 @@ extension AuthService {
         var values = layout
         values["title"] = title
         values["content"] = content
-        return Response(status: status, headers: pageHeaders(), body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.render("layout", values))))
+        return Response(
+            status: status, headers: pageHeaders(), body: .init(byteBuffer: ByteBuffer(string: AdminPageTemplates.render("layout", values))))
     }
 
     static func redirect(_ location: String) -> Response {
@@ -305,15 +345,23 @@ extension AuthService {
     }
 
     static func forbidden() -> Response {
-        page("Refused", AdminPageTemplates.render("message", [
-            "title": "Refused", "message": "This form did not come from this page, or it expired (no CSRF token, or a wrong one). Go back, reload and try again.",
-        ]), layout: [:], status: .forbidden)
+        page(
+            "Refused",
+            AdminPageTemplates.render(
+                "message",
+                [
+                    "title": "Refused",
+                    "message": "This form did not come from this page, or it expired (no CSRF token, or a wrong one). Go back, reload and try again.",
+                ]), layout: [:], status: .forbidden)
     }
 
     static func pageHeaders() -> HTTPFields {
-        [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
-         .xFrameOptions: "DENY", .referrerPolicy: "no-referrer",
-         .contentSecurityPolicy: "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"]
+        [
+            .contentType: "text/html; charset=utf-8", .cacheControl: "no-store", .xContentTypeOptions: "nosniff",
+            .xFrameOptions: "DENY", .referrerPolicy: "no-referrer",
+            .contentSecurityPolicy:
+                "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+        ]
     }
 }
 

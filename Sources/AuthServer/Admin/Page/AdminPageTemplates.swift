@@ -129,37 +129,37 @@ enum AdminPageTemplates {
 
     /// The page's icon (a browser asks for one; without it, a 404 in the console).
     static let icon = """
-    <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f883d"/><path d="M5 8h6M8 5v6" stroke="#fff" stroke-width="2"/></svg>
-    """
+        <svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#1f883d"/><path d="M5 8h6M8 5v6" stroke="#fff" stroke-width="2"/></svg>
+        """
 
     static let css = """
-    :root { color-scheme: light dark; --line: #d1d9e0; --muted: #59636e; --bad: #cf222e; --good: #1a7f37; }
-    * { box-sizing: border-box; }
-    body { font: 15px/1.5 system-ui, sans-serif; margin: 0; }
-    header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); }
-    header .brand { font-weight: 600; text-decoration: none; }
-    header nav { flex: 1; display: flex; flex-wrap: wrap; gap: .8rem; }
-    header form { margin: 0; }
-    main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
-    h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
-    a[aria-current] { font-weight: 600; }
-    .note { color: var(--muted); }
-    .error { color: var(--bad); }
-    .stack { display: grid; gap: .5rem; max-width: 24rem; }
-    .search { display: flex; flex-wrap: wrap; gap: .4rem .6rem; align-items: center; margin-bottom: 1rem; }
-    .actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; }
-    .actions form { margin: 0; }
-    input, select, button { font: inherit; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 6px; }
-    button { cursor: pointer; background: transparent; color: inherit; }
-    button.primary { background: var(--good); color: white; border-color: var(--good); }
-    button.danger { color: var(--bad); border-color: var(--bad); }
-    .scroll { overflow-x: auto; }
-    table { border-collapse: collapse; width: 100%; }
-    th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
-    td form { margin: 0; }
-    .disabled, .failure { color: var(--bad); } .enabled, .success { color: var(--good); }
-    dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
-    dl.facts dd { margin: 0; }
-    pre { padding: .6rem; border: 1px solid var(--line); border-radius: 6px; overflow-x: auto; }
-    """
+        :root { color-scheme: light dark; --line: #d1d9e0; --muted: #59636e; --bad: #cf222e; --good: #1a7f37; }
+        * { box-sizing: border-box; }
+        body { font: 15px/1.5 system-ui, sans-serif; margin: 0; }
+        header { display: flex; flex-wrap: wrap; gap: .5rem 1rem; align-items: center; padding: .6rem 1rem; border-bottom: 1px solid var(--line); }
+        header .brand { font-weight: 600; text-decoration: none; }
+        header nav { flex: 1; display: flex; flex-wrap: wrap; gap: .8rem; }
+        header form { margin: 0; }
+        main { max-width: 72rem; margin: 0 auto; padding: 1rem; }
+        h1 { font-size: 1.4rem; } h2 { font-size: 1.1rem; margin-top: 1.6rem; }
+        a[aria-current] { font-weight: 600; }
+        .note { color: var(--muted); }
+        .error { color: var(--bad); }
+        .stack { display: grid; gap: .5rem; max-width: 24rem; }
+        .search { display: flex; flex-wrap: wrap; gap: .4rem .6rem; align-items: center; margin-bottom: 1rem; }
+        .actions { display: flex; flex-wrap: wrap; gap: .6rem; align-items: center; }
+        .actions form { margin: 0; }
+        input, select, button { font: inherit; padding: .35rem .5rem; border: 1px solid var(--line); border-radius: 6px; }
+        button { cursor: pointer; background: transparent; color: inherit; }
+        button.primary { background: var(--good); color: white; border-color: var(--good); }
+        button.danger { color: var(--bad); border-color: var(--bad); }
+        .scroll { overflow-x: auto; }
+        table { border-collapse: collapse; width: 100%; }
+        th, td { text-align: left; padding: .35rem .5rem; border-bottom: 1px solid var(--line); white-space: nowrap; }
+        td form { margin: 0; }
+        .disabled, .failure { color: var(--bad); } .enabled, .success { color: var(--good); }
+        dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: .2rem 1rem; }
+        dl.facts dd { margin: 0; }
+        pre { padding: .6rem; border: 1px solid var(--line); border-radius: 6px; overflow-x: auto; }
+        """
 }

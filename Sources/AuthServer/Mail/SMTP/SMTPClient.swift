@@ -99,8 +99,9 @@ struct SMTPClient: Sendable {
             }
         do {
             let channel = try await bootstrap.connect(host: configuration.host, port: configuration.port).get()
-            return SMTPSession(channel: channel, replies: replies,
-                               timeout: .seconds(configuration.commandTimeoutSeconds))
+            return SMTPSession(
+                channel: channel, replies: replies,
+                timeout: .seconds(configuration.commandTimeoutSeconds))
         } catch {
             throw .transient("cannot connect to \(configuration.host):\(configuration.port): \(error)")
         }

@@ -14,7 +14,9 @@ struct SMTPSession: Sendable {
         let replies = self.replies, channel = self.channel, timeout = self.timeout
         loop.execute {
             replies.expect(promise)
-            let deadline = loop.scheduleTask(in: timeout) { promise.fail(SMTPError.transient("no reply within \(timeout.nanoseconds / 1_000_000_000) s")) }
+            let deadline = loop.scheduleTask(in: timeout) {
+                promise.fail(SMTPError.transient("no reply within \(timeout.nanoseconds / 1_000_000_000) s"))
+            }
             promise.futureResult.whenComplete { _ in deadline.cancel() }
             if let line {
                 var buffer = channel.allocator.buffer(capacity: line.utf8.count + 2)

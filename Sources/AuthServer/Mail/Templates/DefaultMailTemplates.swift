@@ -3,64 +3,66 @@ enum DefaultMailTemplates {
     static let sources: [String: String] = [
         "confirm.subject": "{{subject}}",
         "confirm.text": """
-            Hello,
+        Hello,
 
-            {{#link}}Please confirm your email address for {{app}} by opening this link:
+        {{#link}}Please confirm your email address for {{app}} by opening this link:
 
-            {{link}}
-            {{/link}}{{^link}}Please confirm your email address for {{app}} with this token:
+        {{link}}
+        {{/link}}{{^link}}Please confirm your email address for {{app}} with this token:
 
-            token: {{token}}
-            tokenId: {{tokenId}}
-            {{/link}}
-            It works once, for {{minutes}} minutes. If you did not sign up, you can ignore this mail.
+        token: {{token}}
+        tokenId: {{tokenId}}
+        {{/link}}
+        It works once, for {{minutes}} minutes. If you did not sign up, you can ignore this mail.
 
-            """,
-        "confirm.html": html(intro: "Please confirm your email address for {{app}}.", action: "Confirm my email",
-                             after: "If you did not sign up, you can ignore this mail."),
+        """,
+        "confirm.html": html(
+            intro: "Please confirm your email address for {{app}}.", action: "Confirm my email",
+            after: "If you did not sign up, you can ignore this mail."),
         "reset.subject": "{{subject}}",
         "reset.text": """
-            Hello,
+        Hello,
 
-            {{#link}}Someone asked to reset the password of {{email}} for {{app}}. To choose a new password, open this link:
+        {{#link}}Someone asked to reset the password of {{email}} for {{app}}. To choose a new password, open this link:
 
-            {{link}}
-            {{/link}}{{^link}}Someone asked to reset the password of {{email}} for {{app}}. Reset it with this token:
+        {{link}}
+        {{/link}}{{^link}}Someone asked to reset the password of {{email}} for {{app}}. Reset it with this token:
 
-            token: {{token}}
-            tokenId: {{tokenId}}
-            {{/link}}
-            It works once, for {{minutes}} minutes. If it was not you, ignore this mail: your password stays as it is.
+        token: {{token}}
+        tokenId: {{tokenId}}
+        {{/link}}
+        It works once, for {{minutes}} minutes. If it was not you, ignore this mail: your password stays as it is.
 
-            """,
-        "reset.html": html(intro: "Someone asked to reset the password of {{email}} for {{app}}.", action: "Choose a new password",
-                           after: "If it was not you, ignore this mail: your password stays as it is."),
+        """,
+        "reset.html": html(
+            intro: "Someone asked to reset the password of {{email}} for {{app}}.", action: "Choose a new password",
+            after: "If it was not you, ignore this mail: your password stays as it is."),
         "notice.subject": "Someone tried to sign up with your address",
         "notice.text": """
-            Hello,
+        Hello,
 
-            Someone tried to create an account for {{app}} with this address, which already has one. If it was you, \
-            log in, or reset your password if you forgot it. If not, you can ignore this mail.
+        Someone tried to create an account for {{app}} with this address, which already has one. If it was you, \
+        log in, or reset your password if you forgot it. If not, you can ignore this mail.
 
-            """,
+        """,
         "notice.html": """
-            <!DOCTYPE html>
-            <html><body style="font-family: sans-serif; line-height: 1.5; color: #222;">
-            <p>Hello,</p>
-            <p>Someone tried to create an account for {{app}} with this address, which already has one. If it was you, log in, \
-            or reset your password if you forgot it. If not, you can ignore this mail.</p>
-            </body></html>
+        <!DOCTYPE html>
+        <html><body style="font-family: sans-serif; line-height: 1.5; color: #222;">
+        <p>Hello,</p>
+        <p>Someone tried to create an account for {{app}} with this address, which already has one. If it was you, log in, \
+        or reset your password if you forgot it. If not, you can ignore this mail.</p>
+        </body></html>
 
-            """,
+        """,
         "plugin.subject": "{{subject}}",
         "plugin.text": "{{body}}",
         "plugin.html": """
-            <!DOCTYPE html>
-            <html><body style="font-family: sans-serif; line-height: 1.5; color: #222;">
-            <pre style="font-family: inherit; white-space: pre-wrap;">{{body}}</pre>
-            </body></html>
+        <!DOCTYPE html>
+        <html><body style="font-family: sans-serif; line-height: 1.5; color: #222;">
+        <pre style="font-family: inherit; white-space: pre-wrap;">{{body}}</pre>
+        </body></html>
 
-            """,
+        """,
     ]
 
     /// An HTML mail with a button for the link, or the token when there is no link.

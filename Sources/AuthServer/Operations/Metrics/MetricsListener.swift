@@ -6,13 +6,16 @@ import ServiceLifecycle
 /// nothing else, on an address of its own so that it can stay off the public one.
 enum MetricsListener {
     /// The server answering `/metrics` on `host`:`port`, run beside the main one.
-    static func make(metrics: ServerMetrics, store: any AuthStore, host: String, port: Int, logger: Logger,
-                     onListening: @escaping @Sendable (String, Int) async -> Void) -> any Service {
+    static func make(
+        metrics: ServerMetrics, store: any AuthStore, host: String, port: Int, logger: Logger,
+        onListening: @escaping @Sendable (String, Int) async -> Void
+    ) -> any Service {
         let router = Router()
         router.get("metrics") { _, _ in
             let body = await metrics.render(store: store)
-            return Response(status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
-                            body: .init(byteBuffer: .init(bytes: body)))
+            return Response(
+                status: .ok, headers: [.contentType: "text/plain; version=0.0.4; charset=utf-8"],
+                body: .init(byteBuffer: .init(bytes: body)))
         }
         return Application(
             router: router,

@@ -16,8 +16,9 @@ struct MetricsMiddleware: RouterMiddleware {
         let method = Self.methods.contains(request.method) ? request.method.rawValue : "other"
         do {
             let response = try await next(request, context)
-            metrics.request(route: route(context), method: method, status: Int(response.status.code),
-                            duration: ContinuousClock.now - start)
+            metrics.request(
+                route: route(context), method: method, status: Int(response.status.code),
+                duration: ContinuousClock.now - start)
             return response
         } catch {
             let status = (error as? any HTTPResponseError)?.status.code ?? 500

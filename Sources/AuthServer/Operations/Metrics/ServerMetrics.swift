@@ -33,12 +33,14 @@ public final class ServerMetrics: Sendable {
     public init() {
         let registry = registry
         mailQueueDepth = registry.makeGauge(descriptor: Family.mailQueueDepth.descriptor)
-        dbInFlight = Dictionary(uniqueKeysWithValues: DatabaseMeter.Kind.allCases.map {
-            ($0, registry.makeGauge(descriptor: Family.dbInFlight.descriptor, labels: [("kind", $0.rawValue)]))
-        })
-        dbTotal = Dictionary(uniqueKeysWithValues: DatabaseMeter.Kind.allCases.map {
-            ($0, registry.makeCounter(descriptor: Family.dbTotal.descriptor, labels: [("kind", $0.rawValue)]))
-        })
+        dbInFlight = Dictionary(
+            uniqueKeysWithValues: DatabaseMeter.Kind.allCases.map {
+                ($0, registry.makeGauge(descriptor: Family.dbInFlight.descriptor, labels: [("kind", $0.rawValue)]))
+            })
+        dbTotal = Dictionary(
+            uniqueKeysWithValues: DatabaseMeter.Kind.allCases.map {
+                ($0, registry.makeCounter(descriptor: Family.dbTotal.descriptor, labels: [("kind", $0.rawValue)]))
+            })
         dbPool = registry.makeGauge(descriptor: Family.dbPool.descriptor)
     }
 

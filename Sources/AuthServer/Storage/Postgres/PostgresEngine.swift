@@ -131,20 +131,22 @@ struct PostgresRunner: SQLRunner {
         }
         // Drained before the rows are decoded: a statement's errors surface only while its
         // rows are read.
-        let rows = if let slot = PostgresStatements.slot(for: sql) {
-            try await prepared(slot, binds)
-        } else {
-            try await unnamed(PostgresQuery(unsafeSQL: sql.postgres, binds: binds))
-        }
+        let rows =
+            if let slot = PostgresStatements.slot(for: sql) {
+                try await prepared(slot, binds)
+            } else {
+                try await unnamed(PostgresQuery(unsafeSQL: sql.postgres, binds: binds))
+            }
         for result in rows { try row(result.makeRandomAccess()) }
     }
 
     private func prepared<Slot: PostgresStatementSlot>(_ slot: Slot.Type, _ binds: PostgresBindings) async throws -> [PostgresRow] {
         let statement = PostgresSlotStatement<Slot>(bindings: binds)
-        let sequence = switch target {
-        case .pool(let client): try await client.execute(statement, logger: logger)
-        case .connection(let connection): try await connection.execute(statement, logger: logger)
-        }
+        let sequence =
+            switch target {
+            case .pool(let client): try await client.execute(statement, logger: logger)
+            case .connection(let connection): try await connection.execute(statement, logger: logger)
+            }
         var rows: [PostgresRow] = []
         for try await row in sequence { rows.append(row) }
         return rows
@@ -175,8 +177,10 @@ extension SQLStore where Engine == PostgresEngine {
     /// Connects to PostgreSQL and migrates.
     /// - Parameter startupTimeout: how long the first connection and the migrations may take.
     /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated in time.
-    convenience init(configuration: PostgresClient.Configuration, logger: Logger,
-                            startupTimeout: Duration = .seconds(30)) async throws {
+    convenience init(
+        configuration: PostgresClient.Configuration, logger: Logger,
+        startupTimeout: Duration = .seconds(30)
+    ) async throws {
         self.init(engine: try await PostgresEngine(configuration: configuration, logger: logger, startupTimeout: startupTimeout))
     }
 }

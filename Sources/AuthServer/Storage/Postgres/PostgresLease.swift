@@ -16,9 +16,11 @@ enum PostgresLease {
     /// Runs `body` on a connection of `client` (in a transaction when `transaction`), or throws
     /// `StoreError.unavailable` when no connection came within `deadline` (``deadline`` but for
     /// the migrations at start-up, which wait as long as the start-up may take).
-    static func run<T: Sendable>(_ client: PostgresClient, transaction: Bool, logger: Logger, operation: String,
-                                 deadline: Duration = PostgresLease.deadline,
-                                 _ body: (PostgresConnection) async throws -> T) async throws -> T {
+    static func run<T: Sendable>(
+        _ client: PostgresClient, transaction: Bool, logger: Logger, operation: String,
+        deadline: Duration = PostgresLease.deadline,
+        _ body: (PostgresConnection) async throws -> T
+    ) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
             let start = ContinuousClock.now
             let work = Work(body)
@@ -28,17 +30,18 @@ enum PostgresLease {
                 group.addTask {
                     // The body runs only if the connection came first: an operation the deadline
                     // won never starts (in a transaction it is rolled back), so a 503 had no effect.
-                    let value = if transaction {
-                        try await client.withTransaction(logger: logger) { connection in
-                            guard race.settle(.leased) else { throw late }
-                            return try await work.body(connection)
+                    let value =
+                        if transaction {
+                            try await client.withTransaction(logger: logger) { connection in
+                                guard race.settle(.leased) else { throw late }
+                                return try await work.body(connection)
+                            }
+                        } else {
+                            try await client.withConnection { connection in
+                                guard race.settle(.leased) else { throw late }
+                                return try await work.body(connection)
+                            }
                         }
-                    } else {
-                        try await client.withConnection { connection in
-                            guard race.settle(.leased) else { throw late }
-                            return try await work.body(connection)
-                        }
-                    }
                     return .value(value)
                 }
                 group.addTask {
@@ -66,8 +69,9 @@ enum PostgresLease {
 
         /// True when `side` is the winner (it settled the race, or had already).
         func settle(_ side: Winner) -> Bool {
-            let (exchanged, current) = winner.compareExchange(expected: Winner.none.rawValue, desired: side.rawValue,
-                                                              ordering: .acquiringAndReleasing)
+            let (exchanged, current) = winner.compareExchange(
+                expected: Winner.none.rawValue, desired: side.rawValue,
+                ordering: .acquiringAndReleasing)
             return exchanged || current == side.rawValue
         }
     }

@@ -33,11 +33,12 @@ final class SQL: Sendable, ExpressibleByStringLiteral {
         self.text = text
         self.lock = lock
         self.prepared = prepared
-        let clause = switch lock {
-        case .none: ""
-        case .wait: " FOR UPDATE"
-        case .skipLocked: " FOR UPDATE SKIP LOCKED"
-        }
+        let clause =
+            switch lock {
+            case .none: ""
+            case .wait: " FOR UPDATE"
+            case .skipLocked: " FOR UPDATE SKIP LOCKED"
+            }
         postgres = Self.numberingMarkers(text) + clause
         id = Self.next.add(1, ordering: .relaxed).newValue
     }

@@ -23,16 +23,18 @@ enum RecoveryCheck {
         case .empty:
             return
         case .damaged(let reason):
-            throw PrivateFiles.Failure(description: "\(wal), the database's write-ahead log, is damaged: \(reason). "
-                + "SQLite would open the database without those changes and say nothing, so authsh will not open it. "
-                + "Restore the database and its -wal file from a backup; or, to open it without the changes in the log, "
-                + "move \(wal) and \(path)-shm aside (keep them)")
+            throw PrivateFiles.Failure(
+                description: "\(wal), the database's write-ahead log, is damaged: \(reason). "
+                    + "SQLite would open the database without those changes and say nothing, so authsh will not open it. "
+                    + "Restore the database and its -wal file from a backup; or, to open it without the changes in the log, "
+                    + "move \(wal) and \(path)-shm aside (keep them)")
         case .intact(let committed):
             var main = stat()
             if stat(path, &main) != 0 || main.st_size == 0 {
-                throw PrivateFiles.Failure(description: "\(path) is missing or empty, but its write-ahead log \(wal) holds "
-                    + "\(committed) committed pages: the database file was lost or moved, and SQLite would start a new "
-                    + "database beside the log. Put the file back; or, to start a new database, move \(wal) and \(path)-shm aside")
+                throw PrivateFiles.Failure(
+                    description: "\(path) is missing or empty, but its write-ahead log \(wal) holds "
+                        + "\(committed) committed pages: the database file was lost or moved, and SQLite would start a new "
+                        + "database beside the log. Put the file back; or, to start a new database, move \(wal) and \(path)-shm aside")
             }
         }
     }

@@ -79,16 +79,18 @@ final class SQLiteConnection: @unchecked Sendable {
         }
         for (index, argument) in arguments.enumerated() {
             let position = Int32(index + 1)
-            let status = switch argument {
-            case .text(let text): sqlite3_bind_text(statement, position, text, -1, Self.transient)
-            case .integer(let value): sqlite3_bind_int64(statement, position, value)
-            case .bool(let value): sqlite3_bind_int64(statement, position, value ? 1 : 0)
-            case .null: sqlite3_bind_null(statement, position)
-            case .blob(let bytes): bytes.withUnsafeBytes {
-                // A zero-length blob, not NULL, for an empty array.
-                sqlite3_bind_blob(statement, position, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), Self.transient)
-            }
-            }
+            let status =
+                switch argument {
+                case .text(let text): sqlite3_bind_text(statement, position, text, -1, Self.transient)
+                case .integer(let value): sqlite3_bind_int64(statement, position, value)
+                case .bool(let value): sqlite3_bind_int64(statement, position, value ? 1 : 0)
+                case .null: sqlite3_bind_null(statement, position)
+                case .blob(let bytes):
+                    bytes.withUnsafeBytes {
+                        // A zero-length blob, not NULL, for an empty array.
+                        sqlite3_bind_blob(statement, position, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32($0.count), Self.transient)
+                    }
+                }
             guard status == SQLITE_OK else { throw failure(status) }
         }
         while true {
@@ -128,8 +130,9 @@ final class SQLiteConnection: @unchecked Sendable {
     }
 
     private func failure(_ status: Int32) -> Failure {
-        Failure(code: sqlite3_extended_errcode(handle) == 0 ? status : sqlite3_extended_errcode(handle),
-                message: String(cString: sqlite3_errmsg(handle)))
+        Failure(
+            code: sqlite3_extended_errcode(handle) == 0 ? status : sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)))
     }
 
     /// SQLITE_TRANSIENT: SQLite copies a bound value before the call returns.

@@ -26,7 +26,8 @@ final class SQLiteEngine: SQLEngine {
             let writer = try Self.retryingWhileLocked {
                 let connection = try SQLiteConnection(path: path ?? ":memory:", readOnly: false)
                 if connection.isReadOnly {
-                    throw SQLiteConnection.Failure(code: SQLITE_READONLY, message: "it can only be read (a read-only file system, or no write permission)")
+                    throw SQLiteConnection.Failure(
+                        code: SQLITE_READONLY, message: "it can only be read (a read-only file system, or no write permission)")
                 }
                 try connection.execute("PRAGMA foreign_keys = ON; PRAGMA synchronous = NORMAL")
                 if path != nil { try connection.execute("PRAGMA journal_mode = WAL") }

@@ -6,7 +6,9 @@
 /// carry on where they were.
 enum SQLiteSchema {
     static let migrations: [(version: String, sql: String)] = [
-        ("v1", """
+        (
+            "v1",
+            """
             CREATE TABLE signing_keys (
                 app_id TEXT NOT NULL, algorithm TEXT NOT NULL, material BLOB NOT NULL,
                 PRIMARY KEY (app_id, algorithm));
@@ -41,16 +43,22 @@ enum SQLiteSchema {
                 name TEXT NOT NULL, digest BLOB NOT NULL UNIQUE, disabled INTEGER NOT NULL,
                 created_at INTEGER NOT NULL, seq INTEGER NOT NULL,
                 UNIQUE (user_id, name));
-            """),
-        ("v2: plugin values", """
+            """
+        ),
+        (
+            "v2: plugin values",
+            """
             CREATE TABLE plugin_values (
                 app_id TEXT NOT NULL, key TEXT NOT NULL, value TEXT NOT NULL,
                 PRIMARY KEY (app_id, key));
-            """),
+            """
+        ),
         // `identities.email`: the verified email an identity vouches for, lowercased (null
         // when none). Email/password identities vouch for their account's email (a login
         // needs a confirmed account); other providers' are filled in at their next login.
-        ("v3: verified emails, pending credentials, session use", """
+        (
+            "v3: verified emails, pending credentials, session use",
+            """
             ALTER TABLE identities ADD COLUMN email TEXT;
             UPDATE identities SET email = lower(json_extract(data, '$.email'))
                 WHERE provider_type = 'local-userpass' AND json_valid(data);
@@ -62,10 +70,13 @@ enum SQLiteSchema {
                 provider_type TEXT NOT NULL, external_id TEXT NOT NULL, provider_id TEXT NOT NULL,
                 data TEXT NOT NULL, expires_at INTEGER NOT NULL);
             CREATE INDEX pending_credentials_expiry ON pending_credentials(expires_at);
-            """),
+            """
+        ),
         // Shared by every process on the database: sign-ins under way and failed-password
         // counts (in each process's memory before).
-        ("v4: sign-ins and login failures", """
+        (
+            "v4: sign-ins and login failures",
+            """
             CREATE TABLE sign_ins (
                 id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, sealed BLOB NOT NULL,
                 expires_at INTEGER NOT NULL);
@@ -75,28 +86,38 @@ enum SQLiteSchema {
                 key TEXT PRIMARY KEY, failures INTEGER NOT NULL, wait_until INTEGER NOT NULL,
                 last_failure INTEGER NOT NULL);
             CREATE INDEX login_failures_last ON login_failures(last_failure);
-            """),
-        ("v5: mail queue", """
+            """
+        ),
+        (
+            "v5: mail queue",
+            """
             CREATE TABLE mail_queue (
                 id TEXT PRIMARY KEY, app_id TEXT NOT NULL, kind TEXT NOT NULL, recipient TEXT NOT NULL,
                 content TEXT NOT NULL, message_id TEXT NOT NULL, created_at INTEGER NOT NULL,
                 next_attempt INTEGER NOT NULL, attempts INTEGER NOT NULL, state TEXT NOT NULL,
                 last_error TEXT, lease_until INTEGER NOT NULL, finished_at INTEGER);
             CREATE INDEX mail_queue_due ON mail_queue(state, next_attempt);
-            """),
-        ("v6: audit log", """
+            """
+        ),
+        (
+            "v6: audit log",
+            """
             CREATE TABLE audit_events (
                 id INTEGER PRIMARY KEY, time INTEGER NOT NULL, app_id TEXT NOT NULL, event TEXT NOT NULL,
                 outcome TEXT NOT NULL, user_id TEXT, provider TEXT, address TEXT, user_agent TEXT, detail TEXT);
             CREATE INDEX audit_events_time ON audit_events(time);
             CREATE INDEX audit_events_user ON audit_events(user_id, id) WHERE user_id IS NOT NULL;
-            """),
-        ("v7: administration", """
+            """
+        ),
+        (
+            "v7: administration",
+            """
             ALTER TABLE users ADD COLUMN last_login_at INTEGER;
             CREATE INDEX users_app_id ON users(app_id, id);
             ALTER TABLE audit_events ADD COLUMN actor TEXT;
             CREATE INDEX userpass_accounts_identity ON userpass_accounts(app_id, identity_id);
-            """),
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -68,7 +68,8 @@ struct WriteAheadLog {
                 if (word(bytes, at + 8, bigEndian: true), word(bytes, at + 12, bigEndian: true)) == salts,
                     word(bytes, at, bigEndian: true) != 0, word(bytes, at + 4, bigEndian: true) != 0
                 {
-                    return .damaged(reason: "frame \(index + 1) of \(frames) is damaged, and changes committed after it (frame \(later + 1)) would be lost")
+                    return .damaged(
+                        reason: "frame \(index + 1) of \(frames) is damaged, and changes committed after it (frame \(later + 1)) would be lost")
                 }
             }
             break

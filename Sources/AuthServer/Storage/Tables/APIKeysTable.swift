@@ -7,15 +7,18 @@ enum APIKeysTable {
         """
 
     static func insertArguments(_ k: APIKeyRecord, seq: Int64) -> [SQLValue] {
-        [.text(k.id), .text(k.appId), .text(k.userId), .text(k.name), .blob(k.digest), .bool(k.disabled),
-         .integer(k.createdAt), .integer(seq)]
+        [
+            .text(k.id), .text(k.appId), .text(k.userId), .text(k.name), .blob(k.digest), .bool(k.disabled),
+            .integer(k.createdAt), .integer(seq),
+        ]
     }
 
     private static let columns = "SELECT id, app_id, user_id, name, digest, disabled, created_at FROM api_keys"
 
     static func key<Row: SQLRow>(_ row: Row) throws -> APIKeyRecord {
-        APIKeyRecord(id: try row.text("id"), appId: try row.text("app_id"), userId: try row.text("user_id"), name: try row.text("name"),
-                     digest: try row.bytes("digest"), disabled: try row.bool("disabled"), createdAt: try row.int64("created_at"))
+        APIKeyRecord(
+            id: try row.text("id"), appId: try row.text("app_id"), userId: try row.text("user_id"), name: try row.text("name"),
+            digest: try row.bytes("digest"), disabled: try row.bool("disabled"), createdAt: try row.int64("created_at"))
     }
 
     static let ofUser = SQL("\(columns) WHERE user_id = ? ORDER BY seq")

@@ -6,8 +6,10 @@ enum AuditEventsTable {
         """
 
     static func insertArguments(_ e: AuditEvent) -> [SQLValue] {
-        [.integer(e.time), .text(e.appId), .text(e.event), .text(e.outcome), .text(e.userId), .text(e.provider),
-         .text(e.address), .text(e.userAgent), .text(e.detail), .text(e.actor)]
+        [
+            .integer(e.time), .text(e.appId), .text(e.event), .text(e.outcome), .text(e.userId), .text(e.provider),
+            .text(e.address), .text(e.userAgent), .text(e.detail), .text(e.actor),
+        ]
     }
 
     /// The columns and the filters both reads share (a NULL filter matches all; arguments:
@@ -19,8 +21,10 @@ enum AuditEventsTable {
         """
 
     private static func filterArguments(_ f: AuditFilter) -> [SQLValue] {
-        [.text(f.appId), .text(f.appId), .text(f.userId), .text(f.userId), .text(f.event), .text(f.event),
-         .integer(f.since), .integer(f.since)]
+        [
+            .text(f.appId), .text(f.appId), .text(f.userId), .text(f.userId), .text(f.event), .text(f.event),
+            .integer(f.since), .integer(f.since),
+        ]
     }
 
     /// Newest first, filtered, below an id when `before` is set (arguments: the filters,
@@ -39,10 +43,11 @@ enum AuditEventsTable {
     }
 
     static func event<Row: SQLRow>(_ row: Row) throws -> AuditEvent {
-        var e = AuditEvent(time: try row.int64("time"), appId: try row.text("app_id"), event: try row.text("event"),
-                           outcome: try row.text("outcome"), userId: try row.optionalText("user_id"), provider: try row.optionalText("provider"),
-                           address: try row.optionalText("address"), userAgent: try row.optionalText("user_agent"),
-                           detail: try row.optionalText("detail"), actor: try row.optionalText("actor"))
+        var e = AuditEvent(
+            time: try row.int64("time"), appId: try row.text("app_id"), event: try row.text("event"),
+            outcome: try row.text("outcome"), userId: try row.optionalText("user_id"), provider: try row.optionalText("provider"),
+            address: try row.optionalText("address"), userAgent: try row.optionalText("user_agent"),
+            detail: try row.optionalText("detail"), actor: try row.optionalText("actor"))
         e.id = try row.int64("id")
         return e
     }

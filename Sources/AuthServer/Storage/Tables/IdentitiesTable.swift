@@ -9,15 +9,18 @@ enum IdentitiesTable {
         """
 
     static func insertArguments(_ identity: IdentityRecord, userId: String, app: String, position: Int) -> [SQLValue] {
-        [.text(app), .text(identity.providerType), .text(identity.externalId), .text(userId), .text(identity.providerId),
-         identity.data.sqlValue, .integer(position), .text(identity.email)]
+        [
+            .text(app), .text(identity.providerType), .text(identity.externalId), .text(userId), .text(identity.providerId),
+            identity.data.sqlValue, .integer(position), .text(identity.email),
+        ]
     }
 
     /// The columns `provider_type`, `external_id`, `provider_id`, `data` and `email` of a row.
     static func identity<Row: SQLRow>(_ row: Row) throws -> IdentityRecord {
-        IdentityRecord(externalId: try row.text("external_id"), providerType: try row.text("provider_type"),
-                       providerId: try row.text("provider_id"), data: try row.document("data") ?? [:],
-                       email: try row.optionalText("email"))
+        IdentityRecord(
+            externalId: try row.text("external_id"), providerType: try row.text("provider_type"),
+            providerId: try row.text("provider_id"), data: try row.document("data") ?? [:],
+            email: try row.optionalText("email"))
     }
 
     static let owner: SQL = "SELECT user_id FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?"

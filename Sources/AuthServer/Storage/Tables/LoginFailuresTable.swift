@@ -3,8 +3,9 @@ enum LoginFailuresTable {
     static let select: SQL = "SELECT key, failures, wait_until, last_failure FROM login_failures WHERE key = ?"
 
     static func failures<Row: SQLRow>(_ row: Row) throws -> LoginFailures {
-        LoginFailures(key: try row.text("key"), failures: Int(try row.int64("failures")), waitUntil: try row.int64("wait_until"),
-                      lastFailure: try row.int64("last_failure"))
+        LoginFailures(
+            key: try row.text("key"), failures: Int(try row.int64("failures")), waitUntil: try row.int64("wait_until"),
+            lastFailure: try row.int64("last_failure"))
     }
 
     /// Counts one failure at a time (arguments: key, time, how long failures are remembered):

@@ -7,27 +7,32 @@ enum MailQueueTable {
         """
 
     static func insertArguments(_ m: QueuedMail) -> [SQLValue] {
-        [.text(m.id), .text(m.appId), .text(m.kind), .text(m.recipient), .text(m.content), .text(m.messageId),
-         .integer(m.createdAt), .integer(m.nextAttempt), .integer(m.attempts), .text(m.state.rawValue), .text(m.lastError)]
+        [
+            .text(m.id), .text(m.appId), .text(m.kind), .text(m.recipient), .text(m.content), .text(m.messageId),
+            .integer(m.createdAt), .integer(m.nextAttempt), .integer(m.attempts), .text(m.state.rawValue), .text(m.lastError),
+        ]
     }
 
     private static let columns = "id, app_id, kind, recipient, content, message_id, created_at, next_attempt, attempts, state, last_error"
 
     static func mail<Row: SQLRow>(_ row: Row) throws -> QueuedMail {
         guard let state = QueuedMail.State(rawValue: try row.text("state")) else { throw SQLRowError(column: "state") }
-        return QueuedMail(id: try row.text("id"), appId: try row.text("app_id"), kind: try row.text("kind"),
-                          recipient: try row.text("recipient"), content: try row.text("content"), messageId: try row.text("message_id"),
-                          createdAt: try row.int64("created_at"), nextAttempt: try row.int64("next_attempt"),
-                          attempts: Int(try row.int64("attempts")), state: state, lastError: try row.optionalText("last_error"))
+        return QueuedMail(
+            id: try row.text("id"), appId: try row.text("app_id"), kind: try row.text("kind"),
+            recipient: try row.text("recipient"), content: try row.text("content"), messageId: try row.text("message_id"),
+            createdAt: try row.int64("created_at"), nextAttempt: try row.int64("next_attempt"),
+            attempts: Int(try row.int64("attempts")), state: state, lastError: try row.optionalText("last_error"))
     }
 
     /// Queued mail due at a time and leased by no one (arguments: now, now, limit); on
     /// PostgreSQL rows another instance is leasing are passed over, so instances take different mail.
-    static let due = SQL("""
+    static let due = SQL(
+        """
         SELECT id FROM mail_queue WHERE state = 'queued' AND next_attempt <= ? AND lease_until <= ? ORDER BY next_attempt LIMIT ?
         """, lock: .skipLocked)
     /// Leases one for an attempt, unless someone else did meanwhile (arguments: lease end, id, now).
-    static let lease = SQL("""
+    static let lease = SQL(
+        """
         UPDATE mail_queue SET lease_until = ?, attempts = attempts + 1
         WHERE id = ? AND state = 'queued' AND lease_until <= ? RETURNING \(columns)
         """)

@@ -10,8 +10,9 @@ enum OneTimeTokensTable {
     static let insert: SQL = "INSERT INTO one_time_tokens (id, app_id, kind, email, digest, expires_at) VALUES (?, ?, ?, ?, ?, ?)"
     static let discard: SQL = "DELETE FROM one_time_tokens WHERE id = ? AND app_id = ?"
     /// The token, locked until its use commits (two uses at once cannot both succeed).
-    static let select = SQL("SELECT email, digest, expires_at FROM one_time_tokens WHERE id = ? AND app_id = ? AND kind = ?",
-                            lock: .wait)
+    static let select = SQL(
+        "SELECT email, digest, expires_at FROM one_time_tokens WHERE id = ? AND app_id = ? AND kind = ?",
+        lock: .wait)
     static let deleteOne: SQL = "DELETE FROM one_time_tokens WHERE id = ?"
     /// Every token of a kind for an email (one of them was used).
     static let deleteOfEmail: SQL = "DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?"

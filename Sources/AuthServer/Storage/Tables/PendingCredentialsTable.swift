@@ -6,8 +6,10 @@ enum PendingCredentialsTable {
         """
 
     static func insertArguments(_ p: PendingCredential) -> [SQLValue] {
-        [.text(p.id), .text(p.appId), .blob(p.digest), .text(p.email), .text(p.identity.providerType),
-         .text(p.identity.externalId), .text(p.identity.providerId), p.identity.data.sqlValue, .integer(p.expiresAt)]
+        [
+            .text(p.id), .text(p.appId), .blob(p.digest), .text(p.email), .text(p.identity.providerType),
+            .text(p.identity.externalId), .text(p.identity.providerId), p.identity.data.sqlValue, .integer(p.expiresAt),
+        ]
     }
 
     static let select: SQL = """
@@ -17,10 +19,12 @@ enum PendingCredentialsTable {
 
     static func credential<Row: SQLRow>(_ row: Row) throws -> PendingCredential {
         let email = try row.text("email")
-        let identity = IdentityRecord(externalId: try row.text("external_id"), providerType: try row.text("provider_type"),
-                                      providerId: try row.text("provider_id"), data: try row.document("data") ?? [:], email: email)
-        return PendingCredential(id: try row.text("id"), appId: try row.text("app_id"), digest: try row.bytes("digest"),
-                                 email: email, identity: identity, expiresAt: try row.int64("expires_at"))
+        let identity = IdentityRecord(
+            externalId: try row.text("external_id"), providerType: try row.text("provider_type"),
+            providerId: try row.text("provider_id"), data: try row.document("data") ?? [:], email: email)
+        return PendingCredential(
+            id: try row.text("id"), appId: try row.text("app_id"), digest: try row.bytes("digest"),
+            email: email, identity: identity, expiresAt: try row.int64("expires_at"))
     }
 
     static let delete: SQL = "DELETE FROM pending_credentials WHERE id = ? AND app_id = ? RETURNING 1"

@@ -6,8 +6,10 @@ enum SessionsTable {
         """
 
     static func insertArguments(_ s: SessionRecord) -> [SQLValue] {
-        [.text(s.id), .text(s.appId), .text(s.userId), .text(s.deviceId), .text(s.providerType), .text(s.identityId),
-         .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt)]
+        [
+            .text(s.id), .text(s.appId), .text(s.userId), .text(s.deviceId), .text(s.providerType), .text(s.identityId),
+            .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt),
+        ]
     }
 
     private static let columns = """
@@ -16,15 +18,17 @@ enum SessionsTable {
         """
 
     static func session<Row: SQLRow>(_ row: Row) throws -> SessionRecord {
-        SessionRecord(id: try row.text("id"), appId: try row.text("app_id"), userId: try row.text("user_id"),
-                      deviceId: try row.text("device_id"), providerType: try row.text("provider_type"),
-                      identityId: try row.text("identity_id"), refreshDigest: try row.bytes("refresh_digest"),
-                      createdAt: try row.int64("created_at"), expiresAt: try row.optionalInt64("expires_at"),
-                      lastUsed: try row.optionalInt64("last_used"))
+        SessionRecord(
+            id: try row.text("id"), appId: try row.text("app_id"), userId: try row.text("user_id"),
+            deviceId: try row.text("device_id"), providerType: try row.text("provider_type"),
+            identityId: try row.text("identity_id"), refreshDigest: try row.bytes("refresh_digest"),
+            createdAt: try row.int64("created_at"), expiresAt: try row.optionalInt64("expires_at"),
+            lastUsed: try row.optionalInt64("last_used"))
     }
 
     /// The session and its user in one statement (a refresh's read).
-    static let withUser = SQL("""
+    static let withUser = SQL(
+        """
         SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
         FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
         """)

@@ -11,8 +11,9 @@ enum SignInsTable {
 
     static func signIn<Row: SQLRow>(_ row: Row) throws -> SealedSignIn {
         guard let kind = SealedSignIn.Kind(rawValue: try row.text("kind")) else { throw SQLRowError(column: "kind") }
-        return SealedSignIn(id: try row.text("id"), appId: try row.text("app_id"), kind: kind, sealed: try row.bytes("sealed"),
-                            expiresAt: try row.int64("expires_at"))
+        return SealedSignIn(
+            id: try row.text("id"), appId: try row.text("app_id"), kind: kind, sealed: try row.bytes("sealed"),
+            expiresAt: try row.int64("expires_at"))
     }
 
     static let countLive: SQL = "SELECT COUNT(*) AS live FROM sign_ins WHERE app_id = ? AND kind = ? AND expires_at > ?"

@@ -14,9 +14,10 @@ enum UserpassAccountsTable {
         """
 
     static func account<Row: SQLRow>(_ row: Row) throws -> UserpassAccount {
-        UserpassAccount(appId: try row.text("app_id"), email: try row.text("email"), passwordHash: try row.text("password_hash"),
-                        identityId: try row.text("identity_id"), confirmed: try row.bool("confirmed"),
-                        createdAt: try row.int64("created_at"))
+        UserpassAccount(
+            appId: try row.text("app_id"), email: try row.text("email"), passwordHash: try row.text("password_hash"),
+            identityId: try row.text("identity_id"), confirmed: try row.bool("confirmed"),
+            createdAt: try row.int64("created_at"))
     }
 
     static let insert: SQL = """

@@ -8,8 +8,10 @@ enum UsersTable {
         """
 
     static func insertArguments(_ user: UserRecord) -> [SQLValue] {
-        [.text(user.id), .text(user.appId), .text(user.type), user.data.sqlValue, user.customData.sqlValue,
-         .bool(user.disabled), .integer(user.createdAt)]
+        [
+            .text(user.id), .text(user.appId), .text(user.type), user.data.sqlValue, user.customData.sqlValue,
+            .bool(user.disabled), .integer(user.createdAt),
+        ]
     }
 
     /// The user and its identities, one row per identity (one row with NULL identity columns
@@ -45,9 +47,10 @@ enum UsersTable {
 
     /// The user columns of a row: `type`, `user_data`, `custom_data`, `disabled` and `createdAt`.
     static func user<Row: SQLRow>(_ row: Row, id: String, app: String, createdAt: String) throws -> UserRecord {
-        UserRecord(id: id, appId: app, type: try row.text("type"), data: try row.document("user_data") ?? [:],
-                   customData: try row.document("custom_data"), disabled: try row.bool("disabled"),
-                   createdAt: try row.int64(createdAt))
+        UserRecord(
+            id: id, appId: app, type: try row.text("type"), data: try row.document("user_data") ?? [:],
+            customData: try row.document("custom_data"), disabled: try row.bool("disabled"),
+            createdAt: try row.int64(createdAt))
     }
 
     /// The ids (and last logins) of the users a ``UserQuery`` selects, by id, one page. The
@@ -75,10 +78,13 @@ enum UsersTable {
             prefix.lowercased().replacingOccurrences(of: "!", with: "!!").replacingOccurrences(of: "%", with: "!%")
                 .replacingOccurrences(of: "_", with: "!_") + "%"
         }
-        return [.text(app), .text(q.after ?? ""), .text(q.id), .text(q.id), q.disabled.map(SQLValue.bool) ?? .null, q.disabled.map(SQLValue.bool) ?? .null,
-                .integer(q.createdAfter), .integer(q.createdAfter), .integer(q.createdBefore), .integer(q.createdBefore),
-                .integer(q.lastLoginAfter), .integer(q.lastLoginAfter), .integer(q.lastLoginBefore), .integer(q.lastLoginBefore),
-                .text(q.provider), .text(q.provider), .text(pattern), .text(pattern), .text(pattern), .integer(q.limit)]
+        return [
+            .text(app), .text(q.after ?? ""), .text(q.id), .text(q.id), q.disabled.map(SQLValue.bool) ?? .null,
+            q.disabled.map(SQLValue.bool) ?? .null,
+            .integer(q.createdAfter), .integer(q.createdAfter), .integer(q.createdBefore), .integer(q.createdBefore),
+            .integer(q.lastLoginAfter), .integer(q.lastLoginAfter), .integer(q.lastLoginBefore), .integer(q.lastLoginBefore),
+            .text(q.provider), .text(q.provider), .text(pattern), .text(pattern), .text(pattern), .integer(q.limit),
+        ]
     }
 
     static let lastLogin: SQL = "SELECT last_login_at FROM users WHERE id = ? AND app_id = ?"
