@@ -7,7 +7,7 @@ import Testing
 /// The client's names of docs/protocol/identity-providers.md section 7 against a live server: the
 /// account-exists conflict and its pending credential, sign-in methods, reauthentication,
 /// sessions, unlink and change password.
-@Suite struct AccountTests {
+@Suite(.timeLimit(.minutes(5))) struct AccountTests {
     static func oneAccountPerEmail(recentLogin: Int64? = nil) -> (inout ServerConfiguration) -> Void {
         { config in
             config.apps[0].oneAccountPerEmail = true

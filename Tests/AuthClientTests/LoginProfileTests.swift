@@ -5,7 +5,7 @@ import Testing
 
 /// A login is one request against authsh (its answer carries the profile), and still two
 /// against a server whose answer does not: the user comes out the same.
-@Suite struct LoginProfileTests {
+@Suite(.timeLimit(.minutes(5))) struct LoginProfileTests {
     /// The real transport, with `profile` taken out of login answers: a server that does not
     /// send it (App Services).
     final class WithoutProfile: AuthTransport {

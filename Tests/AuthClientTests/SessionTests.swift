@@ -5,7 +5,7 @@ import Glibc
 import Testing
 
 /// Tokens: refresh on a 401, shared refreshes, a revoked refresh token, transport failures.
-@Suite struct ClientSessionTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientSessionTests {
     @Test func anExpiredAccessTokenIsRefreshedTransparently() async throws {
         try await LiveServer.run { server in
             let counter = RequestCounter()
@@ -107,7 +107,7 @@ import Testing
     }
 }
 
-@Suite struct ClientFaultTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientFaultTests {
     /// The real transport, with GET profile answered by a failure (a fault the real server
     /// cannot be made to produce on demand), and login answers without their profile (as from
     /// a server that does not send it) or, with `broken`, with a profile that is not one.

@@ -8,7 +8,7 @@ import Testing
 /// `App.signIn` against a live server and its dev identity provider: the loopback flow (a
 /// real listener on 127.0.0.1, the browser played by HTTP requests), the device flow, the
 /// IdP credentials, provider tokens kept across a restart, timeouts and cancellation.
-@Suite struct SignInTests {
+@Suite(.timeLimit(.minutes(5))) struct SignInTests {
     @Test func loopbackFlowSignsInTheSameUserTwiceAndKeepsProviderTokens() async throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("signin-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: dir) }

@@ -5,7 +5,7 @@ import Testing
 
 /// The user store: survives a restart, is private to its owner, sets corrupt files aside, and
 /// keeps the updates of two users of one store.
-@Suite struct StoreTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreTests {
     final class TemporaryDirectory: Sendable {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-store-\(UUID().uuidString)").path
         deinit { try? FileManager.default.removeItem(atPath: path) }
@@ -125,7 +125,7 @@ import Testing
 }
 
 /// A writer killed with SIGKILL while it writes leaves a store that opens cleanly.
-@Suite struct KilledWriterTests {
+@Suite(.timeLimit(.minutes(5))) struct KilledWriterTests {
     static var writer: String {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/debug/client-bench").path

@@ -3,7 +3,7 @@ import AuthProtocol
 import Testing
 
 /// realm-core's user model (docs/protocol/wire-protocol.md section 9), through the real server.
-@Suite struct UserModelTests {
+@Suite(.timeLimit(.minutes(5))) struct UserModelTests {
     @Test func loginMakesTheUserCurrentAndFetchesTheProfile() async throws {
         try await LiveServer.run { server in
             let app = try server.app()
@@ -114,7 +114,7 @@ import Testing
     }
 }
 
-@Suite struct ClientAPIKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct ClientAPIKeyTests {
     @Test func apiKeyLifecycle() async throws {
         try await LiveServer.run { server in
             let app = try server.app()

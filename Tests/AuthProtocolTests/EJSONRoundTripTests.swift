@@ -4,7 +4,7 @@ import Testing
 
 /// Every EJSON value, strings from anywhere in them included, reads back as itself from its
 /// canonical text, and as nothing more: a string never ends early or adds a key.
-@Suite struct EJSONRoundTripTests {
+@Suite(.timeLimit(.minutes(5))) struct EJSONRoundTripTests {
     /// Strings with the characters that need escaping, quotes and braces among them.
     static let strings = Gen.oneOf(
         Gen.character(in: "\u{0}"..."\u{7F}").string(of: 0...12),

@@ -2,7 +2,7 @@ import AuthProtocol
 import Foundation
 import Testing
 
-@Suite struct EJSONTests {
+@Suite(.timeLimit(.minutes(5))) struct EJSONTests {
     @Test func canonicalWrappersKeepTheirTypes() throws {
         let text =
             #"{"i":{"$numberInt":"5"},"l":{"$numberLong":"5"},"d":{"$numberDouble":"5.0"},"o":{"$oid":"5f1b2c3d4e5f60718293a4b5"},"t":{"$date":{"$numberLong":"1700000000123"}},"b":{"$binary":{"base64":"AQID","subType":"00"}}}"#
@@ -120,7 +120,7 @@ import Testing
     }
 }
 
-@Suite struct EJSONDocumentTests {
+@Suite(.timeLimit(.minutes(5))) struct EJSONDocumentTests {
     @Test(arguments: [3, 16, 17, 200])
     func aRepeatedKeyIsRefusedAndLeavesTheDocumentAsItWas(count: Int) throws {
         let fields = (0..<count).map { "\"k\($0)\":\($0)" }.joined(separator: ",")

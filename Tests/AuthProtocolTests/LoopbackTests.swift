@@ -3,7 +3,7 @@ import Testing
 
 /// What may travel without TLS: https anywhere, http only to this machine, however the URL
 /// is dressed up.
-@Suite struct LoopbackTests {
+@Suite(.timeLimit(.minutes(5))) struct LoopbackTests {
     @Test func httpsAndThisMachineAreFine() {
         for url in [
             "https://auth.example.com", "HTTPS://x", "http://127.0.0.1:9090", "http://127.5.6.7/x", "http://localhost",

@@ -3,7 +3,7 @@ import AuthServer
 import Hummingbird
 import Testing
 
-@Suite struct APIKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct APIKeyTests {
     @Test func lifecycle() async throws {
         try await TestServer.run { c in
             try await c.registerConfirmed("k@example.com")

@@ -3,7 +3,7 @@ import AuthServer
 import Testing
 
 /// Rate limits, failed-login back-off and enumeration protection.
-@Suite struct AbuseControlTests {
+@Suite(.timeLimit(.minutes(5))) struct AbuseControlTests {
     static func app(_ configure: (inout AppConfiguration) -> Void = { _ in }) -> AppConfiguration {
         var app = AppConfiguration(id: "local")
         app.rateLimits.enabled = true

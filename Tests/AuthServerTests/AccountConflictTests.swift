@@ -6,7 +6,7 @@ import Testing
 /// One account per email (docs/protocol/identity-providers.md section 5) through HTTP on a live server with
 /// the dev identity provider: the 409 that carries a pending credential, for every pair of
 /// providers that vouch for an email, and every way a pending credential must fail.
-@Suite struct AccountConflictTests {
+@Suite(.timeLimit(.minutes(5))) struct AccountConflictTests {
     static let jwtSecret = "a-shared-secret-of-32-bytes-or-more"
 
     /// A live dev server whose `local` app has one account per email, email/password

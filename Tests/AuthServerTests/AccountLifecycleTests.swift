@@ -3,7 +3,7 @@ import AuthServer
 import Testing
 
 /// Unlink and change password (docs/protocol/identity-providers.md section 6) through HTTP.
-@Suite struct AccountLifecycleTests {
+@Suite(.timeLimit(.minutes(5))) struct AccountLifecycleTests {
     static let unlink = Routes.base + "/auth/unlink"
 
     @Test func unlinkRemovesOneIdentityButNeverTheLast() async throws {

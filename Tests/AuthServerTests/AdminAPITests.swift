@@ -6,7 +6,7 @@ import Synchronization
 import Testing
 
 /// The admin API through HTTP: keys, every operation, and what each does to the user's logins.
-@Suite struct AdminAPITests {
+@Suite(.timeLimit(.minutes(5))) struct AdminAPITests {
     static let key = "ops-key-0123456789abcdef0123456789abcdef"
     static let base = "/api/admin/v1/apps/local"
 

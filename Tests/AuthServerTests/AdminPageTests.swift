@@ -9,7 +9,7 @@ import Testing
 /// The admin page: in a real browser (headless Chromium) an operator signs in, finds a user
 /// and disables them, and their next login fails; the page has no console error; posts
 /// without the CSRF token, or without a session, are refused.
-@Suite struct AdminPageTests {
+@Suite(.timeLimit(.minutes(5))) struct AdminPageTests {
     @Test func anOperatorDisablesAUserInABrowser() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -8,7 +8,7 @@ import Testing
 
 /// Export and import through the admin API: a server's users moved to an empty one log in with
 /// the same passwords and keep their ids, identities and data; a bad file changes nothing.
-@Suite struct AdminTransferTests {
+@Suite(.timeLimit(.minutes(5))) struct AdminTransferTests {
     static let auth = ("Authorization", "Bearer " + AdminAPITests.key)
 
     /// The export's text.

@@ -3,7 +3,7 @@ import Testing
 
 /// The budget of failures the audit log keeps: so many a minute per address, a bounded number
 /// of addresses, all of it anew each minute.
-@Suite struct AuditFailureBudgetTests {
+@Suite(.timeLimit(.minutes(5))) struct AuditFailureBudgetTests {
     @Test func perAddressPerMinuteAndBounded() {
         let budget = AuditFailureBudget(perMinute: 3, addresses: 2)
         #expect((0..<5).map { _ in budget.take("a", now: 60) } == [true, true, true, false, false])

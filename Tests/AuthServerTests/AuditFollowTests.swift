@@ -7,7 +7,7 @@ import Testing
 
 /// `authsh audit --follow` shows every event once, even one whose transaction commits after
 /// later ones were read (PostgreSQL, several instances writing).
-@Suite struct AuditFollowTests {
+@Suite(.timeLimit(.minutes(5))) struct AuditFollowTests {
     static func event(_ id: Int64) -> AuditEvent {
         var e = AuditEvent(time: 1_800_000_000, appId: "local", event: "login", outcome: "success")
         e.id = id

@@ -6,7 +6,7 @@ import Testing
 
 /// The audit log through HTTP: each auth event once, with its app, user, provider, outcome,
 /// address and user agent; no password, token or key anywhere in it.
-@Suite struct AuditLogTests {
+@Suite(.timeLimit(.minutes(5))) struct AuditLogTests {
     @Test func eachEventOnceAndNoSecret() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-audit-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -5,7 +5,7 @@ import Testing
 
 /// The audit log's group commit: events that arrive while a write is under way share the
 /// next transaction, and each caller returns only once its events are stored.
-@Suite struct AuditWriterTests {
+@Suite(.timeLimit(.minutes(5))) struct AuditWriterTests {
     static func event(_ i: Int) -> AuditEvent {
         AuditEvent(
             time: 1_700_000_000, appId: "local", event: "login", outcome: "success", userId: "user\(i)",

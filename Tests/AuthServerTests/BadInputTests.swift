@@ -4,7 +4,7 @@ import AuthServer
 import Hummingbird
 import Testing
 
-@Suite struct BadInputTests {
+@Suite(.timeLimit(.minutes(5))) struct BadInputTests {
     @Test func malformedBodiesAreNamed400s() async throws {
         try await TestServer.run { c in
             let register = Routes.userpass("local", "register")
@@ -95,7 +95,7 @@ import Testing
 }
 
 /// Three wire details an outside App Services client checks.
-@Suite struct WireDetailTests {
+@Suite(.timeLimit(.minutes(5))) struct WireDetailTests {
     @Test func aProviderTheAppDoesNotEnableIsAuthProviderNotFound() async throws {
         var app = AppConfiguration(id: "local")
         app.providers.anonymous = false

@@ -3,7 +3,7 @@ import Testing
 
 /// bcrypt hashes (made by Python's crypt, libxcrypt, here) verify as the system that made them
 /// would; anything else that merely looks like one does not.
-@Suite struct BcryptTests {
+@Suite(.timeLimit(.minutes(5))) struct BcryptTests {
     static let hash = "$2b$04$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"  // "correct horse"
     static let long = "$2b$04$9g5OY0HKHVBcXd6A1m4HR.24a1W0.ROCR0AbwH.55Ng7pgVt/D8bu"  // 80 x "x"
 

@@ -8,7 +8,7 @@ import Testing
 /// realm-web does with `fetch`: with its origin in `allowedRequestOrigins` the page logs in,
 /// refreshes, calls a function, reads an error answer and the link request's `X-Baas-Location`;
 /// the same page from an origin not listed is refused by the browser.
-@Suite struct BrowserAppTests {
+@Suite(.timeLimit(.minutes(5))) struct BrowserAppTests {
     @Test(.timeLimit(.minutes(2))) func aPageOfAnAllowedOriginUsesTheAPIAndAnotherIsRefused() async throws {
         let config = TestServer.withPlugins(PluginDirectory.examples)
         try await TestServer.run(config, mode: .live) { (c: Client) async throws in

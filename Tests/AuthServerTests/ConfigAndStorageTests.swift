@@ -5,7 +5,7 @@ import JWTKit
 import _CryptoExtras
 import Testing
 
-@Suite struct ConfigAndStorageTests {
+@Suite(.timeLimit(.minutes(5))) struct ConfigAndStorageTests {
     @Test(arguments: [
         (#"{"apps":[{"id":"a","providers":{"local-userpass":{"autoConfrim":true}}}]}"#, "apps[0].providers.local-userpass.autoConfrim: unknown key"),
         (#"{"apps":[{"id":"a","accessTokenLifetimeSeconds":"1800"}]}"#, "apps[0].accessTokenLifetimeSeconds: expected an integer, got string"),

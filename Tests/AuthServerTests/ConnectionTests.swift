@@ -4,7 +4,7 @@ import Glibc
 import Testing
 
 /// A slow or idle client does not hold a connection forever.
-@Suite struct ConnectionTests {
+@Suite(.timeLimit(.minutes(5))) struct ConnectionTests {
     @Test(arguments: ["", "GET /api/client/v2.0/app/local/location HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: "])
     func anIdleOrHalfSentRequestIsClosed(sent: String) async throws {
         var config = TestServer.configuration()

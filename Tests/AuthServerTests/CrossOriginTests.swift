@@ -10,7 +10,7 @@ import Testing
 /// its headers: preflights answered 204 for an allowed origin and 403 for another, every answer
 /// to an allowed origin (errors too) readable by the page, nothing opened outside the client
 /// API. The browser itself is in ``BrowserAppTests``.
-@Suite struct CrossOriginTests {
+@Suite(.timeLimit(.minutes(5))) struct CrossOriginTests {
     static let page = "https://app.example.com"
     static let other = "https://evil.example.net"
 

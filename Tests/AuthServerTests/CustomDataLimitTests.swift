@@ -4,7 +4,7 @@ import Testing
 
 /// One limit for custom data wherever it comes in (a plugin, the admin API, import): it rides
 /// in every access token of its user, and past the limit that user could get none.
-@Suite struct CustomDataLimitTests {
+@Suite(.timeLimit(.minutes(5))) struct CustomDataLimitTests {
     static func nested(_ levels: Int) -> EJSON {
         var value: EJSON = ["leaf": 1]
         for _ in 1..<levels { value = ["n": value] }

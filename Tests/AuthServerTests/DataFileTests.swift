@@ -5,7 +5,7 @@ import Testing
 
 /// The database holds signing keys and password hashes: only its owner may read it, whether
 /// or not the data directory existed before.
-@Suite struct DataFileTests {
+@Suite(.timeLimit(.minutes(5))) struct DataFileTests {
     static func mode(_ path: String) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }

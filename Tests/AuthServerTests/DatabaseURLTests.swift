@@ -4,7 +4,7 @@ import Testing
 
 /// `--database` and the config key `database`: what they accept, what they refuse (naming
 /// what is wrong), and that a password never shows.
-@Suite struct DatabaseURLTests {
+@Suite(.timeLimit(.minutes(5))) struct DatabaseURLTests {
     @Test func theFormsThatAreAccepted() throws {
         let tcp = try PostgresDatabase(
             url: "postgres://authsh@db.example.com:6543/auth?sslmode=require&pool=3", key: "database",

@@ -3,7 +3,7 @@ import Testing
 
 /// The shared clock of database lease deadlines: a wait ends at its deadline, and a cancelled
 /// one ends at once (a cancelled `Task.sleep` would stay until its deadline).
-@Suite struct DeadlineWatchTests {
+@Suite(.timeLimit(.minutes(5))) struct DeadlineWatchTests {
     @Test(.timeLimit(.minutes(1)))
     func aWaitEndsAtItsDeadlineAndACancelledOneAtOnce() async throws {
         let watch = DeadlineWatch(tick: .milliseconds(20))

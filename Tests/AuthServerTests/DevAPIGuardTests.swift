@@ -4,7 +4,7 @@ import HTTPTypes
 import Testing
 
 /// A web page the developer visits cannot drive the dev API of a server on their machine.
-@Suite struct DevAPIGuardTests {
+@Suite(.timeLimit(.minutes(5))) struct DevAPIGuardTests {
     static let users = "\(Routes.dev)/apps/local/users"
     static let clock = "\(Routes.dev)/clock"
     static let outbox = "\(Routes.dev)/apps/local/outbox"

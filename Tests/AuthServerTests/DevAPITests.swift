@@ -2,7 +2,7 @@ import AuthProtocol
 import AuthServer
 import Testing
 
-@Suite struct DevAPITests {
+@Suite(.timeLimit(.minutes(5))) struct DevAPITests {
     @Test func wipeAndOutbox() async throws {
         try await TestServer.run { c in
             try await c.registerConfirmed("w@example.com")

@@ -4,7 +4,7 @@ import Testing
 
 /// Device authorization (RFC 8628) through the server, against the dev identity provider's
 /// device endpoints: pending, slow_down, approved, denied, expired.
-@Suite struct DeviceFlowTests {
+@Suite(.timeLimit(.minutes(5))) struct DeviceFlowTests {
     static func device(_ c: Client, _ provider: String) async throws -> (deviceCode: String, userCode: String, reply: Reply) {
         let reply = try await c.call(.post, Routes.app(c.app) + "/auth/providers/\(provider)/device", json: [:])
         #expect(reply.status == 200, "\(reply.body)")

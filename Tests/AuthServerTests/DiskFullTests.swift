@@ -8,7 +8,7 @@ import Testing
 /// cannot be written answers 503 `ServiceUnavailable` with `Retry-After` (never a 500), the
 /// server goes on serving what it can, and writes work again once space is freed. The disk is a
 /// real one: a small tmpfs the test mounts (root only; elsewhere the test does not run).
-@Suite struct DiskFullTests {
+@Suite(.timeLimit(.minutes(5))) struct DiskFullTests {
     /// Whether this process may mount a tmpfs (root outside a restricted container).
     static let canMount: Bool = {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-mount-probe-\(UUID().uuidString)").path

@@ -4,7 +4,7 @@ import Testing
 
 /// The repository's example plugins (`plugins/`), each through the HTTP API, with the
 /// provider contracts of docs/protocol/wire-protocol.md sections 6 and 7.
-@Suite struct ExamplePluginTests {
+@Suite(.timeLimit(.minutes(5))) struct ExamplePluginTests {
     static func config(_ configure: (inout AppConfiguration) -> Void = { _ in }) -> ServerConfiguration {
         TestServer.withPlugins(PluginDirectory.examples) { app in
             app.providers.customFunction = .init()

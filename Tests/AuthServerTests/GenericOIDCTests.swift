@@ -7,7 +7,7 @@ import Testing
 /// `oauth2-<name>` against a real third-party OpenID Connect provider (oidc-provider-mock):
 /// discovery, the authorization code flow with the server's PKCE and nonce, ID tokens checked
 /// against its JWKS, userinfo; and the tokens that must be refused.
-@Suite(.serialized) struct GenericOIDCTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct GenericOIDCTests {
     static let clientId = "authsh-test-client"
 
     /// A live dev server whose app `local` has `oauth2-mock` on `mock`'s issuer.

@@ -5,7 +5,7 @@ import Testing
 
 /// The server's own HS256 signer and verifier, below the routes: its header fast path (our
 /// own headers are recognised byte for byte) and the general path (any header is decoded).
-@Suite struct HS256TokensTests {
+@Suite(.timeLimit(.minutes(5))) struct HS256TokensTests {
     static let key = SymmetricKey(data: Array(repeating: UInt8(7), count: 32))
     static let tokens = HS256Tokens(keys: ["app": key, "other": SymmetricKey(data: Array(repeating: UInt8(9), count: 32))])
     static let claims: EJSONDocument = [

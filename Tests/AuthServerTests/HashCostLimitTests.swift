@@ -4,7 +4,7 @@ import Testing
 /// Hashes brought from elsewhere are verified only when their cost is bounded: one with
 /// gigabytes of memory or a bcrypt cost of 31 would let anyone who knows its email stall the
 /// server's hashing threads with logins.
-@Suite struct HashCostLimitTests {
+@Suite(.timeLimit(.minutes(5))) struct HashCostLimitTests {
     @Test func costsAreReadFromTheHash() {
         #expect(PasswordHasher.isWithinCostLimits(BcryptTests.hash))
         #expect(!PasswordHasher.isWithinCostLimits("$2b$15$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6"))

@@ -4,7 +4,7 @@ import GRDB
 import Testing
 
 /// `/healthz` answers while the process runs; `/readyz` only while the database answers too.
-@Suite struct HealthTests {
+@Suite(.timeLimit(.minutes(5))) struct HealthTests {
     @Test func readyWhileTheDatabaseAnswers() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-health-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -7,7 +7,7 @@ import Testing
 
 /// ID tokens for several audiences (OIDC Core 3.1.3.7: `azp`), and key sets that cannot be
 /// fetched: a failure is remembered for a short time, not fetched again by every login.
-@Suite struct IdPKeyTests {
+@Suite(.timeLimit(.minutes(5))) struct IdPKeyTests {
     struct IDClaims: JWTPayload {
         var iss: String
         var sub: String

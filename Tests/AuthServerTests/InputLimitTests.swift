@@ -6,7 +6,7 @@ import Testing
 
 /// Bad input gets a clear 4xx naming what was wrong, never a crash, a 500 or a value that is
 /// accepted and then unusable.
-@Suite struct InputLimitTests {
+@Suite(.timeLimit(.minutes(5))) struct InputLimitTests {
     static let secret = "a-shared-secret-of-32-bytes-or-more"
 
     /// A custom-token app signing with `secret`.

@@ -10,7 +10,7 @@ import Testing
 
 /// custom-token with keys from a JWKS URL. The identity provider that would publish them is
 /// remote and cannot run here, so a small HTTP server on a loopback port stands in for it.
-@Suite struct JWKSTests {
+@Suite(.timeLimit(.minutes(5))) struct JWKSTests {
     /// Serves `document` at `/jwks.json` while `body` runs; counts the fetches.
     static func withJWKSServer(_ document: EJSON, _ body: @Sendable (_ url: String, _ fetches: @escaping @Sendable () -> Int) async throws -> Void)
         async throws

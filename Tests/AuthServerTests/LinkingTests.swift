@@ -2,7 +2,7 @@ import AuthProtocol
 import AuthServer
 import Testing
 
-@Suite struct LinkingTests {
+@Suite(.timeLimit(.minutes(5))) struct LinkingTests {
     @Test func linkAnonymousToEmailThenLogInThroughIt() async throws {
         try await TestServer.run { c in
             let anon = try await c.anonymous()

@@ -5,7 +5,7 @@ import Testing
 /// `GET {app}/location`: realm-core sends every later request to its `hostname`, so it is
 /// where the server really is, over the scheme the client really used, never a name that a
 /// request's `Host` chose.
-@Suite struct LocationTests {
+@Suite(.timeLimit(.minutes(5))) struct LocationTests {
     /// `hostname` and `ws_hostname` of a raw request to the server on `port`.
     static func location(port: Int, headers: [String]) async throws -> (hostname: String?, ws: String?) {
         let request =

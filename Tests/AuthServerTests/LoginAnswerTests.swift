@@ -3,7 +3,7 @@ import AuthProtocol
 import Testing
 
 /// The profile in a login answer (authsh's addition) is what `GET auth/profile` answers then.
-@Suite struct LoginAnswerTests {
+@Suite(.timeLimit(.minutes(5))) struct LoginAnswerTests {
     @Test func theAnswersProfileIsTheProfile() async throws {
         try await TestServer.run { c in
             try await c.registerConfirmed("lee@example.com")

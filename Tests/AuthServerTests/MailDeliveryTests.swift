@@ -7,7 +7,7 @@ import Testing
 /// Mail from a server (not in dev mode) to a real SMTP server (aiosmtpd) through the queue:
 /// what arrives, and what the queue keeps after temporary and permanent refusals and while
 /// the SMTP server is down.
-@Suite struct MailDeliveryTests {
+@Suite(.timeLimit(.minutes(5))) struct MailDeliveryTests {
     /// A server on a SQLite file whose mail goes to `sink`, tried again after 1 s.
     static func run(
         _ sink: SMTPSink?, port: Int? = nil, plugins: [String: String] = [:],

@@ -4,7 +4,7 @@ import Testing
 
 /// Links in mails point where the operator says (`publicURL`, `resetPasswordUrl`), never
 /// where a request's `Host` header says.
-@Suite struct MailLinkTests {
+@Suite(.timeLimit(.minutes(5))) struct MailLinkTests {
     static func resetLink(_ c: Client, _ email: String) async throws -> EJSON {
         try await c.registerConfirmed(email)
         #expect(try await c.userpass("reset/send", ["email": .string(email)]).status == 200)

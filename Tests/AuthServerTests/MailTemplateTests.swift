@@ -5,7 +5,7 @@ import Testing
 /// The mails' templates: defaults that say what to do with the link (or the token when there
 /// is no link), values escaped in HTML and not in text, and files that override them per
 /// kind and per app.
-@Suite struct MailTemplateTests {
+@Suite(.timeLimit(.minutes(5))) struct MailTemplateTests {
     static let values = [
         "app": "shop", "email": "ann@example.com", "token": "T0K", "tokenId": "ID1", "minutes": "30",
         "subject": "Confirm your account", "link": "https://app.example.com/confirm?token=T0K&tokenId=ID1",

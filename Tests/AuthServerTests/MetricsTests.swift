@@ -9,7 +9,7 @@ import Testing
 
 /// `/metrics` on its own listener, scraped by a plain HTTP client: the counters move with the
 /// requests made, and no label takes a value a client chose.
-@Suite struct MetricsTests {
+@Suite(.timeLimit(.minutes(5))) struct MetricsTests {
     /// Runs a live server with a metrics listener; `body` gets the API client and the
     /// metrics URL.
     static func run(_ configuration: ServerConfiguration, _ body: @escaping @Sendable (Client, String) async throws -> Void) async throws {

@@ -6,7 +6,7 @@ import Testing
 /// Sign-ins that finish at the web redirect flow's callback (a GET, or Apple's form post) are
 /// audited and counted like the client's own login requests: each login and link once, a
 /// failed one as a failure, and the loopback flow's callback as the code it issues.
-@Suite struct OAuthAuditTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthAuditTests {
     @Test func callbackLoginsAndLinksAreAuditedAndCounted() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-oauth-audit-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -4,7 +4,7 @@ import Testing
 
 /// Sign-ins under way are sealed in the store: what the table holds names no state, code,
 /// verifier, nonce, link token or IdP token, and opens only with the state or code itself.
-@Suite struct OAuthFlowSealingTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthFlowSealingTests {
     static func flow(app: String = "app") -> OAuthFlows.Flow {
         OAuthFlows.Flow(
             app: app, provider: "oauth2-google", redirect: "http://127.0.0.1:9/cb", clientState: "client-state",

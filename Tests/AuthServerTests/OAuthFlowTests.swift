@@ -9,7 +9,7 @@ import Testing
 /// The browser flows end to end on a live server with the dev identity provider: the web
 /// redirect flow as realm-web's OAuth2Helper reads it, linking through `X-Baas-Location`,
 /// the loopback flow with login codes, and the ways to misuse them.
-@Suite struct OAuthFlowTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthFlowTests {
     /// A request whose answer is a redirect (or an error): status, `Location`, `X-Baas-Location`.
     struct Hop {
         var status: Int
@@ -354,7 +354,7 @@ import Testing
 /// The sign-ins under way (20,000 per app) are shared: one client (an IPv4 address or an
 /// IPv6 /64) starts at most 100 within a flow's lifetime, and its network (a /24, a /48) 1,000,
 /// so a client with many /64s cannot take every other client's sign-in away.
-@Suite struct SignInShareTests {
+@Suite(.timeLimit(.minutes(5))) struct SignInShareTests {
     @Test func oneClientOrOneNetworkCannotFillTheSignInsUnderWay() async throws {
         var app = AppConfiguration(id: "local")
         app.rateLimits.enabled = true

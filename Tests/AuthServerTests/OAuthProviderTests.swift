@@ -7,7 +7,7 @@ import _CryptoExtras
 
 /// The `oauth2-*` providers end to end through HTTP against the dev identity provider (a
 /// live server on a loopback port: the providers reach the IdP over real HTTP).
-@Suite struct OAuthProviderTests {
+@Suite(.timeLimit(.minutes(5))) struct OAuthProviderTests {
     static func live(_ body: @escaping @Sendable (Client, DevIdP) async throws -> Void) async throws {
         try await TestServer.run(TestServer.configuration(), mode: .live) { c in try await body(c, DevIdP(c: c)) }
     }
@@ -289,7 +289,7 @@ import _CryptoExtras
 
 /// The issuer's JWKS: fetched once and kept; a token naming a key id the set lacks (the IdP
 /// rotated its keys) fetches it again, but at most once a minute.
-@Suite struct JWKSRefetchTests {
+@Suite(.timeLimit(.minutes(5))) struct JWKSRefetchTests {
     @Test func anUnknownKidRefetchesAtMostOnceAMinute() async throws {
         let backing = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try backing.publicKey.getKeyPrimitives()
@@ -334,7 +334,7 @@ import _CryptoExtras
     }
 }
 
-@Suite struct AccessTokenCheckTests {
+@Suite(.timeLimit(.minutes(5))) struct AccessTokenCheckTests {
     /// Without the client secret the server cannot ask GitHub or Facebook whose token it is:
     /// the token is refused, never taken on trust (a token of another app must not log in).
     @Test(arguments: ["oauth2-github", "oauth2-facebook"])

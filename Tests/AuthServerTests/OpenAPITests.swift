@@ -10,7 +10,7 @@ import Testing
 /// the client, admin and dev APIs and the probes is documented with its method, nothing is
 /// documented that is not routed, and the server serves the document as it is in the
 /// repository (the `EmbedOpenAPI` build plugin embeds it).
-@Suite struct OpenAPITests {
+@Suite(.timeLimit(.minutes(5))) struct OpenAPITests {
     static let file = Binary.repository + "/docs/openapi.json"
 
     /// Routes that are not part of the contract: the dev identity provider (it plays third

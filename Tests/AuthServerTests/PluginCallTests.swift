@@ -3,7 +3,7 @@ import AuthServer
 import Testing
 
 /// `functions/call` and the `context` table, through the HTTP API.
-@Suite struct PluginCallTests {
+@Suite(.timeLimit(.minutes(5))) struct PluginCallTests {
     static let echo = """
         local m = {}
         function m.echo(...) return {...} end

@@ -9,7 +9,7 @@ import Testing
 /// VM, and the conversion of results. Each call must answer with the limit's error, and the
 /// next ordinary call must work. A call that escaped would never answer: `answers(within:)`
 /// turns that into a failure instead of a hung suite.
-@Suite struct PluginLimitTests {
+@Suite(.timeLimit(.minutes(5))) struct PluginLimitTests {
     static let escapes = """
         local m = {}
         local function spin() while true do end end

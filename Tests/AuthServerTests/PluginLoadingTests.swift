@@ -5,7 +5,7 @@ import Testing
 
 /// Loading plugins: start-up errors name the file or the config key; dev mode reloads changed
 /// files for the next call; a file that breaks keeps its last good version.
-@Suite struct PluginLoadingTests {
+@Suite(.timeLimit(.minutes(5))) struct PluginLoadingTests {
     static func startupError(_ files: [String: String], _ configure: (inout AppConfiguration) -> Void = { _ in }) async throws -> String {
         let dir = try PluginDirectory(files)
         do {
@@ -131,7 +131,7 @@ import Testing
 
 /// A `login` plugin turns custom-function login on by itself only in dev mode: the example
 /// accepts any username, so a production server needs the app's config to say so.
-@Suite struct CustomFunctionZeroConfigTests {
+@Suite(.timeLimit(.minutes(5))) struct CustomFunctionZeroConfigTests {
     @Test(arguments: [true, false])
     func aLoginPluginAloneEnablesLoginOnlyInDevMode(dev: Bool) async throws {
         let dir = try PluginDirectory(["login.lua": #"return function(p) return p.username end"#])

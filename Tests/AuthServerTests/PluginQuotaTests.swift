@@ -5,7 +5,7 @@ import Testing
 /// What a plugin can run up through `context` is bounded per app (`pluginLimits`), with
 /// errors that name the limit: mails per call and per address, keys in the store; and
 /// `functions/call` itself is rate limited per address and per user.
-@Suite struct PluginQuotaTests {
+@Suite(.timeLimit(.minutes(5))) struct PluginQuotaTests {
     static let plugin = """
         local m = {}
         function m.mail(to, n)

@@ -4,7 +4,7 @@ import Testing
 
 /// What a plugin cannot do: each attempt fails only its own request, with a clear error, and
 /// the server goes on serving.
-@Suite struct PluginSafetyTests {
+@Suite(.timeLimit(.minutes(5))) struct PluginSafetyTests {
     static let hostile = """
         local m = {}
         function m.spin() while true do end end

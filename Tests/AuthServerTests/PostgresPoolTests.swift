@@ -10,7 +10,7 @@ import Testing
 /// `PostgresRestartTests`, and strands requests with none. A short idle timeout: the pool keeps
 /// each timer's task alive until its time is up, even when cancelled, so a 60 s one made memory
 /// grow with the request rate; `scripts/bench server --postgres` shows the memory.)
-@Suite struct PostgresPoolTests {
+@Suite(.timeLimit(.minutes(5))) struct PostgresPoolTests {
     @Test func thePoolOpensConnectionsOnDemandAndClosesIdleOnes() async throws {
         let cluster = try await PostgresCluster.shared()
         let name = try await cluster.makeDatabase()

@@ -5,7 +5,7 @@ import Testing
 /// Every statement of the store runs as a named prepared statement on PostgreSQL, however many
 /// there are: slots used to be 128 fixed types, and statement 129 and later ran unprepared
 /// (parsed and planned each time) without a word.
-@Suite struct PostgresStatementsTests {
+@Suite(.timeLimit(.minutes(5))) struct PostgresStatementsTests {
     @Test func slotTypesSpellTheirIndexForAnyIndex() {
         for index in [0, 1, 2, 3, 127, 128, 129, 1000, 123_456] {
             #expect(PostgresStatements.slotType(index).index == index)

@@ -5,7 +5,7 @@ import Testing
 /// A provider is on only when the config turns it on: an app whose `providers` lists only
 /// `anon-user` has no email/password and no API keys, on any of their routes; an app with no
 /// `providers` key keeps the zero-config three.
-@Suite struct ProviderDefaultsTests {
+@Suite(.timeLimit(.minutes(5))) struct ProviderDefaultsTests {
     static func config(_ json: String) throws -> ServerConfiguration {
         var c = TestServer.configuration(dev: false)
         try c.loadConfig(Array(json.utf8), file: "c.json")

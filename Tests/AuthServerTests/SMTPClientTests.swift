@@ -6,7 +6,7 @@ import Testing
 /// The SMTP client against a real SMTP server (aiosmtpd): plain, STARTTLS with a certificate
 /// trusted through `caFile`, AUTH; the message as received; what a relay's refusals make of
 /// a delivery (try again, or give up).
-@Suite struct SMTPClientTests {
+@Suite(.timeLimit(.minutes(5))) struct SMTPClientTests {
     static func message(subject: String = "Confirm your email", to: String = "ann@example.com") -> MailMessage {
         MailMessage(
             from: MailAddress("Example Auth <no-reply@example.com>")!, to: MailAddress(to)!, subject: subject,

@@ -4,7 +4,7 @@ import Testing
 /// A store statement is written once for both engines: `?` markers are numbered for
 /// PostgreSQL (outside quotes only), rows are locked only where PostgreSQL needs it, and a
 /// statement keeps one prepared-statement slot.
-@Suite struct SQLStatementTests {
+@Suite(.timeLimit(.minutes(5))) struct SQLStatementTests {
     @Test func markersAreNumberedOutsideQuotes() {
         let sql = SQL("SELECT a FROM t WHERE b = ? AND c = '?' AND \"d?\" = ? AND e IN (?, ?)")
         #expect(sql.postgres == "SELECT a FROM t WHERE b = $1 AND c = '?' AND \"d?\" = $2 AND e IN ($3, $4)")

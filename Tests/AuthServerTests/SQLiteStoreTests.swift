@@ -6,7 +6,7 @@ import Testing
 
 /// The SQLite store on a real database file: reads run on their own read-only connections
 /// (SQLiteReadConnection), so what they see of other connections' writes is tested here.
-@Suite struct SQLiteStoreTests {
+@Suite(.timeLimit(.minutes(5))) struct SQLiteStoreTests {
     /// A database file in a fresh directory, removed at the end.
     final class DatabaseFile {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-store-\(UUID().uuidString)").path

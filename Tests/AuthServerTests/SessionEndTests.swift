@@ -7,7 +7,7 @@ import Testing
 /// Sessions end when they should: a password reset ends every session of the user, deleting
 /// or disabling an API key ends the sessions it opened, a deleted user's access token calls
 /// nothing, on every server sharing the database; anonymous accounts end after 90 days.
-@Suite struct SessionEndTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionEndTests {
     /// Every token of a login: both must be refused once the session has ended.
     struct Session {
         var access: String

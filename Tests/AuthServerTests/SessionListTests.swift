@@ -4,7 +4,7 @@ import Testing
 
 /// A user's sessions (list, end one, end the others) and recent-login enforcement
 /// (docs/protocol/identity-providers.md section 6) through HTTP, with the dev clock.
-@Suite struct SessionListTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionListTests {
     static let sessions = Routes.base + "/auth/sessions"
 
     static func advance(_ c: Client, _ seconds: Int64) async throws {

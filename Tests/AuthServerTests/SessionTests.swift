@@ -2,7 +2,7 @@ import AuthProtocol
 import AuthServer
 import Testing
 
-@Suite struct SessionTests {
+@Suite(.timeLimit(.minutes(5))) struct SessionTests {
     @Test func anonymousLoginsAreNewUsers() async throws {
         try await TestServer.run { c in
             let a = try await c.anonymous(), b = try await c.anonymous()

@@ -7,7 +7,7 @@ import Testing
 
 /// Two servers on one PostgreSQL database, through HTTP (issue 17's "correct across
 /// instances"): what one does, the other sees at once.
-@Suite struct SharedPostgresTests {
+@Suite(.timeLimit(.minutes(5))) struct SharedPostgresTests {
     /// Runs `body` with two servers (A and B) on one new database of the test cluster,
     /// with the plugins of `plugins`, routed in-process or (`.live`) on loopback ports.
     static func twoServers(

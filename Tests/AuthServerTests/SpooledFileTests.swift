@@ -7,7 +7,7 @@ import Testing
 /// An import's body is spooled to a file with no name: nothing of it is ever on disk for
 /// another process to open or for a request that ends early to leave behind, and it reads
 /// back whole, as often as asked.
-@Suite struct SpooledFileTests {
+@Suite(.timeLimit(.minutes(5))) struct SpooledFileTests {
     static func spooled() throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
             .filter { $0.hasPrefix("authsh-import-") }

@@ -6,7 +6,7 @@ import Testing
 /// RFC 3207 section 5: what a server (or a man in the middle) sends after its 220 to STARTTLS
 /// and before TLS came in the clear, and must never be read as the answers to commands sent
 /// under TLS. A scripted server on a loopback socket sends such a reply with its 220.
-@Suite struct StartTLSInjectionTests {
+@Suite(.timeLimit(.minutes(5))) struct StartTLSInjectionTests {
     /// Listens on a loopback port, answers one client with `script` (each entry: wait for a
     /// line, then send the text; nil waits for nothing), then keeps the connection open.
     final class ScriptedServer: Sendable {

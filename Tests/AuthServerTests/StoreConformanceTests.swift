@@ -7,7 +7,7 @@ import Testing
 /// The contract of ``AuthStore``, method by method, run against every engine: what a store
 /// must do whatever database is behind it (SQLite on a file and in memory, and PostgreSQL on
 /// a private cluster the tests start).
-@Suite struct StoreConformanceTests {
+@Suite(.timeLimit(.minutes(5))) struct StoreConformanceTests {
     enum Engine: String, CaseIterable, CustomStringConvertible {
         case sqliteFile, sqliteMemory, postgres
         var description: String { rawValue }

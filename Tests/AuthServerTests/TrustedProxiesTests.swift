@@ -6,7 +6,7 @@ import Testing
 
 /// Behind a reverse proxy: the client's address comes from `X-Forwarded-For` only for requests
 /// from a trusted proxy, and only from the part of it the trusted proxies appended.
-@Suite struct TrustedProxiesTests {
+@Suite(.timeLimit(.minutes(5))) struct TrustedProxiesTests {
     static func client(_ proxies: [String], peer: String, _ header: String...) throws -> String? {
         let trusted = try TrustedProxies(proxies)
         guard trusted.isTrusted(peer: try SocketAddress(ipAddress: peer, port: 1)) else { return nil }

@@ -2,7 +2,7 @@ import AuthProtocol
 import AuthServer
 import Testing
 
-@Suite struct UserpassTests {
+@Suite(.timeLimit(.minutes(5))) struct UserpassTests {
     @Test func signUpConfirmAndLogIn() async throws {
         try await TestServer.run { c in
             try await c.registerConfirmed("alice@example.com", "password1")

@@ -4,7 +4,7 @@ import LuaEJSON
 import Testing
 
 /// Lua to EJSON: values that have no EJSON form are refused with the place they were at.
-@Suite struct ConversionTests {
+@Suite(.timeLimit(.minutes(5))) struct ConversionTests {
     /// A value, the path it is converted under, and the message expected.
     static func example(_ name: String) -> (LuaValue, String, String) {
         let function = LuaValue.function(LuaFunction("f") { _ in .one(nil) })

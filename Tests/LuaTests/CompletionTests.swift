@@ -3,7 +3,7 @@ import Testing
 
 /// Completion walks any value's metatable `__index` table chain (file handles, strings, user
 /// tables) and never calls anything.
-@Suite struct CompletionTests {
+@Suite(.timeLimit(.minutes(5))) struct CompletionTests {
     @Test func throughMetatablesOfAnyValue() throws {
         let lua = try LuaState()
         try lua.evaluate(

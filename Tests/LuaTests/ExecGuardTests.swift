@@ -5,7 +5,7 @@ import Testing
 
 /// The programs os.execute and io.popen run hold none of the host's sockets, even one another
 /// thread opens while the program starts (as SwiftNIO's threads open the client's connections).
-@Suite(.serialized) struct ExecGuardTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ExecGuardTests {
     /// A thread that opens and closes sockets without close-on-exec, as fast as it can, and
     /// remembers their inodes.
     final class SocketChurn: Sendable {

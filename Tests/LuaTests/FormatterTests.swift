@@ -3,7 +3,7 @@ import Testing
 
 /// How the REPL shows a string: as Lua would read it back, and never as something that acts on
 /// the terminal (a string can hold what a server sent: an email, an id).
-@Suite struct FormatterTests {
+@Suite(.timeLimit(.minutes(5))) struct FormatterTests {
     @Test func unprintableCharactersAreLuaEscapes() throws {
         #expect(LuaFormatter.quote(Array("a\u{1B}[2Jb\u{07}".utf8)) == #""a\27[2Jb\7""#)
         #expect(LuaFormatter.quote(Array("x\u{9B}31m\u{202E}gnp.exe\u{200B}".utf8)) == #""x\u{9B}31m\u{202E}gnp.exe\u{200B}""#)

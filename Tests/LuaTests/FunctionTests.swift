@@ -1,7 +1,7 @@
 import Lua
 import Testing
 
-@Suite struct FunctionTests {
+@Suite(.timeLimit(.minutes(5))) struct FunctionTests {
     @Test func swiftFunctionsAreCallableAndErrorsUseLuasWording() throws {
         let lua = try LuaState()
         try lua.register(

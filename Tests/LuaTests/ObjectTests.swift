@@ -19,7 +19,7 @@ final class Counter: LuaObject {
         description: { "Counter(\($0.start))" })
 }
 
-@Suite(.serialized) struct ObjectTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct ObjectTests {
     @Test func methodsPropertiesTostringAndIdentity() throws {
         let lua = try LuaState()
         let counter = Counter(start: 40)

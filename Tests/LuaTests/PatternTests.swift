@@ -3,7 +3,7 @@ import Testing
 
 /// The sandbox's own pattern matcher (find, match, gmatch, gsub) against Lua's: the same
 /// results and errors for the same calls, and a deadline that stops it mid-match.
-@Suite struct PatternTests {
+@Suite(.timeLimit(.minutes(5))) struct PatternTests {
     /// Runs every case and serialises results and errors into one string per case.
     static let script = #"""
         local cases = {

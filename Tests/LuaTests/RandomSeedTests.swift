@@ -5,7 +5,7 @@ import Testing
 /// is the time in seconds and the state's address, so states made one after another in the same
 /// second, where the allocator hands out the freed address again, drew the same numbers: two
 /// runs of a script picked the same "unique" address, and a plugin's codes were guessable.
-@Suite struct RandomSeedTests {
+@Suite(.timeLimit(.minutes(5))) struct RandomSeedTests {
     @Test(arguments: [false, true])
     func statesMadeOneAfterAnotherDrawDifferentNumbers(sandboxed: Bool) throws {
         var draws: [LuaValue] = []

@@ -5,7 +5,7 @@ func sandbox(memory: Int = 16 << 20, deadline: Duration = .milliseconds(300)) th
     try LuaState(profile: .sandboxed(.init(memoryBytes: memory, deadline: deadline)))
 }
 
-@Suite struct SandboxTests {
+@Suite(.timeLimit(.minutes(5))) struct SandboxTests {
     @Test func dangerousLibrariesAreAbsent() throws {
         let lua = try sandbox()
         let r = try lua.evaluate(

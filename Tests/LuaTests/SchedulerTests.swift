@@ -16,7 +16,7 @@ func tasksState(_ profile: LuaState.Profile = .trusted) throws -> LuaState {
     return lua
 }
 
-@Suite struct SchedulerTests {
+@Suite(.timeLimit(.minutes(5))) struct SchedulerTests {
     @Test func asyncCallsReadAsSequentialCode() throws {
         let lua = try tasksState()
         #expect(try lua.evaluate("local a = echo(1); local b = echo('two'); return a, b") == [1, "two"])

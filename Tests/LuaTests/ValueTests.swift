@@ -1,7 +1,7 @@
 import Lua
 import Testing
 
-@Suite struct ValueTests {
+@Suite(.timeLimit(.minutes(5))) struct ValueTests {
     @Test func scalarsRoundTripAndKeepIntegerAndFloatApart() throws {
         let lua = try LuaState()
         try lua.setGlobal("i", .integer(Int64.max))

@@ -5,7 +5,7 @@ import Testing
 /// is not on loopback is not "this machine", whatever `Host` it names, so neither the admin API
 /// nor the admin page takes a key from it over plain http. (The in-process test servers listen
 /// on loopback only; this needs the real command.)
-@Suite(.binary) struct AdminChannelTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct AdminChannelTests {
     @Test(.enabled(if: Self.otherAddress != nil, "this machine has no address but loopback"))
     func aLoopbackHostFromAnotherAddressIsNotThisMachine() async throws {
         let directory = try Binary.temporaryDirectory()

@@ -4,7 +4,7 @@ import Testing
 
 /// `authsh admin`, the real binary: against a running server's admin API with the key from
 /// the environment, and directly on a data directory.
-@Suite(.binary) struct AdminCommandTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct AdminCommandTests {
     static let key = "cli-admin-key-0123456789abcdef0123456789"
 
     static func lines(_ text: String) -> [[String: Any]] {
@@ -179,7 +179,7 @@ import Testing
 }
 
 /// `auth.admin{}` in a batch script: the embedded server's admin API with no key to give.
-@Suite(.binary) struct AdminLuaTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct AdminLuaTests {
     @Test func theAdminKeyGoesOutInClearOnlyWhenAsked() async throws {
         let r = try await Binary.script(
             #"""

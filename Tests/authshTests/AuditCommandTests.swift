@@ -4,7 +4,7 @@ import Testing
 
 /// `authsh audit` reads the audit log of a data directory: what a script did, oldest first,
 /// filtered, as text or JSON lines.
-@Suite(.binary) struct AuditCommandTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct AuditCommandTests {
     @Test func readsWhatAScriptDid() async throws {
         let data = try Binary.temporaryDirectory()
         let script = #"local u = login(credentials.anonymous()); print(u.id); register{email = "audit@example.com", password = "password1"}"#

@@ -3,7 +3,7 @@ import Testing
 
 /// The auth REPL in a real pseudo-terminal: the prompt follows the current user, completion
 /// knows the auth objects, results print as one-liners, and passwords stay out of history.
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")), .binary)
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")), .binary, .timeLimit(.minutes(5)))
 struct AuthREPLTests {
     @Test func promptFollowsTheCurrentUser() async throws {
         let data = try Binary.temporaryDirectory()

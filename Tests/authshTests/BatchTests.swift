@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.binary) struct BatchTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct BatchTests {
     @Test func executesChunksAndPrintsLikeLua() async throws {
         let r = try await Binary.run(["-e", "print(1, 2.0, 'x', math.type(3), 2^53)"])
         #expect(r.status == 0)

@@ -9,7 +9,7 @@ import Testing
 /// answered logs in as the same user, every anonymous session answered refreshes). SQLite's
 /// restart also replays the write-ahead log each kill leaves, through the damage check
 /// (``RecoveryCheckTests`` covers the damaged ones): a real crash's log must pass it.
-@Suite(.serialized, .binary) struct CrashRecoveryTests {
+@Suite(.serialized, .binary, .timeLimit(.minutes(5))) struct CrashRecoveryTests {
     final class Load: Sendable {
         let users = Mutex<[(email: String, userId: String)]>([])
         let sessions = Mutex<[String]>([])

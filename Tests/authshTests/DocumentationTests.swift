@@ -4,7 +4,7 @@ import Testing
 /// The repository documents itself: every link in the README and `docs/` leads to a file of the
 /// repository and, when it names one, to a heading that exists there; no document, source file
 /// or test cites a Markdown file that is not in the repository.
-@Suite struct DocumentationTests {
+@Suite(.timeLimit(.minutes(5))) struct DocumentationTests {
     static let root = Binary.repository
 
     /// The Markdown files of the documentation, relative to the root.

@@ -4,7 +4,7 @@ import Testing
 /// The embedded dev server runs as `authsh-server embedded`, a child of `authsh`: it is there
 /// only once a script needs it, it never shows its admin key to other local users, and it goes
 /// when `authsh` goes, however `authsh` ends.
-@Suite(.serialized, .binary) struct EmbeddedServerProcessTests {
+@Suite(.serialized, .binary, .timeLimit(.minutes(5))) struct EmbeddedServerProcessTests {
     @Test func theServerIsAChildThatEndsWithAuthshEvenWhenAuthshIsKilled() async throws {
         let data = try Binary.temporaryDirectory()
         let marker = data + "/descriptor5"

@@ -3,7 +3,7 @@ import Testing
 
 /// `authsh serve --log-format json`: every line on stderr is one JSON object with `time`,
 /// `level`, `label` and `message`.
-@Suite(.binary) struct LogFormatTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct LogFormatTests {
     @Test func jsonLogsAreOneObjectPerLine() async throws {
         let server = try await ServerProcess(["--log-format", "json", "--log-level", "info"], examplePlugins: false)
         // A failed login logs nothing secret; the start-up warning about mail is enough to read.

@@ -4,7 +4,7 @@ import Testing
 /// Lua libraries as `lua5.4` loads them: C modules (Debian's lua-cjson and lua-lpeg, installed
 /// by scripts/setup) and Lua modules, through LUA_PATH and LUA_CPATH, and LUA_INIT run first,
 /// all ignored with `-E`. Each case runs under authsh and under lua5.4 and the two must agree.
-@Suite(.binary) struct LuaLibrariesTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct LuaLibrariesTests {
     /// Runs `arguments` under both; returns authsh's result after checking they agree.
     @discardableResult
     static func agree(

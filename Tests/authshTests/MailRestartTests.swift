@@ -4,7 +4,7 @@ import Testing
 
 /// A mail queued when `authsh serve` is killed (SIGKILL) is delivered, once, by the server
 /// started again on the same database: the queue is in the database, not the process.
-@Suite(.binary) struct MailRestartTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct MailRestartTests {
     /// `Tests/smtp/smtp_sink.py` (aiosmtpd) on `port`, writing what it accepts to `directory`.
     static func startSink(port: Int, directory: String, stall: Int = 0) throws -> ChildProcess {
         try ChildProcess(

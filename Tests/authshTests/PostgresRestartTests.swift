@@ -7,7 +7,7 @@ import Testing
 /// processes on a private cluster, clients registering and logging in on both, PostgreSQL
 /// stopped with `-m immediate` and started again. Both processes live through it, answer 503
 /// while the database is away, serve again once it is back, and lose nothing they acknowledged.
-@Suite(.serialized, .binary) struct PostgresRestartTests {
+@Suite(.serialized, .binary, .timeLimit(.minutes(5))) struct PostgresRestartTests {
     final class Load: Sendable {
         let acknowledged = Mutex<[(email: String, userId: String)]>([])
         /// Statuses of requests that failed while the database was away (0: no answer at all).

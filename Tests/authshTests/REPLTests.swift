@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")), .binary)
+@Suite(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")), .binary, .timeLimit(.minutes(5)))
 struct REPLTests {
     @Test func printsExpressionsContinuesChunksAndKeepsTheLastResult() async throws {
         let term = try await Terminal.started()

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Every recipe in scripts/recipes runs in CI, so none of them rots.
-@Suite(.binary) struct RecipeTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct RecipeTests {
     static let recipes = [
         "signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
         "account-exists", "reauthenticate",

@@ -9,7 +9,7 @@ import Testing
 ///
 /// The logs are real ones: a server is killed (SIGKILL) after some registrations, leaving its
 /// log unreplayed, and each case damages a copy of that data directory.
-@Suite(.serialized, .binary) struct RecoveryCheckTests {
+@Suite(.serialized, .binary, .timeLimit(.minutes(5))) struct RecoveryCheckTests {
     static let frameSize = 24 + 4096
 
     /// A data directory left by a server killed after registering `count` users, and the users.

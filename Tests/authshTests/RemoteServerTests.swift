@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// `--server URL --app ID` against a separately started `authsh serve`.
-@Suite(.binary) struct RemoteServerTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct RemoteServerTests {
     @Test func talksToAServeDevProcess() async throws {
         let server = try await ServerProcess(["--dev"])
         let data = try Binary.temporaryDirectory()

@@ -4,7 +4,7 @@ import Testing
 /// The Lua API run by the built binary in batch mode against the embedded server: every verb,
 /// the error paths (error objects with code, status and position; a server that cannot start;
 /// bad command lines), concurrency, persistence. (The recipes cover the long flows.)
-@Suite(.binary) struct ScriptTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct ScriptTests {
     @Test func theVerbsDriveTheEmbeddedServer() async throws {
         let data = try Binary.temporaryDirectory()
         let r = try await Binary.script(

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// `authsh serve`, the real binary: its command line, its one stdout line, its exit codes.
-@Suite(.binary) struct ServeTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct ServeTests {
     @Test func configErrorsExit78NamingFileAndKey() async throws {
         let dir = try Binary.temporaryDirectory()
         let file = dir + "/authsh.json"

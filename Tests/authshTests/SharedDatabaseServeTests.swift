@@ -5,7 +5,7 @@ import Testing
 
 /// Two real `authsh serve` processes on one PostgreSQL database (a private cluster the tests
 /// start), and `authsh serve ... migrate`.
-@Suite(.binary) struct SharedDatabaseServeTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct SharedDatabaseServeTests {
     /// Everything issue 17 lists as "correct across instances", with two real processes: a
     /// user registered on A confirms and logs in on B; tokens signed by one verify on the
     /// other; a session ended on one is refused on the other at once; a password reset on A

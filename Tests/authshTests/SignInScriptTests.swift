@@ -3,7 +3,7 @@ import Testing
 
 /// `signIn`, `auth.http`, `user.providerTokens`, `auth.dev.idp` and the IdP credentials, run
 /// by the built binary against the embedded server and its dev identity provider.
-@Suite(.binary) struct SignInScriptTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct SignInScriptTests {
     @Test func signInByEveryRouteLandsOnOneUserPerIdentity() async throws {
         let data = try Binary.temporaryDirectory()
         let r = try await Binary.script(
