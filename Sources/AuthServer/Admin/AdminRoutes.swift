@@ -29,7 +29,7 @@ extension AuthService {
                 await self.adminRefused(app: app, from: AdminActor(request, context), code: error.code.rawValue)
             })
         apps.get(":app/users") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
             let users = try await self.store.listUsers(app: app.id, query: query)
             let next: EJSON = users.count == query.limit ? users.last.map { .string($0.user.id) } ?? .null : .null
@@ -41,20 +41,20 @@ extension AuthService {
         }
         for (action, disabled) in [("disable", true), ("enable", false)] {
             apps.post(":app/users/:id/\(action)") { request, context in
-                let app = try self.app(context.parameters.get("app") ?? "")
+                let app = try self.app(of: context)
                 let id = context.parameters.get("id") ?? ""
                 try await self.adminSetDisabled(disabled, app: app, id: id, by: AdminActor(request, context))
                 return Self.adminJSON(["id": .string(id), "disabled": .bool(disabled)])
             }
         }
         apps.delete(":app/users/:id") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let id = context.parameters.get("id") ?? ""
             try await self.adminDelete(app: app, id: id, by: AdminActor(request, context))
             return Self.adminJSON(["id": .string(id), "deleted": true])
         }
         apps.delete(":app/users/:id/sessions") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let id = context.parameters.get("id") ?? ""
             let revoked = try await self.adminRevokeSessions(app: app, id: id, by: AdminActor(request, context))
             return Self.adminJSON(["revoked": .int64(Int64(revoked))])
@@ -89,7 +89,7 @@ extension AuthService {
         }
         addAdminTransferRoutes(to: apps)
         apps.post(":app/confirm") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             guard case .document(let body) = try await Self.adminBody(request, context),
                 case .string(let email)? = body["email"], !email.isEmpty
             else {
@@ -108,7 +108,7 @@ extension AuthService {
 
     /// The app and user the path names, or 404.
     private func adminTarget(_ context: AuthRequestContext) async throws -> (AppRuntime, AdminUserRecord) {
-        let app = try app(context.parameters.get("app") ?? "")
+        let app = try app(of: context)
         guard let found = try await store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else { throw Self.noSuchUser }
         return (app, found)
     }

@@ -24,7 +24,7 @@ extension AuthService {
 
     func addAdminTransferRoutes(to apps: RouterGroup<AuthRequestContext>) {
         apps.get(":app/export") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             await self.adminAudit("users_exported", app: app, user: nil, request, context)
             let store = self.store, batch = Self.transferBatch
             // For a progress bar: the users there are as the export starts.
@@ -56,7 +56,7 @@ extension AuthService {
             return Response(status: .ok, headers: headers, body: body)
         }
         apps.post(":app/import") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let continueOnError = request.uri.queryParameters.get("continueOnError") == "true"
             let streamed = request.uri.queryParameters.get("progress") == "true"
             let spool = try await SpooledFile(request.body, limit: Self.importLimit)

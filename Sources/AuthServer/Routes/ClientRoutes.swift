@@ -6,7 +6,7 @@ extension AuthService {
     func addClientRoutes(to router: Router<AuthRequestContext>) {
         let app = router.group(RouterPath(Routes.base + "/app/:app"))
         app.get("location") { request, context in
-            _ = try self.app(context.parameters.get("app") ?? "")
+            _ = try self.app(of: context)
             let base = self.clientBaseURL(request, context)
             let ws = base.hasPrefix("https://") ? "wss://" + base.dropFirst(8) : "ws://" + base.dropFirst(7)
             var response = JSONResponse.make([
@@ -18,11 +18,11 @@ extension AuthService {
             return response
         }
         app.get(".well-known/jwks.json") { _, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             return JSONResponse.make(self.tokens.jwks(app: app.id))
         }
         app.post("auth/providers/:provider/login") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let provider = context.parameters.get("provider") ?? ""
             let linking = request.uri.queryParameters.get("link") == "true"
             let token = linking ? try request.bearerToken() : nil
@@ -87,7 +87,7 @@ extension AuthService {
             return JSONResponse.empty
         }
         app.get("auth/methods") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             return JSONResponse.make(
                 try await self.signInMethods(
                     app: app, email: request.uri.queryParameters.get("email"),
@@ -142,7 +142,7 @@ extension AuthService {
     }
 
     private func appAndBody(_ request: Request, _ context: AuthRequestContext) async throws -> (AppRuntime, RequestBody) {
-        let app = try self.app(context.parameters.get("app") ?? "")
+        let app = try self.app(of: context)
         return (app, try await RequestBody.read(request, context: context))
     }
 

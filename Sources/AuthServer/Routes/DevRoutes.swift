@@ -8,7 +8,7 @@ extension AuthService {
         let dev = router.group(RouterPath(Routes.dev))
             .add(middleware: DevRequestGuard(listenHost: listenHost, publicURL: publicURL))
         dev.get("apps/:app/outbox") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let query = request.uri.queryParameters
             let kind = query.get("kind")
             if let kind, !["confirm", "reset", "plugin", "notice"].contains(kind) {
@@ -18,19 +18,19 @@ extension AuthService {
             return JSONResponse.make(.array(messages.map(\.ejson)), mode: .relaxed)
         }
         dev.delete("apps/:app/outbox") { _, context in
-            outbox.clear(app: try self.app(context.parameters.get("app") ?? "").id)
+            outbox.clear(app: try self.app(of: context).id)
             return JSONResponse.empty
         }
         dev.delete("apps/:app/users") { _, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             try await self.store.wipe(app: app.id)
             return JSONResponse.empty
         }
         dev.get("apps/:app/config") { _, context in
-            JSONResponse.make(try self.app(context.parameters.get("app") ?? "").config.ejson, mode: .relaxed)
+            JSONResponse.make(try self.app(of: context).config.ejson, mode: .relaxed)
         }
         dev.patch("apps/:app/config") { request, context in
-            let app = try self.app(context.parameters.get("app") ?? "")
+            let app = try self.app(of: context)
             let body = try await RequestBody.read(request, context: context)
             let merged = Self.mergePatch(app.config.ejson, .document(body.document))
             do {

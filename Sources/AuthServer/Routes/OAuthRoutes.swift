@@ -32,7 +32,7 @@ extension AuthService {
 
     /// The app and the enabled `oauth2-*` provider named in the path, or 404.
     private func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
-        let app = try self.app(context.parameters.get("app") ?? "")
+        let app = try self.app(of: context)
         let type = context.parameters.get("provider") ?? ""
         guard let provider = app.oauth(type) else {
             throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")

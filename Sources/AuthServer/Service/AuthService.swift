@@ -167,6 +167,11 @@ final class AuthService: Sendable {
         return app
     }
 
+    /// The app named by the route's `:app` parameter, or 404 `AppNotFound`.
+    func app(of context: AuthRequestContext) throws(ServiceError) -> AppRuntime {
+        try app(context.parameters.get("app") ?? "")
+    }
+
     /// Passwords are 6 to 128 characters.
     static func checkPasswordLength(_ password: String) throws(ServiceError) {
         guard (6...128).contains(password.count) else {

@@ -142,7 +142,7 @@ extension AuthService {
         for action in ["disable", "enable", "delete", "revoke"] {
             router.post("admin/apps/:app/users/:id/\(action)") { request, context in
                 try await self.pagePost(request, context, sessions) { session, form in
-                    let app = try self.app(context.parameters.get("app") ?? "")
+                    let app = try self.app(of: context)
                     let id = context.parameters.get("id") ?? ""
                     let back = "/admin/apps/\(app.id)/users/\(id)"
                     let actor = AdminActor(request, context, keyName: session.keyName)
@@ -174,7 +174,7 @@ extension AuthService {
         }
         router.post("admin/apps/:app/users/:id/sessions/:session/revoke") { request, context in
             try await self.pagePost(request, context, sessions) { session, _ in
-                let app = try self.app(context.parameters.get("app") ?? "")
+                let app = try self.app(of: context)
                 let id = context.parameters.get("id") ?? ""
                 let actor = AdminActor(request, context, keyName: session.keyName)
                 try await self.adminRevokeSession(app: app, id: id, session: context.parameters.get("session") ?? "", by: actor)
@@ -220,7 +220,7 @@ extension AuthService {
     ) async throws -> Response {
         guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
         do {
-            let app = try app(context.parameters.get("app") ?? "")
+            let app = try app(of: context)
             let (title, content) = try await body(session, app)
             return Self.page(title, content, layout: pageLayout(session, app: app.id))
         } catch let error as ServiceError {

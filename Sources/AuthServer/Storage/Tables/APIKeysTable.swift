@@ -27,3 +27,16 @@ enum APIKeysTable {
     static let delete: SQL = "DELETE FROM api_keys WHERE id = ? AND user_id = ? RETURNING 1"
     static let setDisabled: SQL = "UPDATE api_keys SET disabled = ? WHERE id = ? AND user_id = ? RETURNING 1"
 }
+
+// MARK: the record
+
+/// A user API key; only its digest is stored.
+public struct APIKeyRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var userId: String
+    public var name: String
+    public var digest: [UInt8]
+    public var disabled: Bool
+    public var createdAt: Int64
+}

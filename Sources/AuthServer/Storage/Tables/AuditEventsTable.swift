@@ -58,3 +58,52 @@ enum AuditEventsTable {
         DELETE FROM audit_events WHERE id IN (SELECT id FROM audit_events WHERE time < ? ORDER BY id LIMIT ?) RETURNING 1
         """
 }
+
+// MARK: the record
+
+/// One entry of the audit log: an auth event, who and where from, and how it ended. Never a
+/// secret: no password, token or key is ever one of its fields.
+public struct AuditEvent: Sendable, Equatable {
+    /// A `User-Agent` header as the log keeps it: its first 256 bytes (by bytes: one
+    /// character can carry thousands of bytes of combining marks).
+    public static func userAgent(_ header: String?) -> String? {
+        header.map { String(decoding: $0.utf8.prefix(256), as: UTF8.self) }
+    }
+
+    /// Assigned by the store, increasing (0 for an event not stored yet).
+    public var id: Int64 = 0
+    /// Unix seconds.
+    public var time: Int64
+    public var appId: String
+    /// `login`, `password_failed`, `lockout`, `register`, `confirm`, `reset_requested`,
+    /// `reset_done`, `password_changed`, `link`, `unlink`, `api_key_created`,
+    /// `api_key_enabled`, `api_key_disabled`, `api_key_deleted`, `session_revoked`, `logout`,
+    /// `user_deleted`, `plugin_killed`, `rate_limited`.
+    public var event: String
+    /// `success` or `failure`.
+    public var outcome: String
+    public var userId: String?
+    public var provider: String?
+    public var address: String?
+    public var userAgent: String?
+    /// The error code of a failure, a plugin's name, what was killed: words the server chose.
+    public var detail: String?
+    /// Who acted when it was not the user: `admin:NAME` for an admin key's action.
+    public var actor: String?
+
+    public init(
+        time: Int64, appId: String, event: String, outcome: String, userId: String? = nil, provider: String? = nil,
+        address: String? = nil, userAgent: String? = nil, detail: String? = nil, actor: String? = nil
+    ) {
+        self.actor = actor
+        self.time = time
+        self.appId = appId
+        self.event = event
+        self.outcome = outcome
+        self.userId = userId
+        self.provider = provider
+        self.address = address
+        self.userAgent = userAgent
+        self.detail = detail
+    }
+}

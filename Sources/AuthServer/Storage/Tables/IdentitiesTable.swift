@@ -41,3 +41,17 @@ enum IdentitiesTable {
         """
     static let providerTypes: SQL = "SELECT provider_type FROM identities WHERE user_id = ? ORDER BY position"
 }
+
+// MARK: the record
+
+/// One identity of a user: who the user is to one provider.
+public struct IdentityRecord: Sendable, Equatable {
+    /// The id the provider knows the user by (userpass: the account's identity id; custom-token: `sub`).
+    public var externalId: String
+    public var providerType: String
+    public var providerId: String
+    public var data = EJSONDocument()
+    /// The email the provider vouches for (verified), lowercased; nil when it vouches for
+    /// none. What `oneAccountPerEmail` and `auth/methods` look identities up by.
+    public var email: String?
+}

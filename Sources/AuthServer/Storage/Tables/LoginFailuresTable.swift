@@ -22,3 +22,15 @@ enum LoginFailuresTable {
     static let delete: SQL = "DELETE FROM login_failures WHERE key = ?"
     static let deleteOld: SQL = "DELETE FROM login_failures WHERE last_failure < ? RETURNING 1"
 }
+
+// MARK: the record
+
+/// Failed passwords counted under one key (``LoginBackoff``).
+public struct LoginFailures: Sendable, Equatable {
+    /// Hex SHA-256 of what is counted (an address and account, or an account).
+    public var key: String
+    public var failures: Int
+    /// Until when the key must wait (0: it need not).
+    public var waitUntil: Int64
+    public var lastFailure: Int64
+}

@@ -51,3 +51,27 @@ enum MailQueueTable {
     static let queuedCount: SQL = "SELECT COUNT(*) AS queued FROM mail_queue WHERE state = 'queued'"
     static let deleteFinished: SQL = "DELETE FROM mail_queue WHERE state <> 'queued' AND finished_at < ? RETURNING 1"
 }
+
+// MARK: the record
+
+/// A mail in the delivery queue (``MailQueue``). Written before the request that sends it
+/// answers (with the token it carries, in one transaction), and kept until delivered or given
+/// up; then its content, which may hold a token, is erased and the record kept a week.
+public struct QueuedMail: Sendable, Equatable {
+    public enum State: String, Sendable { case queued, sent, failed }
+    public var id: String
+    public var appId: String
+    /// `confirm`, `reset`, `notice` or `plugin`.
+    public var kind: String
+    public var recipient: String
+    /// The message's fields as JSON (``OutboxMessage``); empty once delivered or given up.
+    public var content: String
+    /// `<...@domain>`: the same on every attempt.
+    public var messageId: String
+    public var createdAt: Int64
+    public var nextAttempt: Int64
+    public var attempts: Int = 0
+    public var state: State = .queued
+    /// Why the last attempt failed (a server's reply or a connection error; never content).
+    public var lastError: String?
+}

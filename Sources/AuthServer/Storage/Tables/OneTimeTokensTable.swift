@@ -17,3 +17,17 @@ enum OneTimeTokensTable {
     /// Every token of a kind for an email (one of them was used).
     static let deleteOfEmail: SQL = "DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?"
 }
+
+// MARK: the record
+
+/// A confirmation or reset token; only its digest is stored, and it is used once.
+public struct OneTimeToken: Sendable, Equatable {
+    public enum Kind: String, Sendable { case confirm, reset }
+    /// The `tokenId` of the link.
+    public var id: String
+    public var appId: String
+    public var kind: Kind
+    public var email: String
+    public var digest: [UInt8]
+    public var expiresAt: Int64
+}

@@ -30,3 +30,17 @@ enum PendingCredentialsTable {
     static let delete: SQL = "DELETE FROM pending_credentials WHERE id = ? AND app_id = ? RETURNING 1"
     static let deleteExpired: SQL = "DELETE FROM pending_credentials WHERE expires_at <= ? RETURNING 1"
 }
+
+// MARK: the record
+
+/// An identity a login proved but did not attach, because its verified email belongs to
+/// another user (docs/protocol/identity-providers.md section 5). Only the digest of its token is stored.
+public struct PendingCredential: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var digest: [UInt8]
+    /// The verified email (lowercased) the conflict was about.
+    public var email: String
+    public var identity: IdentityRecord
+    public var expiresAt: Int64
+}

@@ -66,3 +66,29 @@ enum SessionsTable {
     /// The sessions opened with an API key (arguments: user, `api-key`, key id).
     static let deleteOfAPIKey: SQL = "DELETE FROM sessions WHERE user_id = ? AND provider_type = ? AND identity_id = ?"
 }
+
+// MARK: the records
+
+/// A login session: the server side of a refresh token.
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var userId: String
+    public var deviceId: String
+    public var providerType: String
+    public var identityId: String
+    /// SHA-256 of the refresh token; the token itself is never stored.
+    public var refreshDigest: [UInt8]
+    public var createdAt: Int64
+    /// nil: never expires (anonymous sessions).
+    public var expiresAt: Int64?
+    /// When a refresh last used it (to within ``AuthService/lastUsedGranularity``); nil: not since its login.
+    public var lastUsed: Int64?
+}
+
+/// A session's owner and whether that user is disabled (``AuthStore/sessionState(id:)``).
+public struct SessionState: Sendable, Equatable {
+    public var appId: String
+    public var userId: String
+    public var userDisabled: Bool
+}

@@ -19,3 +19,20 @@ enum SignInsTable {
     static let countLive: SQL = "SELECT COUNT(*) AS live FROM sign_ins WHERE app_id = ? AND kind = ? AND expires_at > ?"
     static let deleteExpired: SQL = "DELETE FROM sign_ins WHERE expires_at <= ? RETURNING 1"
 }
+
+// MARK: the record
+
+/// A sign-in under way that any instance may finish: a redirect flow waiting for the IdP's
+/// callback, or a login code waiting for its native client (``OAuthFlows``). The store keeps
+/// it sealed: its key is a digest of the secret its holder presents, and its content is
+/// encrypted under a key derived from that secret, so the table alone reveals nothing.
+public struct SealedSignIn: Sendable, Equatable {
+    public enum Kind: String, Sendable { case flow, code }
+    /// Hex SHA-256 of the secret (the `state` sent to the IdP, or the login code).
+    public var id: String
+    public var appId: String
+    public var kind: Kind
+    /// AES-GCM box of the content.
+    public var sealed: [UInt8]
+    public var expiresAt: Int64
+}

@@ -46,3 +46,17 @@ enum UserpassAccountsTable {
                             AND i.external_id = a.identity_id)
         """
 }
+
+// MARK: the record
+
+/// An email/password account. It gets a user on its first login (or link), as in App Services.
+public struct UserpassAccount: Sendable, Equatable {
+    public var appId: String
+    public var email: String
+    /// Argon2id PHC string.
+    public var passwordHash: String
+    /// The external id of its `local-userpass` identity.
+    public var identityId: String
+    public var confirmed: Bool
+    public var createdAt: Int64
+}

@@ -108,3 +108,23 @@ enum UsersTable {
         RETURNING 1
         """
 }
+
+// MARK: the record
+
+/// A user of an app, with its identities in link order.
+public struct UserRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    /// `normal` or `server`.
+    public var type = "normal"
+    /// Profile `data` (email, name, ...).
+    public var data = EJSONDocument()
+    /// Custom user data, the `user_data` claim of access tokens.
+    public var customData: EJSONDocument?
+    public var disabled = false
+    public var createdAt: Int64
+    public var identities: [IdentityRecord] = []
+
+    /// True when every identity is anonymous.
+    public var isAnonymous: Bool { !identities.isEmpty && identities.allSatisfy { $0.providerType == ProviderType.anonymous } }
+}
