@@ -20,15 +20,23 @@ import Testing
         return true
     }()
 
-    @Test(.enabled(if: Self.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(2)))
-    func aFullDiskIsA503AndWritesWorkOnceSpaceIsFreed() async throws {
-        let disk = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-full-\(UUID().uuidString)").path
+    /// A fresh 8 MiB tmpfs mounted on a new temporary directory.
+    static func mountTmpfs(_ name: String) throws -> String {
+        let disk = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-\(name)-\(UUID().uuidString)").path
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         #expect(mount("tmpfs", disk, "tmpfs", 0, "size=8m,mode=0755") == 0)
-        defer {
-            umount2(disk, Int32(MNT_DETACH))
-            try? FileManager.default.removeItem(atPath: disk)
-        }
+        return disk
+    }
+
+    static func unmount(_ disk: String) {
+        umount2(disk, Int32(MNT_DETACH))
+        try? FileManager.default.removeItem(atPath: disk)
+    }
+
+    @Test(.enabled(if: Self.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(2)))
+    func aFullDiskIsA503AndWritesWorkOnceSpaceIsFreed() async throws {
+        let disk = try Self.mountTmpfs("full")
+        defer { Self.unmount(disk) }
         try await TestServer.run(TestServer.configuration(database: .directory(disk + "/data"))) { (c: Client) async throws in
             try await c.registerConfirmed("first@example.com")
             #expect(try await c.emailLogin("first@example.com", "password1").status == 200)
@@ -59,13 +67,8 @@ import Testing
     /// silence, and every write would then fail); the error names the file and why.
     @Test(.enabled(if: Self.canMount, "mounting a tmpfs needs root"), .timeLimit(.minutes(2)))
     func aReadOnlyFileSystemIsAConfigurationErrorNamingIt() async throws {
-        let disk = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-ro-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
-        #expect(mount("tmpfs", disk, "tmpfs", 0, "size=8m,mode=0755") == 0)
-        defer {
-            umount2(disk, Int32(MNT_DETACH))
-            try? FileManager.default.removeItem(atPath: disk)
-        }
+        let disk = try Self.mountTmpfs("ro")
+        defer { Self.unmount(disk) }
         let configuration = TestServer.configuration(database: .directory(disk + "/data"))
         try await TestServer.run(configuration) { (c: Client) async throws in
             try await c.registerConfirmed("first@example.com")

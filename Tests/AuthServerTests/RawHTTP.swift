@@ -99,24 +99,12 @@ extension RawHTTP {
 
     /// A loopback port bound but not listening: connections to it are refused, and no other
     /// socket can take it until ``Listener/close()``.
-    static func reserve() throws -> Listener {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else {
-            Glibc.close(fd)
-            throw Failure(description: "bind: \(errno)")
-        }
-        return Listener(fd: fd, port: Int(UInt16(bigEndian: address.sin_port)))
-    }
+    static func reserve() throws -> Listener { try bound(listening: false) }
 
-    static func listen() throws -> Listener {
+    static func listen() throws -> Listener { try bound(listening: true) }
+
+    /// A close-on-exec socket bound to a free loopback port, listening or not.
+    private static func bound(listening: Bool) throws -> Listener {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
         var address = sockaddr_in()
@@ -125,12 +113,12 @@ extension RawHTTP {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let ok = withUnsafeMutablePointer(to: &address) { p in
             p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && Glibc.listen(fd, 16) == 0 && getsockname(fd, $0, &length) == 0
+                bind(fd, $0, length) == 0 && (!listening || Glibc.listen(fd, 16) == 0) && getsockname(fd, $0, &length) == 0
             }
         }
         guard ok else {
             Glibc.close(fd)
-            throw Failure(description: "listen: \(errno)")
+            throw Failure(description: "bind or listen: \(errno)")
         }
         return Listener(fd: fd, port: Int(UInt16(bigEndian: address.sin_port)))
     }
