@@ -85,8 +85,10 @@ import Testing
             load.recording.store(true, ordering: .relaxed)
             try await cluster.stopImmediately()
             // While PostgreSQL is away, requests fail as 503 (never a 500, never a dead process).
-            #expect(
-                await Self.waitFor(.seconds(30)) { load.failures.withLock { $0.count } >= 8 } != nil, "no request failed while PostgreSQL was down")
+            let failed = await Self.waitFor(.seconds(30)) { load.failures.withLock { $0.count } >= 8 }
+            // What the servers logged, to see where a request waited when none failed.
+            let logs = processes.map { String(((try? String(contentsOfFile: $0.directory + "/err", encoding: .utf8)) ?? "").suffix(3000)) }
+            #expect(failed != nil, "no request failed while PostgreSQL was down; the servers' logs:\n\(logs.joined(separator: "\n---\n"))")
             for server in servers {
                 #expect(try await server.send(.GET, "/readyz").status == 503)
             }
