@@ -80,6 +80,15 @@ import Testing
                 #expect(answer.status == 403, "\(path)")
                 #expect(answer.accessControl.isEmpty, "\(path): \(answer.accessControl)")
             }
+            // The refusal names the origin as printable text only, and bounded.
+            let hostile = "https://a.example\u{1b}[31m" + String(repeating: "x", count: 500)
+            try await c.client.execute(
+                uri: Routes.session, method: .options,
+                headers: [.origin: hostile, .accessControlRequestMethod: "POST"]
+            ) { response in
+                let body = String(buffer: response.body)
+                #expect(response.status == .forbidden && !body.contains("\u{1b}") && !body.contains("u001b") && body.count < 400, "\(body)")
+            }
             // The origin is compared whole: not a prefix, not another scheme or port, not "null".
             for origin in [
                 "https://app.example.com.evil.net", "http://app.example.com", "https://app.example.com:8443", "null",

@@ -47,7 +47,7 @@ struct CrossOriginMiddleware: RouterMiddleware {
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             guard allowed else {
                 var refused = JSONResponse.error(
-                    ServiceError(.forbidden, "origin \(origin) may not call this app from a browser (allowedRequestOrigins)"))
+                    ServiceError(.forbidden, "origin \(printable(origin)) may not call this app from a browser (allowedRequestOrigins)"))
                 refused.headers[values: .vary].append("Origin")
                 return refused
             }
