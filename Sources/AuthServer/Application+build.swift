@@ -71,9 +71,11 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
     if !configuration.adminOnly {
         let apps = service.apps
         for app in apps.values.sorted(by: { $0.id < $1.id }) {
+            let allowed = app.requestOrigins(dev: configuration.dev)
             let origins =
-                app.allowedRequestOrigins.map { $0.entries.isEmpty ? "none" : $0.entries.joined(separator: " ") }
-                ?? (configuration.dev ? "any (dev mode)" : "none (allowedRequestOrigins)")
+                app.allowedRequestOrigins == nil
+                ? (configuration.dev ? "any (dev mode)" : "none (allowedRequestOrigins)")
+                : (allowed.entries.isEmpty ? "none" : allowed.entries.joined(separator: " "))
             configuration.logger.notice(
                 "app \(app.id)",
                 metadata: [
@@ -81,7 +83,7 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
                     "origins": "\(origins)",
                 ])
         }
-        router.add(middleware: CrossOriginMiddleware(apps: { apps[$0] }, allApps: Array(apps.values), devDefault: configuration.dev))
+        router.add(middleware: CrossOriginMiddleware(apps: apps, dev: configuration.dev))
     }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {

@@ -39,6 +39,11 @@ struct Binary {
         }
     }
 
+    /// Waits for `process` to exit, on a thread of its own.
+    static func waitForExit(_ process: Process) async throws {
+        try await offPool { process.waitUntilExit() }
+    }
+
     /// ``run(_:stdin:environment:directory:executable:)`` on the calling thread: for the few
     /// static checks that run once, before any test, where no await is possible.
     static func runBlocking(

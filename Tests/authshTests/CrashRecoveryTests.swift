@@ -59,7 +59,7 @@ import Testing
                 #expect(enough != nil, "round \(round): the load never got going: \(Self.errors(process))")
                 loadTime = loadStart.duration(to: .now)
                 kill(process.process.processIdentifier, SIGKILL)
-                try await EmbeddedServerProcessTests.exit(process.process)
+                try await Binary.waitForExit(process.process)
                 running.running.store(false, ordering: .relaxed)
                 try await group.waitForAll()
             }

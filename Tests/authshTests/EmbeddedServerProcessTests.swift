@@ -53,7 +53,7 @@ import Testing
         // The next request starts another server on the same data: the session is still good.
         try input.fileHandleForWriting.write(contentsOf: Data("\n".utf8))
         let rest = try await Self.offPool(output) { $0.readDataToEndOfFile() }
-        try await Self.exit(process)
+        try await Binary.waitForExit(process)
         let said = String(decoding: try await Self.offPool(errors) { $0.readDataToEndOfFile() }, as: UTF8.self)
         let text = String(decoding: rest, as: UTF8.self)
         #expect(text.hasPrefix("again\ttrue\n"), "\(said)")
@@ -80,18 +80,13 @@ import Testing
         // Not even a zombie: the failed server was waited for.
         #expect(Self.children(of: process.processIdentifier).isEmpty)
         try input.fileHandleForWriting.close()
-        try await Self.exit(process)
+        try await Binary.waitForExit(process)
     }
 
     /// `read` of `pipe`'s reading end, which blocks, on a thread of its own.
     static func offPool(_ pipe: Pipe, _ read: @escaping @Sendable (FileHandle) -> Data) async throws -> Data {
         let handle = pipe.fileHandleForReading
         return try await Binary.offPool { read(handle) }
-    }
-
-    /// Waits for `process` to exit, on a thread of its own.
-    static func exit(_ process: Process) async throws {
-        try await Binary.offPool { process.waitUntilExit() }
     }
 
     /// Copies a program through a close-on-exec descriptor: a child another test spawns

@@ -28,7 +28,7 @@ import Testing
             emails.append(email)
         }
         kill(process.process.processIdentifier, SIGKILL)
-        try await EmbeddedServerProcessTests.exit(process.process)
+        try await Binary.waitForExit(process.process)
         return (dir + "/data", emails)
     }
 

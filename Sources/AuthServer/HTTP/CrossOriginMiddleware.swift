@@ -20,12 +20,10 @@ import Hummingbird
 /// every preflight 204, where one from an origin not allowed is refused here.
 struct CrossOriginMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
-    /// The apps, by id, as they are now.
-    let apps: @Sendable (String) -> AppRuntime?
-    /// Every app (for the routes with no app in the path).
-    let allApps: [AppRuntime]
-    /// Any origin for an app that lists none (dev mode).
-    let devDefault: Bool
+    /// The apps, by id (their configurations are read as they are now).
+    let apps: [String: AppRuntime]
+    /// Dev mode: any origin for an app that lists none.
+    let dev: Bool
 
     static let prefix = "/api/client/v2.0/"
     /// realm-web 2 and realm-core 14 use these (no PATCH).
@@ -77,9 +75,8 @@ struct CrossOriginMiddleware: RouterMiddleware {
         let rest = path.dropFirst(Self.prefix.count)
         if rest.hasPrefix("app/") {
             let id = rest.dropFirst(4).prefix { $0 != "/" }
-            guard let app = apps(String(id)) else { return false }
-            return (app.allowedRequestOrigins ?? (devDefault ? .all : .none)).allows(origin)
+            return apps[String(id)]?.requestOrigins(dev: dev).allows(origin) ?? false
         }
-        return allApps.contains { ($0.allowedRequestOrigins ?? (devDefault ? .all : .none)).allows(origin) }
+        return apps.values.contains { $0.requestOrigins(dev: dev).allows(origin) }
     }
 }

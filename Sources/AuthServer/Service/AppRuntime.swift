@@ -32,6 +32,10 @@ final class AppRuntime: Sendable {
     var customToken: CustomTokenVerifier? { state.withLock { $0.customToken } }
     /// The origins the config lists for browsers (nil: the server's default).
     var allowedRequestOrigins: RequestOrigins? { state.withLock { $0.config.allowedRequestOrigins } }
+
+    /// The origins whose pages may call this app: the config's list, else the server's default
+    /// (any origin in dev mode, none otherwise).
+    func requestOrigins(dev: Bool) -> RequestOrigins { allowedRequestOrigins ?? (dev ? .all : .none) }
     /// The enabled `oauth2-*` provider of that key, or nil.
     func oauth(_ type: String) -> OAuthProvider? { state.withLock { $0.oauth[type] } }
 

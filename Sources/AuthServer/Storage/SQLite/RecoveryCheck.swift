@@ -16,7 +16,8 @@ enum RecoveryCheck {
         let wal = path + "-wal"
         var info = stat()
         guard stat(wal, &info) == 0, info.st_size > 0, !isOpen(path + "-shm") else { return }
-        guard let bytes = FileManager.default.contents(atPath: wal) else {
+        // Mapped, not read into a buffer first: the log can hold thousands of pages.
+        guard let bytes = try? Data(contentsOf: URL(fileURLWithPath: wal), options: .alwaysMapped) else {
             throw PrivateFiles.Failure(description: "cannot read \(wal): \(String(cString: strerror(errno)))")
         }
         switch WriteAheadLog.inspect([UInt8](bytes)) {
