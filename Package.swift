@@ -140,7 +140,8 @@ let package = Package(
         .testTarget(
             name: "authshTests",
             dependencies: [
-                "authsh", "authsh-server", "PostgresTestSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "authsh", "authsh-server", "AuthScript", "Lua", "PostgresTestSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),
     ],

@@ -23,7 +23,12 @@ final class AdminObject: LuaObject {
     }
 
     static func function(configuration: AuthScript.Configuration) -> LuaFunction {
-        LuaFunction("auth.admin") { call in
+        LuaFunction(
+            "auth.admin", "(options?: {server: string?, key: string?, app: string?, allowHTTP: boolean?}): Admin",
+            "An `Admin` on a server's admin API. `server` defaults to `app`'s (the embedded one opens its admin API to the "
+                + "process, no key needed), `key` to `AUTHSH_ADMIN_KEY`; an `http://` server that is not this machine is refused "
+                + "(the key would cross the network in clear) unless `allowHTTP = true`."
+        ) { call in
             let options = call.isNil(1) ? LuaTable() : try call.table(1)
             let app = options["app"] == .nil ? configuration.appId : try options.string("app", argument: 1)
             var server = configuration.server
@@ -69,38 +74,44 @@ final class AdminObject: LuaObject {
 
     static let luaClass = LuaClass<AdminObject>(
         "Admin",
-        methods: [
-            "users": { a, call in
+        summary: "A server's admin API, made by `auth.admin`, for scripts that seed and inspect users.",
+        members: [
+            .property("app", "string", "the app it administers") { .string(LuaString($0.client.app)) },
+            .method(
+                "users",
+                "(filters?: {email: string?, provider: string?, state: string?, createdAfter: string|integer?, createdBefore: string|integer?, lastLoginAfter: string|integer?, lastLoginBefore: string|integer?}): table[]",
+                "every user the filters select, page after page, as the admin API shows them"
+            ) { a, call in
                 let filters = try AdminObject.filters(call.isNil(2) ? LuaTable() : try call.table(2))
                 return perform(call) { [.table(LuaTable(array: try await a.client.allUsers(filters).map(LuaEJSON.lua)))] }
             },
-            "user": { a, call in
+            .method("user", "(id: string): table", "one user, with its `sessions`, `apiKeys` and `audit`") { a, call in
                 let id = try call.string(2)
                 return perform(call) { [LuaEJSON.lua(try await a.client.user(id))] }
             },
-            "disable": { a, call in
+            .method("disable", "(id: string)", "disables the user: its sessions end and it cannot log in") { a, call in
                 let id = try call.string(2)
                 return perform(call) {
                     try await a.client.disable(id); return []
                 }
             },
-            "enable": { a, call in
+            .method("enable", "(id: string)", "enables the user again") { a, call in
                 let id = try call.string(2)
                 return perform(call) {
                     try await a.client.enable(id); return []
                 }
             },
-            "delete": { a, call in
+            .method("delete", "(id: string)", "deletes the user") { a, call in
                 let id = try call.string(2)
                 return perform(call) {
                     try await a.client.delete(id); return []
                 }
             },
-            "revoke": { a, call in
+            .method("revoke", "(id: string): integer", "ends the user's sessions; returns how many") { a, call in
                 let id = try call.string(2)
                 return perform(call) { [.integer(Int64(try await a.client.revokeSessions(id)))] }
             },
-            "setCustomData": { a, call in
+            .method("setCustomData", "(id: string, data: table?): table", "sets (or with nil removes) the user's custom data") { a, call in
                 let id = try call.string(2)
                 var data: EJSONDocument?
                 if !call.isNil(3) {
@@ -112,34 +123,34 @@ final class AdminObject: LuaObject {
                 let value = data
                 return perform(call) { [LuaEJSON.lua(try await a.client.setCustomData(id, value))] }
             },
-            "sendReset": { a, call in
+            .method("sendReset", "(id: string)", "mails the user a password reset") { a, call in
                 let id = try call.string(2)
                 return perform(call) {
                     try await a.client.sendReset(id); return []
                 }
             },
-            "export": { a, call in
+            .method(
+                "export", "(path: string): {users: integer, accounts: integer}", "writes every user and account to `path` (NDJSON); returns how many"
+            ) { a, call in
                 let path = try call.string(2)
                 return perform(call) {
                     let result = try await a.client.export(to: path)
                     return [.table(LuaTable(["users": .integer(Int64(result.users)), "accounts": .integer(Int64(result.accounts))]))]
                 }
             },
-            "import": { a, call in
+            .method("import", "(path: string, options?: {continueOnError: boolean?}): table", "reads an export into the app; returns the report") {
+                a, call in
                 let path = try call.string(2)
                 let options = call.isNil(3) ? LuaTable() : try call.table(3)
                 let continueOnError = options["continueOnError"].isTruthy
                 return perform(call) { [LuaEJSON.lua(try await a.client.importFile(path, continueOnError: continueOnError))] }
             },
-            "confirm": { a, call in
+            .method("confirm", "(email: string)", "confirms the pending account of `email`") { a, call in
                 let email = try call.string(2)
                 return perform(call) {
                     try await a.client.confirm(email: email); return []
                 }
             },
-        ],
-        properties: [
-            "app": { .string(LuaString($0.client.app)) }
         ],
         description: { a in "Admin(\(a.client.app))" })
 }

@@ -79,20 +79,29 @@ public final class AppObject: LuaObject {
 
     public static let luaClass = LuaClass<AppObject>(
         "App",
-        methods: [
-            "login": { app, call in try Verbs.login(app, call, credentialsAt: 2) },
-            "switchUser": { app, call in try Verbs.switchUser(app, call, userAt: 2) },
-            "signIn": { app, call in try SignInBinding.signIn(app, call, from: 2) },
-            "signInMethods": { app, call in try AppObject.signInMethods(app, call, emailAt: 2) },
+        summary: "An app on a server, with the users this client keeps for it: `app` (app `local` on the embedded dev server, "
+            + "or `--app` on `--server`), or `auth.app{...}`. `tostring`: `App(local, embedded)`.",
+        members: [
+            .property("id", "string", "the app's id") { .string(LuaString($0.id)) },
+            .property("server", "string", "`\"embedded\"` or the server's URL") { .string(LuaString($0.serverName)) },
+            .property("currentUser", "User?", "as `whoami()`, on this app") { app in
+                try app.app().currentUser.map { .object(app.object($0)) } ?? .nil
+            },
+            .property("allUsers", "User[]", "as `users()`, on this app") { app in
+                .table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) }))
+            },
+            .property("emailPasswordAuth", "EmailPasswordAuth", "email/password accounts") { .object(EmailPasswordAuthObject(app: $0)) },
+            .method("login", "(creds: Credentials): User", "as `login`, on this app") { app, call in
+                try Verbs.login(app, call, credentialsAt: 2)
+            },
+            .method("signIn", SignInBinding.type, "as `signIn`, on this app") { app, call in try SignInBinding.signIn(app, call, from: 2) },
+            .method("switchUser", "(user: User|string): User", "as `switchUser`, on this app") { app, call in
+                try Verbs.switchUser(app, call, userAt: 2)
+            },
+            .method("signInMethods", "(email: string): string[]", "as `auth.signInMethods`, on this app") { app, call in
+                try AppObject.signInMethods(app, call, emailAt: 2)
+            },
         ],
-        properties: [
-            "id": { .string(LuaString($0.id)) },
-            "server": { .string(LuaString($0.serverName)) },
-            "currentUser": { app in try app.app().currentUser.map { .object(app.object($0)) } ?? .nil },
-            "allUsers": { app in .table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) })) },
-            "emailPasswordAuth": { .object(EmailPasswordAuthObject(app: $0)) },
-        ],
-        propertyClasses: ["emailPasswordAuth": "EmailPasswordAuth", "currentUser": "User"],
         description: { "App(\($0.id), \($0.serverName))" })
 }
 
@@ -101,25 +110,38 @@ final class EmailPasswordAuthObject: LuaObject {
     let app: AppObject
     init(app: AppObject) { self.app = app }
 
-    private static func method(_ operation: EmailPasswordOperation) -> LuaClass<EmailPasswordAuthObject>.Method {
-        { object, call in try operation.run(object.app, call, from: 2) }
+    /// A method that runs `operation`; it takes its strings in order or as one table.
+    private static func method(_ name: String, _ operation: EmailPasswordOperation, _ summary: String) -> LuaMember<EmailPasswordAuthObject> {
+        let parameters = operation.names.map { "\($0): string" }.joined(separator: ", ")
+        return .method(name, "(\(parameters))", summary, overloads: ["(options: {\(parameters)})"]) { object, call in
+            try operation.run(object.app, call, from: 2)
+        }
     }
 
     static let luaClass = LuaClass<EmailPasswordAuthObject>(
         "EmailPasswordAuth",
-        methods: [
-            "registerUser": method(.register),
-            "confirmUser": method(.confirm),
-            "resendConfirmationEmail": method(EmailPasswordOperation(["email"]) { try await $0.resendConfirmationEmail(email: $1[0]) }),
-            "retryCustomConfirmation": method(EmailPasswordOperation(["email"]) { try await $0.retryCustomConfirmation(email: $1[0]) }),
-            "sendResetPasswordEmail": method(EmailPasswordOperation(["email"]) { try await $0.sendResetPasswordEmail(email: $1[0]) }),
-            "resetPassword": method(.resetPassword),
-            "callResetPasswordFunction": { object, call in try Verbs.callResetFunction(object.app, call, from: 2) },
-            // changePassword{password =, newPassword =} or (password, newPassword): the current user's.
-            "changePassword": method(
-                EmailPasswordOperation(["password", "newPassword"]) {
-                    try await $0.changePassword(from: $1[0], to: $1[1])
-                }),
+        summary: "`app.emailPasswordAuth`: registration, confirmation and passwords. Each method returns nothing and raises on failure.",
+        members: [
+            method("registerUser", .register, "registers an account (the server mails a confirmation)"),
+            method("confirmUser", .confirm, "confirms an account with the token of its mail"),
+            method(
+                "resendConfirmationEmail", EmailPasswordOperation(["email"]) { try await $0.resendConfirmationEmail(email: $1[0]) },
+                "mails the confirmation again"),
+            method(
+                "retryCustomConfirmation", EmailPasswordOperation(["email"]) { try await $0.retryCustomConfirmation(email: $1[0]) },
+                "runs the confirmation function again"),
+            method(
+                "sendResetPasswordEmail", EmailPasswordOperation(["email"]) { try await $0.sendResetPasswordEmail(email: $1[0]) },
+                "mails a password reset"),
+            method("resetPassword", .resetPassword, "sets a password with the token of a reset mail"),
+            .method(
+                "callResetPasswordFunction", "(email: string, password: string, ...: any)",
+                "as `callResetFunction`, on this app", overloads: ["(reset: {email: string, password: string, args: any[]?})"]
+            ) { object, call in try Verbs.callResetFunction(object.app, call, from: 2) },
+            method(
+                "changePassword",
+                EmailPasswordOperation(["password", "newPassword"]) { try await $0.changePassword(from: $1[0], to: $1[1]) },
+                "the current user's password: the old one is checked as a login checks it, and the user's other sessions end"),
         ],
         description: { "EmailPasswordAuth(\($0.app.id))" })
 }

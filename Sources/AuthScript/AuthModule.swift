@@ -7,11 +7,17 @@ import LuaEJSON
 /// The `auth` module: other apps, tasks, JSON/EJSON, progress, password prompts, the clock and
 /// the dev API.
 enum AuthModule {
-    static func table(configuration: AuthScript.Configuration, app: AppObject) -> LuaTable {
-        var t = LuaTable()
-        for function in LuaTasks.all { t[function.name] = .function(function) }
-        t["app"] = .function(
-            LuaFunction("auth.app") { call in
+    static func module(configuration: AuthScript.Configuration, app: AppObject) -> LuaModule {
+        var t = LuaModule(
+            "auth",
+            summary: "The rest of the host: other apps, tasks, JSON and EJSON, progress, password prompts, the clock, the dev API, "
+                + "identity-provider sign-in, the admin API and plain HTTP.")
+        t.add(
+            LuaFunction(
+                "auth.app", "(options?: {id: string?, server: string?, persist: boolean?}): App",
+                "Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; "
+                    + "`persist = false` keeps its users in memory only (default: in `DATA/users`)."
+            ) { call in
                 let options = call.isNil(1) ? LuaTable() : try call.table(1)
                 let id = options["id"] == .nil ? configuration.appId : try options.string("id", argument: 1)
                 let server: ScriptServer
@@ -31,30 +37,47 @@ enum AuthModule {
                             id: id, server: server, storageDirectory: persist ? configuration.dataDirectory : nil,
                             requestTimeout: configuration.requestTimeout)))
             })
-        var json = LuaTable()
-        json["encode"] = .function(EJSONLibrary.encoder("auth.json.encode", .relaxed))
-        json["decode"] = .function(EJSONLibrary.decoder("auth.json.decode"))
-        t["json"] = .table(json)
-        t["ejson"] = .table(EJSONLibrary.table(now: { Int64(time(nil)) }))
-        t["progress"] = .function(
-            LuaFunction("auth.progress") { call in
+        for function in LuaTasks.all { t.add(function.named("auth." + function.name)) }
+        var json = LuaModule("auth.json", summary: "Plain JSON (relaxed Extended JSON for the values JSON lacks).")
+        json.add(EJSONLibrary.encoder("auth.json.encode", .relaxed))
+        json.add(EJSONLibrary.decoder("auth.json.decode"))
+        t.add("json", json)
+        t.add("ejson", EJSONLibrary.module("auth.ejson", now: { Int64(time(nil)) }))
+        t.add(
+            LuaFunction(
+                "auth.progress", "(total: integer, label?: string): Progress",
+                "A progress report on stderr: a bar redrawn in place on a terminal; otherwise a line at most once a second "
+                    + "and one at the end."
+            ) { call in
                 let total = try call.integer(1)
                 guard total >= 0 else { throw LuaArgumentError(index: 1, message: "total must not be negative") }
                 return .one(.object(ProgressObject(total: total, label: try call.optionalString(2) ?? "")))
             })
-        t["password"] = .function(PasswordPrompt.function)
-        t["clock"] = .function(LuaFunction("auth.clock") { _ in .one(.number(ProgressObject.now())) })
-        t["dev"] = .table(devTable(app.dev))
-        t["signIn"] = .function(SignInBinding.function(app, name: "auth.signIn"))
-        t["signInMethods"] = .function(LuaFunction("auth.signInMethods") { call in try AppObject.signInMethods(app, call, emailAt: 1) })
-        t["http"] = .function(HTTPBinding.function(server: app.server))
-        t["admin"] = .function(AdminObject.function(configuration: configuration))
+        t.add(PasswordPrompt.function)
+        t.add(
+            LuaFunction("auth.clock", "(): number", "A monotonic clock in seconds (a float), for timing.") { _ in
+                .one(.number(ProgressObject.now()))
+            })
+        t.add("dev", devModule(app.dev))
+        t.add(SignInBinding.function(app, name: "auth.signIn"))
+        t.add(
+            LuaFunction(
+                "auth.signInMethods", "(email: string): string[]",
+                "The providers the account holding `email` (a verified one) signs in with, `{}` when none; "
+                    + "`EnumerationProtected` when the app hides it."
+            ) { call in try AppObject.signInMethods(app, call, emailAt: 1) })
+        t.add(HTTPBinding.function(server: app.server))
+        t.add(AdminObject.function(configuration: configuration))
         return t
     }
 
     /// `outbox{email=, kind=}`: the dev outbox's messages (the verb `outbox` and `auth.dev.outbox`).
     static func outbox(_ dev: DevAPI, name: String) -> LuaFunction {
-        LuaFunction(name) { call in
+        LuaFunction(
+            name, "(filter?: {email: string?, kind: string?}): Mail[]",
+            "The dev server's mail, newest last; `kind` is `confirm`, `reset` or `plugin`. Needs a server in dev mode "
+                + "(`ServerNotInDevMode`)."
+        ) { call in
             let filter = call.isNil(1) ? LuaTable() : try call.table(1)
             let email = filter["email"].stringValue, kind = filter["kind"].stringValue
             return perform(call) { [LuaEJSON.lua(try await dev.outbox(email: email, kind: kind))] }
@@ -62,11 +85,17 @@ enum AuthModule {
     }
 
     /// `auth.dev`: the dev API of the default app's server.
-    static func devTable(_ dev: DevAPI) -> LuaTable {
-        var t = LuaTable()
-        t["outbox"] = .function(outbox(dev, name: "auth.dev.outbox"))
-        t["config"] = .function(
-            LuaFunction("auth.dev.config") { call in
+    static func devModule(_ dev: DevAPI) -> LuaModule {
+        var t = LuaModule(
+            "auth.dev",
+            summary: "The dev API of `app`'s server (in dev mode; the embedded one is): mail, config, the clock, users and the "
+                + "dev identity provider. The embedded server keeps the outbox, config changes and the clock in memory.")
+        t.add(outbox(dev, name: "auth.dev.outbox"))
+        t.add(
+            LuaFunction(
+                "auth.dev.config", "(patch?: table): table",
+                "The app's config (the config file's keys) after applying `patch`, a JSON merge patch, when given."
+            ) { call in
                 let patch: EJSONDocument?
                 if call.isNil(1) {
                     patch = nil
@@ -78,23 +107,29 @@ enum AuthModule {
                 }
                 return perform(call) { [LuaEJSON.lua(try await dev.config(patch: patch))] }
             })
-        t["advanceClock"] = .function(
-            LuaFunction("auth.dev.advanceClock") { call in
+        t.add(
+            LuaFunction(
+                "auth.dev.advanceClock", "(seconds: integer): {now: integer}",
+                "Moves the server's clock forward (tokens and links expire); returns the new time in Unix seconds."
+            ) { call in
                 let seconds = try call.integer(1)
                 guard seconds >= 0 else { throw LuaArgumentError(index: 1, message: "seconds must not be negative") }
                 return perform(call) { [LuaEJSON.lua(try await dev.advanceClock(seconds: seconds))] }
             })
-        t["wipeUsers"] = .function(
-            LuaFunction("auth.dev.wipeUsers") { call in
+        t.add(
+            LuaFunction(
+                "auth.dev.wipeUsers", "()", "Deletes every user of the app on the server (the client's store keeps its copies)."
+            ) { call in
                 perform(call) {
                     try await dev.wipeUsers(); return []
                 }
             })
-        var idp = LuaTable()
-        // auth.dev.idp.approve(userCode, {email =, name =, verified =}): the person approves a
-        // device sign-in at the dev identity provider; `{deny = true}` denies it.
-        idp["approve"] = .function(
-            LuaFunction("auth.dev.idp.approve") { call in
+        var idp = LuaModule("auth.dev.idp", summary: "The dev identity provider, which stands in for GitHub and Google.")
+        idp.add(
+            LuaFunction(
+                "auth.dev.idp.approve", "(userCode: string, identity: {email: string, name: string?, verified: boolean?, deny: boolean?})",
+                "Approves a device sign-in as that identity (`verified` defaults to true); `{deny = true}` denies it."
+            ) { call in
                 let code = try call.string(1)
                 let identity = try call.table(2)
                 var body: EJSONDocument = ["userCode": .string(code)]
@@ -113,9 +148,10 @@ enum AuthModule {
                     _ = try await dev.idp("/device/approve", body: .document(request)); return []
                 }
             })
-        // The dev identity provider's GitHub API (`/user`, `/user/emails`), for auth.http.
-        idp["githubAPI"] = .string(LuaString(dev.server.baseURL + "/dev/idp/github/api"))
-        t["idp"] = .table(idp)
+        idp.add(
+            "githubAPI", .string(LuaString(dev.server.baseURL + "/dev/idp/github/api")),
+            LuaDoc("string", "The URL of its GitHub API (`.. \"/user\"`, `.. \"/user/emails\"`), for `auth.http`."))
+        t.add("idp", idp)
         return t
     }
 }

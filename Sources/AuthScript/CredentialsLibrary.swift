@@ -19,48 +19,79 @@ public final class CredentialsObject: LuaObject {
 
     public static let luaClass = LuaClass<CredentialsObject>(
         "Credentials",
-        properties: ["provider": { .string(LuaString($0.credentials.provider)) }],
+        summary: "What `login` and `linkIdentity` take; made by the `credentials` constructors. `tostring` names the provider "
+            + "and, for email/password, the email (`Credentials(local-userpass, alice@example.com)`); never a password, key or token.",
+        members: [.property("provider", "string", "the provider's wire name (`local-userpass`)") { .string(LuaString($0.credentials.provider)) }],
         description: { $0.summary })
 }
 
 /// The `credentials` table: one constructor per kind of login, each making a login body of
 /// docs/protocol/wire-protocol.md section 3.
 enum CredentialsLibrary {
-    static func table() -> LuaTable {
-        var t = LuaTable()
-        func add(_ name: String, _ make: @escaping @Sendable (LuaCall) throws -> Credentials) {
-            t[name] = .function(LuaFunction("credentials.\(name)") { call in .one(.object(CredentialsObject(try make(call)))) })
+    static func module() -> LuaModule {
+        var t = LuaModule("credentials", summary: "Constructors of `Credentials`, one per kind of login.")
+        func add(
+            _ name: String, _ type: String, _ summary: String, overloads: [String] = [],
+            _ make: @escaping @Sendable (LuaCall) throws -> Credentials
+        ) {
+            t.add(
+                LuaFunction("credentials.\(name)", type + ": Credentials", summary, overloads: overloads.map { $0 + ": Credentials" }) { call in
+                    .one(.object(CredentialsObject(try make(call))))
+                })
         }
-        add("anonymous") { call in
+        add(
+            "anonymous", "(options?: {reuse: boolean?})",
+            "`anon-user`. With `reuse` (the default) the logged-in anonymous user, if there is one, logs in again with no "
+                + "request; `reuse = false` makes a new user each time."
+        ) { call in
             guard !call.isNil(1) else { return .anonymous() }
             let options = try call.table(1)
             return .anonymous(reuse: options["reuse"] == .nil ? true : options["reuse"].isTruthy)
         }
-        add("emailPassword") { call in  // (email, password) or {email =, password =}
+        add(
+            "emailPassword", "(email: string, password: string)", "`local-userpass`: an email/password account.",
+            overloads: ["(account: {email: string, password: string})"]
+        ) { call in
             let values = try call.strings(["email", "password"], from: 1)
             return .emailPassword(email: values[0], password: values[1])
         }
-        add("apiKey") { call in .userAPIKey(try call.string(1)) }
-        add("serverApiKey") { call in .serverAPIKey(try call.string(1)) }
-        add("jwt") { call in .jwt(try call.string(1)) }
-        add("customFunction") { call in
+        add("apiKey", "(key: string)", "`api-key`: a user's API key logs in as its owner.") { call in .userAPIKey(try call.string(1)) }
+        add("serverApiKey", "(key: string)", "`api-key` too: the server has user keys only.") { call in .serverAPIKey(try call.string(1)) }
+        add(
+            "jwt", "(token: string)",
+            "`custom-token`, when the app's config enables it (the embedded app does not; `auth.dev.config` can)."
+        ) { call in .jwt(try call.string(1)) }
+        add(
+            "customFunction", "(payload: table)",
+            "`custom-function`: `payload` goes to the plugin that exports `login` (`plugins/login.lua`)."
+        ) { call in
             guard case .document(let payload) = try payloadEJSON(call) else {
                 throw LuaArgumentError(index: 1, message: "the payload must be a table with string keys")
             }
             return .function(payload: payload)
         }
-        add("google") { call in
+        add(
+            "google", "(token: {authCode: string?, idToken: string?})", "`oauth2-google`: a code or an ID token your app obtained from Google."
+        ) { call in
             let options = try call.table(1)
             if let code = options["authCode"].stringValue { return .google(authCode: code) }
             if let token = options["idToken"].stringValue { return .google(idToken: token) }
             throw LuaArgumentError(index: 1, message: "give authCode or idToken")
         }
-        // apple(idToken) or apple{idToken =}; facebook(accessToken) or facebook{accessToken =}.
-        add("apple") { call in .apple(idToken: call.isTable(1) ? try call.table(1).string("idToken", argument: 1) : try call.string(1)) }
-        add("facebook") { call in
+        add("apple", "(idToken: string)", "`oauth2-apple`: an ID token from Apple.", overloads: ["(token: {idToken: string})"]) { call in
+            .apple(idToken: call.isTable(1) ? try call.table(1).string("idToken", argument: 1) : try call.string(1))
+        }
+        add(
+            "facebook", "(accessToken: string)", "`oauth2-facebook`: an access token from Facebook.",
+            overloads: ["(token: {accessToken: string})"]
+        ) { call in
             .facebook(accessToken: call.isTable(1) ? try call.table(1).string("accessToken", argument: 1) : try call.string(1))
         }
-        add("oauth") { call in
+        add(
+            "oauth",
+            "(provider: string, token?: {idToken: string?, authCode: string?, redirectUri: string?, codeVerifier: string?, accessToken: string?})",
+            "`oauth2-PROVIDER`, any provider the server has (`\"github\"` or `\"oauth2-github\"`), with what the provider gave your app."
+        ) { call in
             let provider = try call.string(1)
             var body: EJSONDocument = [:]
             if !call.isNil(2) {

@@ -11,7 +11,14 @@ import LuaEJSON
 /// origin (`auth.dev.idp.githubAPI` on the embedded server) goes to the embedded server.
 enum HTTPBinding {
     static func function(server: ScriptServer) -> LuaFunction {
-        LuaFunction("auth.http") { call in
+        LuaFunction(
+            "auth.http",
+            "(request: {url: string, method: string?, headers: table<string, string>?, body: string|table?, timeout: number?}): "
+                + "integer, table<string, string>, string",
+            "One HTTP request (to call a provider's API with `user.providerTokens.accessToken`); returns the status, the headers "
+                + "(lowercase names) and the body. A table `body` is sent as JSON; `method` defaults to GET, `timeout` to 60 "
+                + "seconds. Redirects are returned, not followed."
+        ) { call in
             let options = try call.table(1)
             let url = try options.string("url", argument: 1)
             guard url.hasPrefix("http://") || url.hasPrefix("https://") else {

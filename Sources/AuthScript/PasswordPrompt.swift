@@ -4,7 +4,11 @@ import Lua
 /// `auth.password([prompt])`: reads a line with echo off when stdin is a terminal (the prompt
 /// goes to stderr), or a plain line from stdin otherwise. Ctrl-C gives up.
 enum PasswordPrompt {
-    static let function = LuaFunction("auth.password") { call in
+    static let function = LuaFunction(
+        "auth.password", "(prompt?: string): string",
+        "A line read with echo off (the prompt, default `Password: `, on stderr); from a pipe, a plain line. "
+            + "Raises `auth.password: no input` at end of input, `auth.password: interrupted` on Ctrl-C."
+    ) { call in
         let prompt = try call.optionalString(1) ?? "Password: "
         let terminal = isatty(0) != 0
         var saved = termios()

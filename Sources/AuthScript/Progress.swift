@@ -72,19 +72,18 @@ final class ProgressObject: LuaObject {
 
     static let luaClass = LuaClass<ProgressObject>(
         "Progress",
-        methods: [
-            "step": { p, call in
+        summary: "A progress report on stderr, made by `auth.progress`.",
+        members: [
+            .property("total", "integer", "the steps to do") { .integer($0.total) },
+            .property("count", "integer", "the steps done") { p in .integer(p.state.withLock { $0.done }) },
+            .method("step", "(n?: integer)", "counts `n` steps done (default 1)") { p, call in
                 p.step(try call.optionalInteger(2) ?? 1)
                 return .none
             },
-            "done": { p, _ in
+            .method("done", "()", "ends the report with its final line") { p, _ in
                 p.finish()
                 return .none
             },
-        ],
-        properties: [
-            "total": { .integer($0.total) },
-            "count": { p in .integer(p.state.withLock { $0.done }) },
         ],
         description: { p in "Progress(\(p.state.withLock { $0.done })/\(p.total))" })
 }

@@ -45,19 +45,35 @@ public final class AuthErrorObject: LuaObject {
 
     public static let luaClass = LuaClass<AuthErrorObject>(
         "AuthError",
-        properties: [
-            "email": { $0.error.email.map { .string(LuaString($0)) } ?? .nil },
-            "providers": { object in
+        summary: "What auth calls raise: a userdata, so compare `err.code`, not `err`. `tostring(err)`: "
+            + "`where code: message (HTTP status)` on one line. Bad arguments raise an ordinary error string that names the "
+            + "function and the argument.",
+        members: [
+            .property(
+                "code", "string",
+                "the wire `error_code` (`InvalidPassword`, `AccountNameInUse`, ...) or a client code (see the codes below)"
+            ) { .string(LuaString($0.error.code)) },
+            .property("message", "string", "the text") { .string(LuaString($0.error.message)) },
+            .property("status", "integer?", "the HTTP status; nil when there was no answer") {
+                $0.error.status.map { .integer(Int64($0)) } ?? .nil
+            },
+            .property("link", "string?", "the server's log link, when it gives one (authsh's server does not)") {
+                $0.error.link.map { .string(LuaString($0)) } ?? .nil
+            },
+            .property("where", "string", "`file:line: ` of the Lua call that failed, or `\"\"`") { .string(LuaString($0.position)) },
+            .property("email", "string?", "`AccountExistsWithDifferentCredential` only: the email") {
+                $0.error.email.map { .string(LuaString($0)) } ?? .nil
+            },
+            .property("providers", "string[]?", "`AccountExistsWithDifferentCredential` only: the providers its account signs in with") {
+                object in
                 object.error.details["providers"] == nil
                     ? .nil
                     : .table(LuaTable(array: object.error.providers.map { .string(LuaString($0)) }))
             },
-            "credential": { $0.error.pendingCredential.map { .object(CredentialsObject($0)) } ?? .nil },
-            "code": { .string(LuaString($0.error.code)) },
-            "message": { .string(LuaString($0.error.message)) },
-            "status": { $0.error.status.map { .integer(Int64($0)) } ?? .nil },
-            "link": { $0.error.link.map { .string(LuaString($0)) } ?? .nil },
-            "where": { .string(LuaString($0.position)) },
+            .property(
+                "credential", "Credentials?",
+                "`AccountExistsWithDifferentCredential` only: the pending credential, to link once signed in"
+            ) { $0.error.pendingCredential.map { .object(CredentialsObject($0)) } ?? .nil },
         ],
         description: { $0.line })
 }

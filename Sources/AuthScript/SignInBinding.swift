@@ -12,8 +12,18 @@ import LuaEJSON
 /// verified =}` to approve as that identity with no browser.
 enum SignInBinding {
     static func function(_ app: AppObject, name: String) -> LuaFunction {
-        LuaFunction(name) { call in try signIn(app, call, from: 1) }
+        LuaFunction(name, type, summary) { call in try signIn(app, call, from: 1) }
     }
+
+    /// The description `signIn`, `auth.signIn` and `app:signIn` share.
+    static let type =
+        "(provider: string, options?: {scopes: string[]?, customParameters: table<string, string>?, device: boolean?, "
+        + "browser: boolean?, timeout: number?, as: {email: string, name: string?, verified: boolean?}?}): User"
+    static let summary =
+        "Signs in with an identity provider (`\"github\"`, `\"google\"`, or any `oauth2-*` the server has) in the browser; "
+        + "the user becomes current. `device = true` shows a code to enter elsewhere, `browser = false` prints the URL, "
+        + "`timeout` is in seconds (default 300), and on a dev server `as` approves as that identity with no browser. "
+        + "Ctrl-C cancels it."
 
     static func signIn(_ app: AppObject, _ call: LuaCall, from index: Int32) throws -> LuaReturn {
         let provider = try call.string(index)

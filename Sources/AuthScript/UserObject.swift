@@ -14,10 +14,11 @@ public final class UserObject: LuaObject {
     }
 
     /// A method that runs `body` as the binding's async work and returns its values.
-    private static func method(_ body: @escaping @Sendable (UserObject, LuaCall) throws -> @Sendable () async throws -> [LuaValue])
-        -> LuaClass<UserObject>.Method
-    {
-        { object, call in perform(call, try body(object, call)) }
+    private static func method(
+        _ name: String, _ type: String, _ summary: String,
+        _ body: @escaping @Sendable (UserObject, LuaCall) throws -> @Sendable () async throws -> [LuaValue]
+    ) -> LuaMember<UserObject> {
+        .method(name, type, summary) { object, call in perform(call, try body(object, call)) }
     }
 
     static func identities(_ user: User) -> LuaValue {
@@ -56,75 +57,104 @@ public final class UserObject: LuaObject {
 
     public static let luaClass = LuaClass<UserObject>(
         "User",
-        methods: [
-            "linkIdentity": method { object, call in
-                let credentials = try call.object(2, as: CredentialsObject.self).credentials
-                return { [object] in [.object(object.app.object(try await object.user.linkIdentity(credentials: credentials)))] }
+        summary: "A user this client knows. Two handles on one user are `==`, and properties read the client's record each time, "
+            + "so a handle kept in a variable shows the user's state now. `tostring`: `User(6b01..., alice@example.com, loggedIn)`.",
+        members: [
+            .property("id", "string", "the user's id") { .string(LuaString($0.user.id)) },
+            .property("state", "string", "`loggedIn`, `loggedOut` or `removed`") { .string(LuaString($0.user.state.rawValue)) },
+            .property("isAnonymous", "boolean", "true while its only identities are anonymous") { .boolean($0.user.isAnonymous) },
+            .property("identities", "Identity[]", "its identities in link order") { identities($0.user) },
+            .property("profile", "table", "the profile's data (`email`, `name`, ...) as of the last login, link or `refreshProfile`") {
+                LuaEJSON.lua($0.user.profile.data)
             },
-            "unlink": method { object, call in
-                let (type, id) = try identityArgument(call)
-                return { [.object(object.app.object(try await object.user.unlink(providerType: type, id: id)))] }
+            .property("customData", "table?", "the access token's `user_data`") { $0.user.customData.map(LuaEJSON.lua) ?? .nil },
+            .property("accessToken", "string?", "the access token (a secret)") { $0.user.accessToken.map { .string(LuaString($0)) } ?? .nil },
+            .property("refreshToken", "string?", "the refresh token (a secret)") {
+                $0.user.refreshToken.map { .string(LuaString($0)) } ?? .nil
             },
-            "reauthenticate": method { object, call in
-                let credentials = try call.object(2, as: CredentialsObject.self).credentials
-                return { [.object(object.app.object(try await object.user.reauthenticate(with: credentials)))] }
-            },
-            "sessions": method { object, _ in { [.table(LuaTable(array: try await object.user.sessions().map(session)))] } },
-            "revokeSession": method { object, call in
-                let id = try sessionArgument(call)
-                return {
-                    try await object.user.revokeSession(id: id); return []
-                }
-            },
-            "revokeOtherSessions": method { object, _ in { [.integer(Int64(try await object.user.revokeOtherSessions()))] } },
-            "logOut": method { object, _ in
-                {
-                    try await object.user.logOut(); return []
-                }
-            },
-            "remove": method { object, _ in
-                {
-                    try await object.user.remove(); return []
-                }
-            },
-            "delete": method { object, _ in
-                {
-                    try await object.user.delete(); return []
-                }
-            },
-            "refreshCustomData": method { object, _ in
-                { [LuaEJSON.lua(try await object.user.refreshCustomData() ?? [:])] }
-            },
-            "refreshProfile": method { object, _ in
-                { [LuaEJSON.lua(try await object.user.refreshProfile().data)] }
-            },
-            "callFunction": method { object, call in
-                let name = try call.string(2)
-                let arguments = try call.ejsonArguments(from: 3)
-                return { [LuaEJSON.lua(try await object.user.callFunction(name: name, arguments: arguments))] }
-            },
-        ],
-        properties: [
-            "id": { .string(LuaString($0.user.id)) },
-            "state": { .string(LuaString($0.user.state.rawValue)) },
-            "isAnonymous": { .boolean($0.user.isAnonymous) },
-            "identities": { identities($0.user) },
-            "profile": { LuaEJSON.lua($0.user.profile.data) },
-            "customData": { $0.user.customData.map(LuaEJSON.lua) ?? .nil },
-            "accessToken": { $0.user.accessToken.map { .string(LuaString($0)) } ?? .nil },
-            "refreshToken": { $0.user.refreshToken.map { .string(LuaString($0)) } ?? .nil },
-            "deviceId": { .string(LuaString($0.user.deviceId)) },
-            "providerTokens": { object in
+            .property("deviceId", "string", "the device id the server gave this client") { .string(LuaString($0.user.deviceId)) },
+            .property(
+                "providerTokens", "{accessToken: string?, idToken: string?}?",
+                "the identity provider's tokens from the last sign-in with a provider that returns them (`returnProviderTokens`)"
+            ) { object in
                 guard let tokens = object.user.providerTokens else { return .nil }
                 var t = LuaTable()
                 if let a = tokens.accessToken { t["accessToken"] = .string(LuaString(a)) }
                 if let i = tokens.idToken { t["idToken"] = .string(LuaString(i)) }
                 return .table(t)
             },
-            "apiKeys": { .object(APIKeysObject(user: $0)) },
-            "functions": { .object(FunctionsObject(user: $0)) },
+            .property("apiKeys", "APIKeys", "the user's API keys (not for anonymous users)") { .object(APIKeysObject(user: $0)) },
+            .property("functions", "Functions", "the server's functions, called as this user") { .object(FunctionsObject(user: $0)) },
+            method(
+                "linkIdentity", "(creds: Credentials): User",
+                "links another identity (or a conflict's `err.credential`); returns the user"
+            ) { object, call in
+                let credentials = try call.object(2, as: CredentialsObject.self).credentials
+                return { [object] in [.object(object.app.object(try await object.user.linkIdentity(credentials: credentials)))] }
+            },
+            .method(
+                "unlink", "(identity: Identity): User",
+                "removes one identity; an email/password identity takes its account with it, and the last one stays "
+                    + "(`CannotUnlinkLastIdentity`); returns the user",
+                overloads: ["(providerType: string, id: string): User"]
+            ) { object, call in
+                let (type, id) = try identityArgument(call)
+                return perform(call) { [.object(object.app.object(try await object.user.unlink(providerType: type, id: id)))] }
+            },
+            method(
+                "reauthenticate", "(creds: Credentials): User",
+                "logs in again as this user: same object, new tokens, the old session ended; another user's credentials raise "
+                    + "`UserMismatch` and change nothing"
+            ) { object, call in
+                let credentials = try call.object(2, as: CredentialsObject.self).credentials
+                return { [.object(object.app.object(try await object.user.reauthenticate(with: credentials)))] }
+            },
+            method("sessions", "(): Session[]", "the user's sessions, oldest first") { object, _ in
+                { [.table(LuaTable(array: try await object.user.sessions().map(session)))] }
+            },
+            .method(
+                "revokeSession", "(session: Session|string)",
+                "ends one session (an entry of `user:sessions()`, or its id): "
+                    + "its refresh and access tokens stop working"
+            ) { object, call in
+                let id = try sessionArgument(call)
+                return perform(call) {
+                    try await object.user.revokeSession(id: id); return []
+                }
+            },
+            method("revokeOtherSessions", "(): integer", "ends every session but this one; returns how many") { object, _ in
+                { [.integer(Int64(try await object.user.revokeOtherSessions()))] }
+            },
+            method("logOut", "()", "logs out (an anonymous user is removed)") { object, _ in
+                {
+                    try await object.user.logOut(); return []
+                }
+            },
+            method("remove", "()", "logs out and forgets the user here") { object, _ in
+                {
+                    try await object.user.remove(); return []
+                }
+            },
+            method("delete", "()", "deletes the user on the server and here") { object, _ in
+                {
+                    try await object.user.delete(); return []
+                }
+            },
+            method("refreshProfile", "(): table", "fetches the profile's data; returns it") { object, _ in
+                { [LuaEJSON.lua(try await object.user.refreshProfile().data)] }
+            },
+            method("refreshCustomData", "(): table", "fetches a new access token and returns its custom data") { object, _ in
+                { [LuaEJSON.lua(try await object.user.refreshCustomData() ?? [:])] }
+            },
+            method(
+                "callFunction", "(name: string, ...: any): any",
+                "calls the server function `name`; arguments and result cross as EJSON"
+            ) { object, call in
+                let name = try call.string(2)
+                let arguments = try call.ejsonArguments(from: 3)
+                return { [LuaEJSON.lua(try await object.user.callFunction(name: name, arguments: arguments))] }
+            },
         ],
-        propertyClasses: ["apiKeys": "APIKeys", "functions": "Functions"],
         description: { $0.user.description })
 }
 
@@ -135,15 +165,19 @@ final class FunctionsObject: LuaObject {
 
     static let luaClass = LuaClass<FunctionsObject>(
         "Functions",
+        summary: "`user.functions`: `user.functions.greet(\"Ada\")` is `user:callFunction(\"greet\", \"Ada\")`.", members: [],
         description: { "Functions(\($0.user.user.id))" },
-        fallback: { object, name in
-            .function(
-                LuaFunction(name) { call in
-                    let arguments = try call.ejsonArguments(from: 1)
-                    let user = object.user.user
-                    return perform(call) { [LuaEJSON.lua(try await user.callFunction(name: name, arguments: arguments))] }
-                })
-        })
+        fallback: (
+            "NAME", LuaDoc("(...: any): any", "calls the server function NAME as this user"),
+            { object, name in
+                .function(
+                    LuaFunction(name) { call in
+                        let arguments = try call.ejsonArguments(from: 1)
+                        let user = object.user.user
+                        return perform(call) { [LuaEJSON.lua(try await user.callFunction(name: name, arguments: arguments))] }
+                    })
+            }
+        ))
 }
 
 /// `user.apiKeys`: the user's API keys. Keys are tables `{id, name, disabled, key}`; `key`
@@ -158,40 +192,44 @@ final class APIKeysObject: LuaObject {
         return .table(t)
     }
 
-    private static func method(_ body: @escaping @Sendable (UserAPIKeys, LuaCall) throws -> @Sendable () async throws -> [LuaValue])
-        -> LuaClass<APIKeysObject>.Method
-    {
-        { object, call in perform(call, try body(object.user.user.apiKeys, call)) }
+    private static func method(
+        _ name: String, _ type: String, _ summary: String,
+        _ body: @escaping @Sendable (UserAPIKeys, LuaCall) throws -> @Sendable () async throws -> [LuaValue]
+    ) -> LuaMember<APIKeysObject> {
+        .method(name, type, summary) { object, call in perform(call, try body(object.user.user.apiKeys, call)) }
     }
 
     static let luaClass = LuaClass<APIKeysObject>(
         "APIKeys",
-        methods: [
-            "create": method { keys, call in
+        summary: "`user.apiKeys`: the user's API keys (not for anonymous users).",
+        members: [
+            method("create", "(name: string): APIKey", "a new key; its `key`, the secret, is shown only now") { keys, call in
                 let name = try call.string(2)
                 return { [table(try await keys.create(name: name))] }
             },
-            "list": method { keys, _ in { [.table(LuaTable(array: try await keys.list().map(table)))] } },
-            "fetch": method { keys, call in
+            method("list", "(): APIKey[]", "the user's keys, without secrets") { keys, _ in
+                { [.table(LuaTable(array: try await keys.list().map(table)))] }
+            },
+            method("fetch", "(id: string): APIKey", "one key, without its secret") { keys, call in
                 let id = try call.string(2)
                 return { [table(try await keys.fetch(id: id))] }
             },
-            "delete": method { keys, call in
-                let id = try call.string(2)
-                return {
-                    try await keys.delete(id: id); return []
-                }
-            },
-            "enable": method { keys, call in
+            method("enable", "(id: string)", "lets the key log in again") { keys, call in
                 let id = try call.string(2)
                 return {
                     try await keys.enable(id: id); return []
                 }
             },
-            "disable": method { keys, call in
+            method("disable", "(id: string)", "stops the key logging in") { keys, call in
                 let id = try call.string(2)
                 return {
                     try await keys.disable(id: id); return []
+                }
+            },
+            method("delete", "(id: string)", "deletes the key") { keys, call in
+                let id = try call.string(2)
+                return {
+                    try await keys.delete(id: id); return []
                 }
             },
         ],

@@ -8,13 +8,36 @@ public struct LuaFunction: Sendable, Hashable {
     let box: FunctionBox
     /// The name used in error messages when Lua cannot tell how the function was called.
     public var name: String { box.name }
+    /// What a script is told about it; nil for the host's own helpers (`__index`).
+    public var doc: LuaDoc? { box.doc }
 
     /// - Parameters:
     ///   - name: the name in argument errors (`bad argument #1 to 'name' ...`).
     ///   - body: reads the arguments and returns the results; throws to raise.
     public init(_ name: String, _ body: @escaping @Sendable (LuaCall) throws -> LuaReturn) {
-        self.box = FunctionBox(name: name, body: body)
+        self.box = FunctionBox(name: name, doc: nil, body: body)
     }
+
+    /// A function a script can reach, with its description.
+    /// - Parameters:
+    ///   - name: the path a script calls it by (`auth.sleep`); argument errors name it.
+    ///   - type: its parameters and results (see ``LuaDoc/type``).
+    ///   - summary: what it does.
+    ///   - overloads: other ways to call it.
+    ///   - body: reads the arguments and returns the results; throws to raise.
+    public init(
+        _ name: String, _ type: String, _ summary: String, overloads: [String] = [],
+        _ body: @escaping @Sendable (LuaCall) throws -> LuaReturn
+    ) {
+        self.box = FunctionBox(name: name, doc: LuaDoc(type, summary, overloads: overloads), body: body)
+    }
+
+    /// The same body under another name and description (`app:login` shares `login`'s).
+    public func named(_ name: String, doc: LuaDoc? = nil) -> LuaFunction {
+        LuaFunction(box: FunctionBox(name: name, doc: doc ?? box.doc, body: box.body))
+    }
+
+    init(box: FunctionBox) { self.box = box }
 
     public static func == (a: LuaFunction, b: LuaFunction) -> Bool { a.box === b.box }
     public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(box)) }
@@ -40,9 +63,11 @@ public enum LuaReturn {
 /// The final class the trampoline reaches through an `Unmanaged` pointer.
 final class FunctionBox: Sendable {
     let name: String
+    let doc: LuaDoc?
     let body: @Sendable (LuaCall) throws -> LuaReturn
-    init(name: String, body: @escaping @Sendable (LuaCall) throws -> LuaReturn) {
+    init(name: String, doc: LuaDoc?, body: @escaping @Sendable (LuaCall) throws -> LuaReturn) {
         self.name = name
+        self.doc = doc
         self.body = body
     }
 }

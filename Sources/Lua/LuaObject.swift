@@ -11,30 +11,65 @@ public protocol LuaObject: AnyObject, Sendable {
 }
 
 /// The Lua face of a Swift class: metatable name, methods (`obj:m()`), read-only
-/// properties (`obj.p`) and `tostring`.
+/// properties (`obj.p`) and `tostring`, each member with its description.
 public struct LuaClass<Object: AnyObject & Sendable>: Sendable {
     public typealias Method = @Sendable (Object, LuaCall) throws -> LuaReturn
     public typealias Property = @Sendable (Object) throws -> LuaValue
 
     /// The metatable's `__name`, shown in `tostring` and in type errors (`User expected`).
     public var name: String
+    /// What an object of the class is; Markdown.
+    public var summary: String
     public var methods: [String: Method]
     public var properties: [String: Property]
+    /// Every member's description, in the order the class lists them.
+    public var documentation: [(name: String, doc: LuaDoc, isMethod: Bool)]
     public var description: (@Sendable (Object) -> String)?
     /// For completion: the class name of properties that hold objects (`emailPasswordAuth`:
     /// `"EmailPasswordAuth"`), so `app.emailPasswordAuth:` completes without calling anything.
     public var propertyClasses: [String: String]
     /// Answers reads of string keys that are neither methods nor properties (`user.functions.NAME`).
     public var fallback: (@Sendable (Object, String) throws -> LuaValue)?
+    /// The description of what ``fallback`` answers, with the key as a script writes it (`NAME`).
+    public var fallbackDoc: (key: String, doc: LuaDoc)?
 
+    /// A class described member by member.
+    /// - Parameters:
+    ///   - name: the class's name in Lua.
+    ///   - summary: what an object of it is.
+    ///   - members: its methods and properties, in the order the reference lists them. A
+    ///     property whose type names a class (`User?`) tells completion that class.
+    ///   - description: `tostring` of an object.
+    ///   - fallback: answers other string keys; `fallbackDoc` describes them.
+    public init(
+        _ name: String, summary: String, members: [LuaMember<Object>], description: (@Sendable (Object) -> String)? = nil,
+        fallback: (key: String, doc: LuaDoc, read: @Sendable (Object, String) throws -> LuaValue)? = nil
+    ) {
+        self.init(name, description: description, fallback: fallback?.read)
+        self.summary = summary
+        self.fallbackDoc = fallback.map { ($0.key, $0.doc) }
+        for member in members {
+            documentation.append((member.name, member.doc, member.isMethod))
+            switch member.kind {
+            case .method(let body): methods[member.name] = body
+            case .property(let read):
+                properties[member.name] = read
+                if let className = LuaMember<Object>.className(member.doc.type) { propertyClasses[member.name] = className }
+            }
+        }
+    }
+
+    /// A class with no descriptions (a host's internal objects and tests).
     public init(
         _ name: String, methods: [String: Method] = [:], properties: [String: Property] = [:],
         propertyClasses: [String: String] = [:], description: (@Sendable (Object) -> String)? = nil,
         fallback: (@Sendable (Object, String) throws -> LuaValue)? = nil
     ) {
         self.name = name
+        self.summary = ""
         self.methods = methods
         self.properties = properties
+        self.documentation = []
         self.propertyClasses = propertyClasses
         self.description = description
         self.fallback = fallback
@@ -46,6 +81,41 @@ public struct LuaClass<Object: AnyObject & Sendable>: Sendable {
         for name in properties.keys { all[name] = "property" }
         for name in methods.keys { all[name] = "method" }
         return all
+    }
+}
+
+/// One method or property of a ``LuaClass``, with its description.
+public struct LuaMember<Object: AnyObject & Sendable>: Sendable {
+    enum Kind: Sendable {
+        case method(LuaClass<Object>.Method)
+        case property(LuaClass<Object>.Property)
+    }
+
+    public let name: String
+    public let doc: LuaDoc
+    let kind: Kind
+
+    var isMethod: Bool {
+        if case .method = kind { true } else { false }
+    }
+
+    /// `obj:name(...)`; `type` is its parameters after the object and its results.
+    public static func method(
+        _ name: String, _ type: String, _ summary: String, overloads: [String] = [], _ body: @escaping LuaClass<Object>.Method
+    ) -> Self {
+        Self(name: name, doc: LuaDoc(type, summary, overloads: overloads), kind: .method(body))
+    }
+
+    /// `obj.name`, read-only; `type` is the value's type.
+    public static func property(_ name: String, _ type: String, _ summary: String, _ read: @escaping LuaClass<Object>.Property) -> Self {
+        Self(name: name, doc: LuaDoc(type, summary), kind: .property(read))
+    }
+
+    /// The class a property's type names (`User` for `User?`), if it names one.
+    static func className(_ type: String) -> String? {
+        let name = type.hasSuffix("?") ? String(type.dropLast()) : type
+        guard let first = name.first, first.isUppercase, name.allSatisfy({ $0.isLetter || $0.isNumber }) else { return nil }
+        return name
     }
 }
 

@@ -173,10 +173,19 @@ public final class EJSONValue: LuaObject {
 
     public static let luaClass = LuaClass<EJSONValue>(
         "EJSON",
-        properties: [
-            "type": { .string(LuaString($0.typeName)) },
-            "hex": { if case .objectId(let id) = $0.value { .string(LuaString(id.hex)) } else { .nil } },
-            "millis": { if case .date(let ms) = $0.value { .integer(ms) } else { .nil } },
+        summary: "A value JSON lacks (an ObjectId, a date, binary data, ...) or null, as it came; "
+            + "`tostring` writes it as the shell does: `ObjectId(\"...\")`, `Date(\"...\")`.",
+        members: [
+            .property(
+                "type", "string",
+                "`objectId`, `date`, `binary`, `decimal128`, `timestamp`, `regex`, `minKey`, `maxKey` or `null`"
+            ) { .string(LuaString($0.typeName)) },
+            .property("hex", "string?", "an ObjectId's 24 hexadecimal digits") {
+                if case .objectId(let id) = $0.value { .string(LuaString(id.hex)) } else { .nil }
+            },
+            .property("millis", "integer?", "a date's milliseconds after the Unix epoch") {
+                if case .date(let ms) = $0.value { .integer(ms) } else { .nil }
+            },
         ],
         description: { v in
             switch v.value {
@@ -193,11 +202,20 @@ public final class EJSONValue: LuaObject {
 public enum EJSONLibrary {
     /// The library's functions as a table.
     /// - Parameter now: the clock, in Unix seconds, for new ObjectIds and dates.
-    public static func table(now: @escaping @Sendable () -> Int64) -> LuaTable {
-        var t = LuaTable()
-        t["null"] = .object(EJSONValue.null)
-        t["objectId"] = .function(
-            LuaFunction("objectId") { call in
+    public static func table(now: @escaping @Sendable () -> Int64) -> LuaTable { module("ejson", now: now).table }
+
+    /// The library, described, at `path` (`auth.ejson` in authsh).
+    public static func module(_ path: String, now: @escaping @Sendable () -> Int64) -> LuaModule {
+        var m = LuaModule(
+            path,
+            summary: "Canonical Extended JSON, as plugins and the server's functions see values: "
+                + "the types JSON lacks are `EJSON` objects.")
+        m.add("null", .object(EJSONValue.null), LuaDoc("EJSON", "JSON's null (`v == \(path).null`); a Lua nil is no value at all."))
+        m.add(
+            LuaFunction(
+                "\(path).objectId", "(hex?: string): EJSON",
+                "An ObjectId: from 24 hexadecimal digits, or a new one stamped with this machine's clock."
+            ) { call in
                 guard let hex = try call.optionalString(1) else {
                     return .one(.object(EJSONValue(.objectId(ObjectId(seconds: UInt32(truncatingIfNeeded: now()))))))
                 }
@@ -206,19 +224,20 @@ public enum EJSONLibrary {
                 }
                 return .one(.object(EJSONValue(.objectId(id))))
             })
-        t["date"] = .function(
-            LuaFunction("date") { call in
+        m.add(
+            LuaFunction("\(path).date", "(millis?: integer): EJSON", "A date: `millis` after the Unix epoch, or now.") { call in
                 let ms = try call.optionalInteger(1) ?? now() * 1000
                 return .one(.object(EJSONValue(.date(ms))))
             })
-        t["encode"] = .function(encoder("encode", .canonical))
-        t["decode"] = .function(decoder("decode"))
-        return t
+        m.add(encoder("\(path).encode", .canonical))
+        m.add(decoder("\(path).decode"))
+        return m
     }
 
     /// `name(value)`: the value as EJSON text in `format`.
     public static func encoder(_ name: String, _ format: EJSON.Mode) -> LuaFunction {
-        LuaFunction(name) { call in
+        let kind = format == .canonical ? "canonical Extended JSON text" : "JSON text (relaxed Extended JSON for the values JSON lacks)"
+        return LuaFunction(name, "(value: any): string", "`value` as \(kind).") { call in
             do {
                 return .one(.string(LuaString(try LuaEJSON.ejson(try call.value(1)).encodedString(format))))
             } catch let e as LuaEJSON.ConversionError {
@@ -229,7 +248,7 @@ public enum EJSONLibrary {
 
     /// `name(text)`: Extended JSON (canonical or relaxed) or plain JSON text as a Lua value.
     public static func decoder(_ name: String) -> LuaFunction {
-        LuaFunction(name) { call in
+        LuaFunction(name, "(text: string): any", "JSON or Extended JSON (canonical or relaxed) text as a Lua value.") { call in
             do {
                 return .one(LuaEJSON.lua(try EJSON(parsing: try call.bytes(1))))
             } catch let e as EJSONError {

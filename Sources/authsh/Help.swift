@@ -70,6 +70,8 @@ enum Help {
 
     static let repl = """
         .help       this text
+        .help NAME  what a binding takes, returns and does (.help login, .help auth.dev,
+                    .help User, .help User:unlink)
         .users      the users this client knows (* marks the current one)
         .whoami     the current user and its identities (provider, email, id)
         .outbox [EMAIL]  the dev server's outbox (confirmation and reset mails)

@@ -32,6 +32,7 @@ struct REPL {
                 let parts = command.split(separator: " ", maxSplits: 1).map(String.init)
                 switch parts[0] {
                 case ".exit": return 0
+                case ".help" where parts.count > 1: help(parts[1].trimmingSpaces)
                 case ".help": print(Help.repl)
                 case ".users", ".whoami", ".outbox":
                     runMeta(parts[0], argument: parts.count > 1 ? parts[1].trimmingSpaces : nil)
@@ -61,6 +62,15 @@ struct REPL {
                 Output.error("authsh: \(error)")
             }
             fflush(nil)
+        }
+    }
+
+    /// `.help NAME`: the binding's description, as the reference gives it.
+    func help(_ name: String) {
+        if let text = AuthScript.api.help(name) {
+            print(text, terminator: "")
+        } else {
+            Output.error("authsh: no binding is named \(name) (try .help auth, .help User or .help login)")
         }
     }
 

@@ -37,6 +37,19 @@ struct REPLTests {
         }
     }
 
+    /// `.help NAME` prints the description the bindings carry (the reference's).
+    @Test func helpDescribesABinding() async throws {
+        let term = try await Terminal.started()
+        try await term.type(".help User:unlink")
+        try await term.waitFor("User:unlink(identity: Identity): User")
+        try await term.waitFor("the last one stays")
+        try await term.type(".help auth.dev")
+        try await term.waitFor("auth.dev.wipeUsers()")
+        try await term.type(".help nothing.here")
+        try await term.waitFor("no binding is named nothing.here")
+        #expect(try await term.quit())
+    }
+
     @Test func ctrlCStopsAnEndlessLoopAndTheREPLGoesOn() async throws {
         let term = try await Terminal.started()
         try await term.type("print('spinning'); while true do pcall(function() while true do end end) end")

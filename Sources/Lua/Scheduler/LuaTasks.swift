@@ -4,14 +4,22 @@ import CLua
 /// installs them (as `auth.spawn`, `auth.wait`, `auth.sleep`); other hosts may too.
 public enum LuaTasks {
     /// `spawn(f, ...)`: runs `f(...)` as a new task; returns its handle at once.
-    public static let spawn = LuaFunction("spawn") { call in
+    public static let spawn = LuaFunction(
+        "spawn", "(f: function, ...: any): task",
+        "Runs `f(...)` as a new task and returns its handle at once; `wait` gives its results."
+    ) { call in
         guard lua_type(call.L, 1) == LUA_TFUNCTION else { throw call.typeError(1, expected: "function") }
         return .one(.object(try call.state.scheduler.spawnFromLua(call.L)))
     }
 
     /// `wait(t)`: the results of task t (its error is raised here).
     /// `wait(t1, t2, ...)`: the first result of each. `wait{t1, t2, ...}`: a table of those.
-    public static let wait = LuaFunction("wait") { call in
+    public static let wait = LuaFunction(
+        "wait", "(t: task, ...: task): any",
+        "Suspends the calling task until the tasks end. `wait(t)` returns t's results (its error is raised here); "
+            + "`wait(t1, t2, ...)` the first result of each; `wait{t1, t2, ...}` a table of those.",
+        overloads: ["(tasks: task[]): any[]"]
+    ) { call in
         var handles: [LuaTaskHandle] = []
         var style = WaitStyle.single
         if call.count == 1, lua_type(call.L, 1) == LUA_TTABLE {
@@ -35,7 +43,9 @@ public enum LuaTasks {
     }
 
     /// `sleep(seconds)`: suspends the calling task; others keep running.
-    public static let sleep = LuaFunction("sleep") { call in
+    public static let sleep = LuaFunction(
+        "sleep", "(seconds: number)", "Suspends the calling task for `seconds`; other tasks keep running."
+    ) { call in
         let seconds = try call.number(1)
         guard seconds.isFinite, seconds >= 0, seconds < 1e9 else {
             throw LuaArgumentError(index: 1, message: "seconds must be a finite number from 0")

@@ -64,5 +64,7 @@ public final class LuaTaskHandle: LuaObject {
     /// The task's number (unique within its state).
     public var id: Int { task.raw }
     init(task: TaskID) { self.task = task }
-    public static let luaClass = LuaClass<LuaTaskHandle>("task", description: { "task \($0.id)" })
+    public static let luaClass = LuaClass<LuaTaskHandle>(
+        "task", summary: "A task started by `spawn`; `wait` gives its results. `tostring`: `task N`.", members: [],
+        description: { "task \($0.id)" })
 }
