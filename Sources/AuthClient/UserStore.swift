@@ -22,7 +22,12 @@ final class UserStore: Sendable {
         func safe(_ name: String) -> String {
             String(name.map { $0.isLetter || $0.isNumber || $0 == "." || $0 == "-" ? $0 : "_" })
         }
-        try Self.makeDirectory(storage)
+        // Its parents too: `~/.local/share` does not exist yet on a fresh account.
+        var parent = storage.hasPrefix("/") ? "" : "."
+        for component in storage.split(separator: "/") {
+            parent += "/" + component
+            try Self.makeDirectory(parent)
+        }
         var path = storage
         for part in ["users", safe(server), safe(app)] {
             path += "/" + part

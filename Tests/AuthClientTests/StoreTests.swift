@@ -38,6 +38,19 @@ import Testing
         }
     }
 
+    /// A store whose parents do not exist yet (`~/.local/share/authsh` on a fresh account) is
+    /// created with them.
+    @Test func aStoreUnderMissingParentsIsCreated() async throws {
+        let storage = TemporaryDirectory()
+        let nested = storage.path + "/home/.local/share/authsh"
+        try await LiveServer.run { server in
+            let app = try server.app(storage: nested)
+            try await app.login(credentials: .anonymous())
+            #expect(storage.files(endingWith: ".json").count == 1)
+            #expect(try FileManager.default.attributesOfItem(atPath: nested)[.posixPermissions] as? Int == 0o700)
+        }
+    }
+
     @Test func filesAreReadableByTheirOwnerOnly() async throws {
         let storage = TemporaryDirectory()
         try await LiveServer.run { server in

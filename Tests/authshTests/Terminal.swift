@@ -79,7 +79,7 @@ final class Terminal {
         return try await Binary.offPool { try Terminal.tmuxBlocking(socket, arguments, capture: capture) }
     }
 
-    private static func tmuxBlocking(_ socket: String, _ arguments: [String], capture: Bool) throws -> String {
+    static func tmuxBlocking(_ socket: String, _ arguments: [String], capture: Bool) throws -> String {
         if !capture {
             // Foundation's Process notices exit through a descriptor that tmux's daemonized
             // server would inherit and keep: spawn and reap directly instead.
