@@ -7,7 +7,8 @@ import Testing
 struct TranscriptTests {
     /// The documents with transcripts.
     static let documents = [
-        "README.md", "docs/tour.md", "docs/command-line.md", "docs/server/administering.md", "docs/server/operating.md",
+        "README.md", "docs/tour.md", "docs/command-line.md", "docs/plugins.md", "docs/server/README.md",
+        "docs/server/administering.md", "docs/server/operating.md",
     ]
 
     @Test(arguments: documents) func theTranscriptPrintsWhatTheDocumentShows(document: String) async throws {
