@@ -93,11 +93,10 @@ import Testing
         defer { Task { try? await connection.close() } }
         var follower: Task<Void, any Error>?
         defer { follower?.cancel() }
-        var expected = ["fast", "slow"]
+        var expected = ["fast", "later", "slow", "last"]
         if !openBeforeTheStart {
             // Started once it shows an event recorded now.
             follower = startFollowing()
-            try await Task.sleep(for: .milliseconds(200))
             try await cluster.execute(insert("marker"), database: name)
             #expect(try await waitFor("marker"), "\(box.details.withLock { $0 })")
             expected.insert("marker", at: 0)
@@ -107,10 +106,14 @@ import Testing
         try await cluster.execute(insert("fast") + insert("skipped", event: "logout"), database: name)
         if openBeforeTheStart { follower = startFollowing() }  // its first page shows "fast"
         #expect(try await waitFor("fast"), "\(box.details.withLock { $0 })")
-        try await Task.sleep(for: .milliseconds(300))
+        // The follower has read past the open transaction's id once it shows a later event.
+        try await cluster.execute(insert("later"), database: name)
+        #expect(try await waitFor("later"), "\(box.details.withLock { $0 })")
         try await connection.query("COMMIT", logger: connection.logger)
         #expect(try await waitFor("slow"), "\(box.details.withLock { $0 })")
-        try await Task.sleep(for: .milliseconds(300))
+        // Shown in order: once the last event is, nothing before it comes again.
+        try await cluster.execute(insert("last"), database: name)
+        #expect(try await waitFor("last"), "\(box.details.withLock { $0 })")
         #expect(box.details.withLock { $0 } == expected, "each once, the filter applied")
     }
 }

@@ -1,6 +1,7 @@
 @testable import AuthServer
 import Foundation
 import GRDB
+import Synchronization
 import Testing
 
 /// The audit log's group commit: events that arrive while a write is under way share the
@@ -20,22 +21,29 @@ import Testing
         let writer = AuditWriter(store: store)
 
         // Another connection holds the write lock: the first batch waits for it (busy timeout),
-        // and every caller that comes meanwhile queues behind it.
+        // and every caller that comes meanwhile queues behind it. The lock is let go once all
+        // 49 wait.
         let other = try DatabaseQueue(path: directory + "/authsh.sqlite")
+        let locked = Atomic<Bool>(false), release = Atomic<Bool>(false)
         let holding = Task {
             try await other.writeWithoutTransaction { db in
                 try db.execute(sql: "BEGIN IMMEDIATE")
-                Thread.sleep(forTimeInterval: 0.5)
+                locked.store(true, ordering: .releasing)
+                while !release.load(ordering: .acquiring) { Thread.sleep(forTimeInterval: 0.005) }
                 try db.execute(sql: "COMMIT")
             }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        func waitUntil(_ condition: () -> Bool) async throws {
+            while !condition() { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        try await waitUntil { locked.load(ordering: .acquiring) }
         let writesBefore = store.meter.total(.write)
         try await withThrowingTaskGroup(of: Void.self) { group in
-            for i in 0..<50 {
-                group.addTask { try await writer.write([Self.event(i)]) }
-                if i == 0 { try await Task.sleep(for: .milliseconds(50)) }
-            }
+            group.addTask { try await writer.write([Self.event(0)]) }
+            try await waitUntil { store.meter.inFlight(.write) >= 1 }
+            for i in 1..<50 { group.addTask { try await writer.write([Self.event(i)]) } }
+            try await waitUntil { writer.waitingCount == 49 }
+            release.store(true, ordering: .releasing)
             try await group.waitForAll()
         }
         try await holding.value

@@ -95,17 +95,18 @@ import Testing
         let (directory, mailbox, port, arguments) = try Self.mailSetup(connectTimeout: 2, commandTimeout: 5)
 
         // The SMTP server is down: the mail waits in the queue when the server is killed.
-        let first = try await Self.serve(arguments, log: directory + "/first.log")
+        let first = try await Self.serve(arguments + ["--metrics-port", "0"], log: directory + "/first.log")
         let register = try await JSONHTTP(origin: first.origin).send(
             .POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
             json: #"{"email":"kim@example.com","password":"password1"}"#)
         #expect(register.status == 201, "\(register.text)")
-        try await Task.sleep(for: .seconds(1))
+        // Killed once an attempt has failed and the mail waits for its retry.
+        try await Self.waitForMetric(#"authsh_mail_deliveries_total{outcome="retried"} 1"#, log: directory + "/first.log")
         first.process.stop()
 
         let sink = try await Self.startSink(on: port, directory: mailbox)
         defer { sink.stop() }
-        let second = try await Self.serve(arguments, log: directory + "/second.log")
+        let second = try await Self.serve(arguments + ["--metrics-port", "0"], log: directory + "/second.log")
         defer { second.process.stop() }
         // Within a few seconds, unless the kill fell inside an attempt: then its lease (52 s
         // here) runs out first.
@@ -115,7 +116,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(delivered.count == 1, "delivered after the restart")
-        try await Task.sleep(for: .seconds(2))
+        // Once nothing is queued, nothing more can be sent.
+        try await Self.waitForMetric("authsh_mail_queue_depth 0.0", log: directory + "/second.log")
         #expect(try FileManager.default.contentsOfDirectory(atPath: mailbox).filter { $0.hasSuffix(".json") }.count == 1, "once")
         let text = try String(contentsOfFile: mailbox + "/1.json", encoding: .utf8)
         #expect(text.contains("kim@example.com"))
@@ -145,7 +147,7 @@ import Testing
         first.process.stop()
         #expect(stalled, "the delivery never reached DATA")
 
-        let second = try await Self.serve(arguments, log: directory + "/second.log")
+        let second = try await Self.serve(arguments + ["--metrics-port", "0"], log: directory + "/second.log")
         defer { second.process.stop() }
         var delivered: [String] = []
         for _ in 0..<900 where delivered.isEmpty {
@@ -153,7 +155,8 @@ import Testing
             try await Task.sleep(for: .milliseconds(50))
         }
         #expect(!delivered.isEmpty, "delivered after the restart")
-        try await Task.sleep(for: .seconds(3))
+        // Once nothing is queued, nothing more can be sent.
+        try await Self.waitForMetric("authsh_mail_queue_depth 0.0", log: directory + "/second.log")
         delivered = try Self.received(mailbox)
         #expect((1...2).contains(delivered.count), "at most one duplicate: \(delivered.count)")
         let ids = Set(
@@ -162,6 +165,25 @@ import Testing
             })
         #expect(ids.count == 1 && !ids.contains("none"), "one Message-ID: \(ids)")
         #expect(delivered.allSatisfy { $0.contains("lee@example.com") })
+    }
+
+    /// Waits until the `/metrics` of the server that writes `log` (started with
+    /// `--metrics-port 0`) shows `line`.
+    static func waitForMetric(_ line: String, log: String, timeout: Duration = .seconds(120)) async throws {
+        let clock = ContinuousClock()
+        let deadline = clock.now + timeout
+        var last = ""
+        while clock.now < deadline {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let url = text.split(separator: "\n").first(where: { $0.hasPrefix("metrics on ") })?.dropFirst("metrics on ".count),
+                let origin = url.firstRange(of: "/metrics").map({ String(url[..<$0.lowerBound]) })
+            {
+                last = (try? await JSONHTTP(origin: origin).send(.GET, "/metrics").text) ?? ""
+                if last.split(separator: "\n").contains(where: { $0 == line }) { return }
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("no \(line) in the metrics within \(timeout): \(last)")
     }
 
     /// `authsh serve --port 0 ARGS`, spawned without Foundation's `Process` (it is killed and

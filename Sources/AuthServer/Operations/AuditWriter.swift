@@ -25,6 +25,9 @@ final class AuditWriter: Sendable {
         self.store = store
     }
 
+    /// How many callers wait for the next transaction (for tests that arrange a batch).
+    var waitingCount: Int { state.withLock { $0.waiting.count } }
+
     /// Stores `events`, alone or with others' in one transaction.
     /// - Throws: the store's error for the transaction that held them.
     func write(_ events: [AuditEvent]) async throws {
