@@ -28,38 +28,40 @@ extension AuthService {
                 guard let id = parts.first, let app = self.apps[String(id)] else { return }
                 await self.adminRefused(app: app, from: AdminActor(request, context), code: error.code.rawValue)
             })
-        apps.get(":app/users") { request, context in
-            let app = try self.app(of: context)
+        // The app once the key is checked: an unknown key learns nothing of which apps exist.
+        let app = apps.group(":app").add(middleware: AppMiddleware(apps: self.apps))
+        app.get("users") { request, context in
+            let app = try context.app
             let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
             let users = try await self.store.listUsers(app: app.id, query: query)
             let next: EJSON = users.count == query.limit ? users.last.map { .string($0.user.id) } ?? .null : .null
             return Self.adminJSON(["users": .array(users.map(Self.adminUser)), "next": next])
         }
-        apps.get(":app/users/:id") { _, context in
+        app.get("users/:id") { _, context in
             let (app, found) = try await self.adminTarget(context)
             return Self.adminJSON(try await self.adminDetails(found, app: app))
         }
         for (action, disabled) in [("disable", true), ("enable", false)] {
-            apps.post(":app/users/:id/\(action)") { request, context in
-                let app = try self.app(of: context)
+            app.post("users/:id/\(action)") { request, context in
+                let app = try context.app
                 let id = context.parameters.get("id") ?? ""
                 try await self.adminSetDisabled(disabled, app: app, id: id, by: AdminActor(request, context))
                 return Self.adminJSON(["id": .string(id), "disabled": .bool(disabled)])
             }
         }
-        apps.delete(":app/users/:id") { request, context in
-            let app = try self.app(of: context)
+        app.delete("users/:id") { request, context in
+            let app = try context.app
             let id = context.parameters.get("id") ?? ""
             try await self.adminDelete(app: app, id: id, by: AdminActor(request, context))
             return Self.adminJSON(["id": .string(id), "deleted": true])
         }
-        apps.delete(":app/users/:id/sessions") { request, context in
-            let app = try self.app(of: context)
+        app.delete("users/:id/sessions") { request, context in
+            let app = try context.app
             let id = context.parameters.get("id") ?? ""
             let revoked = try await self.adminRevokeSessions(app: app, id: id, by: AdminActor(request, context))
             return Self.adminJSON(["revoked": .int64(Int64(revoked))])
         }
-        apps.put(":app/users/:id/custom_data") { request, context in
+        app.put("users/:id/custom_data") { request, context in
             let (app, found) = try await self.adminTarget(context)
             let data: EJSONDocument?
             switch try await Self.adminBody(request, context) {
@@ -75,7 +77,7 @@ extension AuthService {
             await self.adminAudit("custom_data_set", app: app, user: found.user.id, request, context)
             return Self.adminJSON(try await self.adminDetails(changed, app: app))
         }
-        apps.post(":app/users/:id/reset") { request, context in
+        app.post("users/:id/reset") { request, context in
             let (app, found) = try await self.adminTarget(context)
             guard let email = Self.userpassEmail(of: found.user) else {
                 throw ServiceError(.userNotFound, "the user has no email/password identity")
@@ -87,9 +89,9 @@ extension AuthService {
             await self.adminAudit("reset_requested", app: app, user: found.user.id, request, context)
             return Self.adminJSON(["sent": true])
         }
-        addAdminTransferRoutes(to: apps)
-        apps.post(":app/confirm") { request, context in
-            let app = try self.app(of: context)
+        addAdminTransferRoutes(to: app)
+        app.post("confirm") { request, context in
+            let app = try context.app
             guard case .document(let body) = try await Self.adminBody(request, context),
                 case .string(let email)? = body["email"], !email.isEmpty
             else {
@@ -108,7 +110,7 @@ extension AuthService {
 
     /// The app and user the path names, or 404.
     private func adminTarget(_ context: AuthRequestContext) async throws -> (AppRuntime, AdminUserRecord) {
-        let app = try app(of: context)
+        let app = try context.app
         guard let found = try await store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else { throw Self.noSuchUser }
         return (app, found)
     }

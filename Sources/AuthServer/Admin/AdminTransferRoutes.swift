@@ -22,9 +22,9 @@ extension AuthService {
     /// How many rejected lines an answer lists (it counts them all).
     static let rejectedListed = 1000
 
-    func addAdminTransferRoutes(to apps: RouterGroup<AuthRequestContext>) {
-        apps.get(":app/export") { request, context in
-            let app = try self.app(of: context)
+    func addAdminTransferRoutes(to app: RouterGroup<AuthRequestContext>) {
+        app.get("export") { request, context in
+            let app = try context.app
             await self.adminAudit("users_exported", app: app, user: nil, request, context)
             let store = self.store, batch = Self.transferBatch
             // For a progress bar: the users there are as the export starts.
@@ -55,8 +55,8 @@ extension AuthService {
             headers[.exportUsers] = String(total)
             return Response(status: .ok, headers: headers, body: body)
         }
-        apps.post(":app/import") { request, context in
-            let app = try self.app(of: context)
+        app.post("import") { request, context in
+            let app = try context.app
             let continueOnError = request.uri.queryParameters.get("continueOnError") == "true"
             let streamed = request.uri.queryParameters.get("progress") == "true"
             let spool = try await SpooledFile(request.body, limit: Self.importLimit)

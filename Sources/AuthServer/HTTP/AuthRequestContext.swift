@@ -1,3 +1,4 @@
+import AuthProtocol
 import Hummingbird
 import NIOCore
 
@@ -17,6 +18,16 @@ public struct AuthRequestContext: RequestContext {
     public internal(set) var fromTrustedProxy = false
     /// The name of the admin key the request presented (admin routes only, once checked).
     public internal(set) var adminKeyName: String?
+    /// The app the route's `:app` names, resolved once by ``AppMiddleware``.
+    var resolvedApp: AppRuntime?
+
+    /// The app of a route under `/app/:app` (``AppMiddleware`` put it here).
+    var app: AppRuntime {
+        get throws(ServiceError) {
+            guard let resolvedApp else { throw ServiceError(.appNotFound, "this route names no app") }
+            return resolvedApp
+        }
+    }
 
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)

@@ -7,8 +7,9 @@ extension AuthService {
     func addDevRoutes(to router: Router<AuthRequestContext>, outbox: DevOutbox) {
         let dev = router.group(RouterPath(Routes.dev))
             .add(middleware: DevRequestGuard(listenHost: listenHost, publicURL: publicURL))
-        dev.get("apps/:app/outbox") { request, context in
-            let app = try self.app(of: context)
+        let app = dev.group("apps/:app").add(middleware: AppMiddleware(apps: apps))
+        app.get("outbox") { request, context in
+            let app = try context.app
             let query = request.uri.queryParameters
             let kind = query.get("kind")
             if let kind, !["confirm", "reset", "plugin", "notice"].contains(kind) {
@@ -17,20 +18,20 @@ extension AuthService {
             let messages = outbox.messages(app: app.id, email: query.get("email"), kind: kind)
             return JSONResponse.make(.array(messages.map(\.ejson)), mode: .relaxed)
         }
-        dev.delete("apps/:app/outbox") { _, context in
-            outbox.clear(app: try self.app(of: context).id)
+        app.delete("outbox") { _, context in
+            outbox.clear(app: try context.app.id)
             return JSONResponse.empty
         }
-        dev.delete("apps/:app/users") { _, context in
-            let app = try self.app(of: context)
+        app.delete("users") { _, context in
+            let app = try context.app
             try await self.store.wipe(app: app.id)
             return JSONResponse.empty
         }
-        dev.get("apps/:app/config") { _, context in
-            JSONResponse.make(try self.app(of: context).config.ejson, mode: .relaxed)
+        app.get("config") { _, context in
+            JSONResponse.make(try context.app.config.ejson, mode: .relaxed)
         }
-        dev.patch("apps/:app/config") { request, context in
-            let app = try self.app(of: context)
+        app.patch("config") { request, context in
+            let app = try context.app
             let body = try await RequestBody.read(request, context: context)
             let merged = Self.mergePatch(app.config.ejson, .document(body.document))
             do {

@@ -9,10 +9,12 @@ import NIOCore
 /// to the IdP, and the callback the IdP sends it back to.
 extension AuthService {
     func addOAuthRoutes(to router: Router<AuthRequestContext>) {
-        router.get(RouterPath(Routes.base + "/app/:app/auth/providers/:provider/login")) { request, context in
+        let provider = router.group(RouterPath(Routes.base + "/app/:app/auth/providers/:provider"))
+            .add(middleware: AppMiddleware(apps: apps))
+        provider.get("login") { request, context in
             try await self.startRedirect(request, context)
         }
-        router.post(RouterPath(Routes.base + "/app/:app/auth/providers/:provider/device")) { request, context in
+        provider.post("device") { request, context in
             let (app, provider) = try self.oauthProvider(context)
             try self.checkRate(.login, app: app, address: context.clientAddress)
             let body = try await RequestBody.read(request, context: context)
@@ -32,7 +34,7 @@ extension AuthService {
 
     /// The app and the enabled `oauth2-*` provider named in the path, or 404.
     private func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
-        let app = try self.app(of: context)
+        let app = try context.app
         let type = context.parameters.get("provider") ?? ""
         guard let provider = app.oauth(type) else {
             throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")

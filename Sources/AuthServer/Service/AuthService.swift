@@ -160,14 +160,11 @@ final class AuthService: Sendable {
     }
 
     /// The app named in the path, or 404.
-    func app(_ id: String) throws(ServiceError) -> AppRuntime {
-        guard let app = apps[id] else {
-            throw ServiceError(.appNotFound, "cannot find app using Client App ID '\(id)'")
-        }
-        return app
-    }
+    func app(_ id: String) throws(ServiceError) -> AppRuntime { try AppMiddleware.app(id, in: apps) }
 
-    /// The app named by the route's `:app` parameter, or 404 `AppNotFound`.
+    /// The app named by the route's `:app` parameter, or 404 `AppNotFound`: for the admin page,
+    /// which checks its session first and shows errors as pages. Other routes read
+    /// ``AuthRequestContext/app``, resolved by ``AppMiddleware``.
     func app(of context: AuthRequestContext) throws(ServiceError) -> AppRuntime {
         try app(context.parameters.get("app") ?? "")
     }

@@ -1,0 +1,62 @@
+import AuthProtocol
+import Hummingbird
+
+/// The routes of one app that need no user (`/app/:app/...`, the app resolved): where the
+/// server is, the keys its tokens are signed with, logins with any provider, the sign-in
+/// methods of an email, and calls of the app's functions.
+struct AppController {
+    let service: AuthService
+
+    /// Adds the routes to `group` (`/api/client/v2.0/app/:app`, the app resolved).
+    func addRoutes(to group: RouterGroup<AuthRequestContext>) {
+        group.get("location", use: location)
+        group.get(".well-known/jwks.json", use: keys)
+        group.post("auth/providers/:provider/login", use: login)
+        group.get("auth/methods", use: signInMethods)
+        group.post("functions/call", use: callFunction)
+    }
+
+    /// `{deployment_model, location, hostname, ws_hostname}`, from the origin the client used.
+    @Sendable func location(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        _ = try context.app
+        let base = service.clientBaseURL(request, context)
+        let ws = base.hasPrefix("https://") ? "wss://" + base.dropFirst(8) : "ws://" + base.dropFirst(7)
+        var response = JSONResponse.make([
+            "deployment_model": "GLOBAL", "location": "US-VA",
+            "hostname": .string(base), "ws_hostname": .string(String(ws)),
+        ])
+        // Worked out from this request: no cache may hand it to another client.
+        response.headers[.cacheControl] = "no-store"
+        return response
+    }
+
+    /// The app's token signing keys as a JWKS.
+    @Sendable func keys(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(service.tokens.jwks(app: try context.app.id))
+    }
+
+    /// A login (or, with `?link=true` and the user's access token, a link) with the provider
+    /// the path names.
+    @Sendable func login(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let provider = context.parameters.get("provider") ?? ""
+        let linking = request.uri.queryParameters.get("link") == "true"
+        let token = linking ? try request.bearerToken() : nil
+        let body = try await RequestBody.read(request, context: context)
+        return JSONResponse.make(
+            try await service.login(app: app, provider: provider, body: body, linkToken: token, address: context.clientAddress))
+    }
+
+    @Sendable func signInMethods(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(
+            try await service.signInMethods(
+                app: try context.app, email: request.uri.queryParameters.get("email"), address: context.clientAddress))
+    }
+
+    @Sendable func callFunction(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let body = try await RequestBody.read(request, context: context)
+        return JSONResponse.make(
+            try await service.callFunction(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress))
+    }
+}
