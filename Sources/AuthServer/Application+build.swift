@@ -105,7 +105,7 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
         }
         service.addOAuthRoutes(to: router)
         if let outbox = service.outbox {
-            service.addDevRoutes(to: router, outbox: outbox)
+            DevController(service: service, outbox: outbox).addRoutes(to: router)
         }
         if let idp = service.devIdP {
             service.addDevIdPRoutes(to: router, idp: idp)

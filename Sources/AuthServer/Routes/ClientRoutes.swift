@@ -10,7 +10,7 @@ extension AuthService {
         UserpassController(service: self).addRoutes(to: app.group("auth/providers/local-userpass"))
         let auth = router.group(RouterPath(Routes.base + "/auth"))
         SessionController(service: self).addRoutes(to: auth)
-        addAPIKeyRoutes(to: auth.group("api_keys"))
+        APIKeyController(service: self).addRoutes(to: auth.group("api_keys"))
     }
 
     /// The origin for links in mails: `publicURL`; without it, in dev mode on a loopback

@@ -131,10 +131,10 @@ enum Web {
 }
 
 enum Binary {
-    /// The repository root (this file is Tests/AuthServerTests/OIDCMock.swift).
+    /// The repository root (this file is Tests/AuthServerTests/Support/OIDCMock.swift).
     static let repository: String = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
+        for _ in 0..<4 { url.deleteLastPathComponent() }
         return url.path
     }()
 }

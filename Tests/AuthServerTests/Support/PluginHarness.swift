@@ -23,8 +23,7 @@ final class PluginDirectory: Sendable {
 
     /// The repository's example plugins (`plugins/`).
     static var examples: String {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("plugins").path
+        URL(fileURLWithPath: Binary.repository).appendingPathComponent("plugins").path
     }
 }
 

@@ -1,0 +1,52 @@
+import AuthProtocol
+
+/// Users' API keys (docs/protocol/wire-protocol.md section 7): at most ``apiKeyLimit`` per
+/// user, names unique per user, the secret shown once and stored as a digest.
+extension AuthService {
+    /// A new key named `name` for `user`; returns its record and its secret.
+    func createAPIKey(app: AppRuntime, user: UserRecord, name: String) async throws -> (record: APIKeyRecord, key: String) {
+        guard !name.isEmpty, name.utf8.count <= 256,
+            name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
+        else {
+            throw ServiceError(.invalidParameter, "API key name must be 1 to 256 ASCII letters, digits, '_' and '-'")
+        }
+        guard app.config.providers.apiKey else {
+            throw ServiceError(.authProviderNotFound, "authentication via 'api-key' is unsupported")
+        }
+        guard !user.isAnonymous else { throw ServiceError(.badRequest, "anonymous users cannot create API keys") }
+        let key = Secrets.randomHex(bytes: 32)
+        let record = APIKeyRecord(
+            id: newId(), appId: app.id, userId: user.id, name: name, digest: Secrets.digest(key), disabled: false,
+            createdAt: clock.now)
+        let inserted = try await storing(ServiceError(.apiKeyAlreadyExists, "API key with name already exists")) {
+            try await self.store.insertAPIKey(record, limit: Self.apiKeyLimit)
+        }
+        guard inserted else {
+            throw ServiceError(.invalidParameter, "a user may have at most \(Self.apiKeyLimit) API keys")
+        }
+        return (record, key)
+    }
+
+    /// The user's key `id`, or 404 `APIKeyNotFound`.
+    func apiKey(id: String, user: UserRecord) async throws -> APIKeyRecord {
+        guard let key = try await store.apiKey(id: id, userId: user.id) else { throw Self.keyNotFound }
+        return key
+    }
+
+    /// Deletes the user's key `id`, or 404 `APIKeyNotFound`.
+    func deleteAPIKey(id: String, user: UserRecord) async throws {
+        guard try await store.deleteAPIKey(id: id, userId: user.id) else { throw Self.keyNotFound }
+    }
+
+    /// Disables or enables the user's key `id`, or 404 `APIKeyNotFound`.
+    func setAPIKeyDisabled(_ disabled: Bool, id: String, user: UserRecord) async throws {
+        guard try await store.setAPIKeyDisabled(disabled, id: id, userId: user.id) else { throw Self.keyNotFound }
+    }
+
+    static let keyNotFound = ServiceError(.apiKeyNotFound, "API key not found")
+
+    /// A key as the API shows it, without its secret.
+    static func describe(_ key: APIKeyRecord) -> EJSON {
+        ["_id": .string(key.id), "name": .string(key.name), "disabled": .bool(key.disabled)]
+    }
+}
