@@ -107,23 +107,23 @@ let package = Package(
             dependencies: [
                 "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ], path: "Benchmarks/client-bench"),
-        .testTarget(name: "LuaTests", dependencies: ["Lua"]),
+        .testTarget(name: "LuaTests", dependencies: ["Lua", "TestSupport"]),
         .testTarget(
             name: "AuthProtocolTests",
             dependencies: [
                 "AuthProtocol", .product(name: "PropertyBased", package: "swift-property-based"),
             ]),
         .testTarget(name: "LuaEJSONTests", dependencies: ["LuaEJSON", "Lua", "AuthProtocol"]),
-        // A private PostgreSQL cluster for the tests of the server and of the command.
+        // What the tests share: scratch directories, child processes, a private PostgreSQL cluster.
         .target(
-            name: "PostgresTestSupport",
+            name: "TestSupport",
             dependencies: [
                 "AuthProtocol", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
-            ], path: "Tests/PostgresTestSupport"),
+            ], path: "Tests/TestSupport"),
         .testTarget(
             name: "AuthServerTests",
             dependencies: [
-                "AuthServer", "AuthProtocol", "PostgresTestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "AuthServer", "AuthProtocol", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -135,12 +135,12 @@ let package = Package(
         .testTarget(
             name: "AuthClientTests",
             dependencies: [
-                "AuthClient", "AuthServer", "AuthProtocol", .product(name: "Hummingbird", package: "hummingbird"),
+                "AuthClient", "AuthServer", "AuthProtocol", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         .testTarget(
             name: "authshTests",
             dependencies: [
-                "authsh", "authsh-server", "AuthScript", "Lua", "PostgresTestSupport",
+                "authsh", "authsh-server", "AuthScript", "Lua", "TestSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ]),

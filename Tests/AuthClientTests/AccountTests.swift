@@ -2,6 +2,7 @@ import AuthClient
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import Testing
 
 /// The client's names of docs/protocol/identity-providers.md section 7 against a live server: the
@@ -57,7 +58,7 @@ import Testing
     }
 
     @Test func reauthenticationKeepsTheUserAndRefusesAnotherOne() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("reauth-\(UUID())").path
+        let dir = Scratch.path("reauth")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         /// Every file of the user store, by path, with its bytes.
         @Sendable func storeFiles() throws -> [String: Data] {

@@ -1,6 +1,7 @@
 import AuthClient
 import AuthProtocol
 import Foundation
+import TestSupport
 import Glibc
 import Testing
 
@@ -49,7 +50,7 @@ import Testing
     /// A function sets the caller's custom data; the next access token carries it, and a
     /// function's result and errors come back as EJSON and AuthClientError.
     @Test func customDataAndFunctionsUseTheAccessToken() async throws {
-        let plugins = StoreTests.TemporaryDirectory()
+        let plugins = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: plugins.path, withIntermediateDirectories: true)
         try Data(
             """
@@ -153,7 +154,7 @@ import Testing
     }
 
     @Test func aServerThatDoesNotAnswerInTimeIsATimeout() async throws {
-        let plugins = StoreTests.TemporaryDirectory()
+        let plugins = try TemporaryDirectory()
         try FileManager.default.createDirectory(atPath: plugins.path, withIntermediateDirectories: true)
         try Data("return function() while true do end end".utf8).write(to: URL(fileURLWithPath: plugins.path + "/spin.lua"))
         // The plugin spins for 12 s; the client waits 8 s. The margin is for the login: in a full

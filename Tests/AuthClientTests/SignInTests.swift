@@ -2,6 +2,7 @@ import AuthClient
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 
@@ -10,7 +11,7 @@ import Testing
 /// IdP credentials, provider tokens kept across a restart, timeouts and cancellation.
 @Suite(.timeLimit(.minutes(5))) struct SignInTests {
     @Test func loopbackFlowSignsInTheSameUserTwiceAndKeepsProviderTokens() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("signin-\(UUID())").path
+        let dir = Scratch.path("signin")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         try await LiveServer.run { h in
             let app = try h.app(storage: dir)

@@ -1,23 +1,14 @@
 import AuthClient
 import AuthProtocol
 import Foundation
+import TestSupport
 import Testing
 
 /// The user store: survives a restart, is private to its owner, sets corrupt files aside, and
 /// keeps the updates of two users of one store.
 @Suite(.timeLimit(.minutes(5))) struct StoreTests {
-    final class TemporaryDirectory: Sendable {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-store-\(UUID().uuidString)").path
-        deinit { try? FileManager.default.removeItem(atPath: path) }
-        /// Every file under the directory whose name ends with `suffix`.
-        func files(endingWith suffix: String) -> [String] {
-            (FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
-                .filter { $0.hasSuffix(suffix) }.map { path + "/" + $0 }
-        }
-    }
-
     @Test func usersSurviveARestartWithNoRequest() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         try await LiveServer.run { server in
             let first = try server.app(storage: storage.path)
             try await server.registerConfirmed(first, "ada@example.com")
@@ -41,7 +32,7 @@ import Testing
     /// A store whose parents do not exist yet (`~/.local/share/authsh` on a fresh account) is
     /// created with them.
     @Test func aStoreUnderMissingParentsIsCreated() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         let nested = storage.path + "/home/.local/share/authsh"
         try await LiveServer.run { server in
             let app = try server.app(storage: nested)
@@ -52,7 +43,7 @@ import Testing
     }
 
     @Test func filesAreReadableByTheirOwnerOnly() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         try await LiveServer.run { server in
             let app = try server.app(storage: storage.path)
             try await app.login(credentials: .anonymous())
@@ -68,7 +59,7 @@ import Testing
     }
 
     @Test func aCorruptFileIsSetAsideAndReported() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         try await LiveServer.run { server in
             let app = try server.app(storage: storage.path)
             let kept = try await app.login(credentials: .anonymous(reuse: false))
@@ -88,7 +79,7 @@ import Testing
     /// A file that goes bad after the store opened is not taken for a missing user: the next
     /// change of that user sets it aside and fails, and nothing is deleted.
     @Test func aFileThatGoesBadLaterIsSetAsideNotDeleted() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         try await LiveServer.run { server in
             let app = try server.app(storage: storage.path)
             let user = try await app.login(credentials: .anonymous(reuse: false))
@@ -103,7 +94,7 @@ import Testing
     /// Two processes holding the same user: one refreshes its token while the other links an
     /// identity to it; each change re-reads the file under the lock, so neither is lost.
     @Test func twoAppsChangingOneUserKeepBothChanges() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         try await LiveServer.run { server in
             let a = try server.app(storage: storage.path)
             let anonymous = try await a.login(credentials: .anonymous())
@@ -120,7 +111,7 @@ import Testing
     }
 
     @Test func twoAppsOnOneStoreKeepEachOthersUpdates() async throws {
-        let storage = TemporaryDirectory()
+        let storage = try TemporaryDirectory("store")
         try await LiveServer.run { server in
             let a = try server.app(storage: storage.path), b = try server.app(storage: storage.path)
             try await server.registerConfirmed(a, "ada@example.com")
@@ -145,7 +136,7 @@ import Testing
     }
 
     @Test func aWriterKilledMidWriteLeavesAStoreThatOpens() async throws {
-        let storage = StoreTests.TemporaryDirectory()
+        let storage = try TemporaryDirectory()
         try await LiveServer.run { server in
             for round in 1...3 {
                 let process = Process()

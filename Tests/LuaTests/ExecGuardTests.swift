@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Lua
 import Synchronization
 import Testing
@@ -34,7 +35,7 @@ import Testing
     @Test(arguments: ["io.popen", "os.execute"])
     func aSocketOpenedWhileAProgramStartsIsNotInherited(_ function: String) throws {
         let lua = try LuaState()
-        let file = NSTemporaryDirectory() + "authsh-execguard-\(UUID().uuidString)"
+        let file = Scratch.path("execguard")
         defer { unlink(file) }
         let churn = SocketChurn()
         churn.start()

@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import HTTPTypes
 import Synchronization
 import Testing
@@ -18,7 +19,7 @@ import Testing
     }
 
     static func withServer(plugins: [String: String] = [:], _ body: @escaping @Sendable (Client, String) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-admin-\(UUID())").path
+        let directory = Scratch.path("admin")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let pluginDirectory = try PluginDirectory(plugins)
         try await TestServer.run(try configuration(directory: directory, plugins: pluginDirectory.path)) { c in
@@ -39,7 +40,7 @@ import Testing
     static func userId(_ reply: Reply) throws -> String { try #require(reply["user_id"]) }
 
     @Test func adminActsAreRecordedEvenWithTheAuditLogOff() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-admin-\(UUID())").path
+        let directory = Scratch.path("admin")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var config = try Self.configuration(directory: directory)
         config.auditLog = false
@@ -60,7 +61,7 @@ import Testing
 
     @Test func aKeyThatCouldBeReadOnTheWayIsRefusedUnread() async throws {
         for overHTTP in [false, true] {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-admin-\(UUID())").path
+            let directory = Scratch.path("admin")
             defer { try? FileManager.default.removeItem(atPath: directory) }
             var config = try Self.configuration(directory: directory)
             // The tests' loopback connection plays a TLS proxy when it sends proxy headers.

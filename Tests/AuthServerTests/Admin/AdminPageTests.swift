@@ -3,7 +3,7 @@ import AuthProtocol
 import Foundation
 import HTTPTypes
 import NIOCore
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// The admin page: in a real browser (headless Chromium) an operator signs in, finds a user
@@ -11,7 +11,7 @@ import Testing
 /// without the CSRF token, or without a session, are refused.
 @Suite(.timeLimit(.minutes(5))) struct AdminPageTests {
     @Test func anOperatorDisablesAUserInABrowser() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
             try await c.registerConfirmed("grace@example.com", "Pass-word-1")
@@ -50,7 +50,7 @@ import Testing
 
     /// Raw HTTP: a session cookie and a CSRF token, and what happens without either.
     @Test func formsNeedTheSessionAndItsToken() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Live: a real loopback connection, where a key may be typed over http.
         try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func aKeyIsAskedForOnlyWhereNobodyOnTheWayCanReadIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var config = try AdminAPITests.configuration(directory: directory)
         // The tests' loopback connection plays a proxy that terminates TLS, or does not.
@@ -170,7 +170,7 @@ import Testing
     }
 
     @Test func aDirectRequestIsTrustedOnlyFromThisMachineOrAtThePublicHTTPSHost() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-page-\(UUID())").path
+        let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var config = try AdminAPITests.configuration(directory: directory)
         config.publicURL = "https://auth.example.com"

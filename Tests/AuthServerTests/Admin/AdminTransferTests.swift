@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import HTTPTypes
 import NIOCore
 import Synchronization
@@ -27,8 +28,8 @@ import Testing
 
     /// Two servers (A and B), each on its own database, with admin keys.
     static func withTwoServers(_ body: @escaping @Sendable (Client, Client) async throws -> Void) async throws {
-        let a = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-transfer-\(UUID())").path
-        let b = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-transfer-\(UUID())").path
+        let a = Scratch.path("transfer")
+        let b = Scratch.path("transfer")
         defer {
             try? FileManager.default.removeItem(atPath: a)
             try? FileManager.default.removeItem(atPath: b)

@@ -1,5 +1,6 @@
 import AuthServer
 import Foundation
+import TestSupport
 import Testing
 
 /// `--database` and the config key `database`: what they accept, what they refuse (naming
@@ -61,7 +62,7 @@ import Testing
     /// without its password.
     @Test func anUnreachableDatabaseFailsTheStartSayingWhich() async throws {
         var c = TestServer.configuration()
-        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("no-postgres-\(UUID())").path
+        let missing = Scratch.path("no-postgres")
         var database = try PostgresDatabase(
             url: "postgres://u@/db?host=\(missing)", key: "database", passwordAllowed: false,
             environment: ["PGPASSWORD": "hunter2"])

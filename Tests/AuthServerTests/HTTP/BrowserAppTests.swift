@@ -1,7 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// A web app of another origin talks to authsh from a real browser (headless Chromium), as
@@ -13,7 +13,7 @@ import Testing
         let config = TestServer.withPlugins(PluginDirectory.examples)
         try await TestServer.run(config, mode: .live) { (c: Client) async throws in
             let authsh = "http://127.0.0.1:\(try #require(c.client.port))"
-            let output = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-cors-\(UUID()).json").path
+            let output = Scratch.path("cors") + ".json"
             let go = output + ".go"
             defer { for file in [output, go] { try? FileManager.default.removeItem(atPath: file) } }
             // The page's server picks its own port (one picked here and freed could be taken

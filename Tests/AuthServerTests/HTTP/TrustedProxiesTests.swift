@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import NIOCore
 import Testing
 
@@ -56,7 +57,7 @@ import Testing
     /// trusted proxy, and the audit log names them; without trust the header changes nothing.
     @Test func rateLimitsAndTheAuditLogSeeTheForwardedClient() async throws {
         for trusted in [true, false] {
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-proxy-\(UUID())").path
+            let directory = Scratch.path("proxy")
             defer { try? FileManager.default.removeItem(atPath: directory) }
             var app = AppConfiguration(id: "local")
             app.rateLimits.enabled = true

@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import GRDB
 import Testing
 
@@ -13,7 +14,7 @@ import Testing
         _ sink: SMTPSink?, port: Int? = nil, plugins: [String: String] = [:],
         _ body: @escaping @Sendable (Client, String) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-mail-\(UUID())").path
+        let directory = Scratch.path("mail")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let pluginDirectory = try PluginDirectory(plugins)
         var config = TestServer.configuration(database: .directory(directory), dev: false, plugins: pluginDirectory.path)
@@ -122,7 +123,7 @@ import Testing
         // are refused, and no other process can take it meanwhile and answer in its place.
         let down = try RawHTTP.reserve()
         let port = down.port
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-smtp-\(UUID())").path
+        let directory = Scratch.path("smtp")
         try await Self.run(
             nil, port: port,
             plugins: [

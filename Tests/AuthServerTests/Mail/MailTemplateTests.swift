@@ -1,5 +1,6 @@
 @testable import AuthServer
 import Foundation
+import TestSupport
 import Testing
 
 /// The mails' templates: defaults that say what to do with the link (or the token when there
@@ -30,7 +31,7 @@ import Testing
     }
 
     @Test func filesOverrideByKindThenByApp() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-templates-\(UUID())").path
+        let directory = Scratch.path("templates")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try FileManager.default.createDirectory(atPath: directory + "/shop", withIntermediateDirectories: true)
         try "Welcome to {{app}}".write(toFile: directory + "/confirm.subject.mustache", atomically: true, encoding: .utf8)

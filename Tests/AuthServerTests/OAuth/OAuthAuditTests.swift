@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import Testing
 
 /// Sign-ins that finish at the web redirect flow's callback (a GET, or Apple's form post) are
@@ -8,7 +9,7 @@ import Testing
 /// failed one as a failure, and the loopback flow's callback as the code it issues.
 @Suite(.timeLimit(.minutes(5))) struct OAuthAuditTests {
     @Test func callbackLoginsAndLinksAreAuditedAndCounted() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-oauth-audit-\(UUID())").path
+        let directory = Scratch.path("oauth-audit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let config = TestServer.configuration(database: .directory(directory))
         try await MetricsTests.run(config) { c, metrics in

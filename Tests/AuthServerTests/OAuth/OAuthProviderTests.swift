@@ -2,6 +2,7 @@ import AuthProtocol
 import AuthServer
 import Crypto
 import Foundation
+import TestSupport
 import Testing
 import _CryptoExtras
 
@@ -235,7 +236,7 @@ import _CryptoExtras
 
     @Test func configReadsSecretsFromTheEnvironmentAndFiles() async throws {
         setenv("AUTHSH_TEST_OAUTH_SECRET", "from-the-environment", 1)
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID())").path
+        let file = Scratch.path("secret")
         try "from-a-file\n".write(toFile: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(atPath: file) }
         var config = ServerConfiguration()

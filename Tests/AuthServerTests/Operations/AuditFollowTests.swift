@@ -1,7 +1,7 @@
 @testable import AuthServer
 import Logging
 import PostgresNIO
-import PostgresTestSupport
+import TestSupport
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 
@@ -8,7 +9,7 @@ import Testing
 /// address and user agent; no password, token or key anywhere in it.
 @Suite(.timeLimit(.minutes(5))) struct AuditLogTests {
     @Test func eachEventOnceAndNoSecret() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-audit-\(UUID())").path
+        let directory = Scratch.path("audit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let plugins = try PluginDirectory(["spin.lua": "return function() while true do end end"])
         var app = AppConfiguration(id: "local")
@@ -83,7 +84,7 @@ import Testing
     /// logged in for are kept up to 120 a minute per address, so bad requests cannot fill the disk.
     /// (The budget counts by the server's clock; rows carry its seconds.)
     @Test func clientsCannotFillTheLog() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-audit-\(UUID())").path
+        let directory = Scratch.path("audit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await TestServer.run(TestServer.configuration(database: .directory(directory)), mode: .live) { c async throws in
             let junk = String(repeating: "x", count: 4000)

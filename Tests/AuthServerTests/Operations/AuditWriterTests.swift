@@ -1,5 +1,6 @@
 @testable import AuthServer
 import Foundation
+import TestSupport
 import GRDB
 import Synchronization
 import Testing
@@ -14,8 +15,7 @@ import Testing
     }
 
     @Test func eventsThatArriveDuringAWriteShareTheNext() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-auditw-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.directory("auditw")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try SQLiteStore(path: directory + "/authsh.sqlite")
         let writer = AuditWriter(store: store)
@@ -55,8 +55,7 @@ import Testing
     }
 
     @Test func aFailedWriteReachesEveryCallerOfItsBatch() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-auditw-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try Scratch.directory("auditw")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = try SQLiteStore(path: directory + "/authsh.sqlite")
         let other = try DatabaseQueue(path: directory + "/authsh.sqlite")

@@ -1,12 +1,13 @@
 @testable import AuthServer
 import Foundation
+import TestSupport
 import GRDB
 import Testing
 
 /// `/healthz` answers while the process runs; `/readyz` only while the database answers too.
 @Suite(.timeLimit(.minutes(5))) struct HealthTests {
     @Test func readyWhileTheDatabaseAnswers() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-health-\(UUID())").path
+        let directory = Scratch.path("health")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         try await TestServer.run(TestServer.configuration(database: .directory(directory), dev: false)) { c in
             let health = try await c.call(.get, "/healthz")

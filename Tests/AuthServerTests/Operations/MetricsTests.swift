@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import HummingbirdTesting
 import NIOCore
 import Synchronization
@@ -46,7 +47,7 @@ import Testing
     }
 
     @Test func countersMoveWithTheRequestsMade() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-metrics-\(UUID())").path
+        let directory = Scratch.path("metrics")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let plugins = try PluginDirectory([
             "spin.lua": "return function() while true do end end",
@@ -115,7 +116,7 @@ import Testing
 
     /// Mail that cannot be delivered yet: the queue's depth and the retries show it.
     @Test func theMailQueueShowsDeliveriesThatWait() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-metrics-\(UUID())").path
+        let directory = Scratch.path("metrics")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var config = TestServer.configuration(database: .directory(directory), dev: false)
         // Nothing listens on port 1 of loopback: every attempt is refused, a temporary failure.

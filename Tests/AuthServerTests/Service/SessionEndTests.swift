@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import GRDB
 import Testing
 
@@ -119,7 +120,7 @@ import Testing
 
     @Test func aDeletedUserCallsNoFunctionOnAnyServerOfTheDatabase() async throws {
         let dir = try PluginDirectory(["hello.lua": #"return function() return "hello" end"#])
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-shared-\(UUID().uuidString)").path
+        let data = Scratch.path("shared")
         defer { try? FileManager.default.removeItem(atPath: data) }
         var config = TestServer.withPlugins(dir.path)
         config.database = .directory(data)
@@ -140,7 +141,7 @@ import Testing
     @Test func aDisabledUsersTokensAreRefusedEverywhere() async throws {
         // No route disables a user yet (the admin API will): the test sets the flag in the database.
         let dir = try PluginDirectory(["hello.lua": #"return function() return "hello" end"#])
-        let data = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-disabled-\(UUID().uuidString)").path
+        let data = Scratch.path("disabled")
         defer { try? FileManager.default.removeItem(atPath: data) }
         var config = TestServer.withPlugins(dir.path)
         config.database = .directory(data)

@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import JWTKit
 import _CryptoExtras
 import Testing
@@ -51,7 +52,7 @@ import Testing
     }
 
     @Test func usersSessionsAndKeysSurviveARestart() async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-test-\(UUID().uuidString)").path
+        let dir = Scratch.path("test")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         let config = TestServer.configuration(database: .directory(dir))
         let saved = Saved()

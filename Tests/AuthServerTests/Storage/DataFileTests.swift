@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import Testing
 
 /// The database holds signing keys and password hashes: only its owner may read it, whether
@@ -12,7 +13,7 @@ import Testing
 
     @Test(arguments: [true, false])
     func theDataDirectoryAndDatabaseArePrivate(existed: Bool) async throws {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-modes-\(UUID().uuidString)").path
+        let dir = Scratch.path("modes")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         if existed {
             try FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
@@ -34,7 +35,7 @@ import Testing
     /// one of another user) is refused with a message that names it, and the directory is left
     /// as it was: it used to be made 0700, taking a shared directory away from everyone else.
     @Test func aDirectoryOthersCanWriteToIsRefusedNotChanged() async throws {
-        let base = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-shared-\(UUID().uuidString)").path
+        let base = Scratch.path("shared")
         defer { try? FileManager.default.removeItem(atPath: base) }
         var cases: [(mode: Int, owner: uid_t?, why: String)] = [(0o1777, nil, "written by other users"), (0o775, nil, "written by other users")]
         if geteuid() == 0 { cases.append((0o755, 65534, "another user")) }

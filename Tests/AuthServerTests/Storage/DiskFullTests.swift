@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import Glibc
 import Testing
 
@@ -11,7 +12,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct DiskFullTests {
     /// Whether this process may mount a tmpfs (root outside a restricted container).
     static let canMount: Bool = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-mount-probe-\(UUID().uuidString)").path
+        let dir = Scratch.path("mount-probe")
         defer { try? FileManager.default.removeItem(atPath: dir) }
         guard (try? FileManager.default.createDirectory(atPath: dir, withIntermediateDirectories: true)) != nil,
             mount("tmpfs", dir, "tmpfs", 0, "size=1m") == 0
@@ -22,7 +23,7 @@ import Testing
 
     /// A fresh 8 MiB tmpfs mounted on a new temporary directory.
     static func mountTmpfs(_ name: String) throws -> String {
-        let disk = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-\(name)-\(UUID().uuidString)").path
+        let disk = Scratch.path(name)
         try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
         #expect(mount("tmpfs", disk, "tmpfs", 0, "size=8m,mode=0755") == 0)
         return disk

@@ -1,7 +1,7 @@
 @testable import AuthServer
 import Logging
 import PostgresNIO
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// A server's PostgreSQL pool keeps one connection open, opens more as requests need them and

@@ -1,5 +1,5 @@
 @testable import AuthServer
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// Every statement of the store runs as a named prepared statement on PostgreSQL, however many

@@ -1,6 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
+import TestSupport
 import GRDB
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
 @Suite(.timeLimit(.minutes(5))) struct SQLiteStoreTests {
     /// A database file in a fresh directory, removed at the end.
     final class DatabaseFile {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-store-\(UUID().uuidString)").path
+        let directory = Scratch.path("store")
         var path: String { directory + "/authsh.sqlite" }
         init() throws { try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true) }
         deinit { try? FileManager.default.removeItem(atPath: directory) }

@@ -2,7 +2,7 @@ import AuthProtocol
 import AuthServer
 import Foundation
 import HummingbirdTesting
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// Two servers on one PostgreSQL database, through HTTP (issue 17's "correct across

@@ -1,7 +1,7 @@
 import AuthProtocol
 @testable import AuthServer
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// The contract of ``AuthStore``, method by method, run against every engine: what a store
@@ -18,8 +18,7 @@ import Testing
             case .sqliteMemory:
                 return (try SQLiteStore(path: nil), {})
             case .sqliteFile:
-                let directory = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-conformance-\(UUID())").path
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let directory = try Scratch.directory("conformance")
                 return (try SQLiteStore(path: directory + "/authsh.sqlite"), { try? FileManager.default.removeItem(atPath: directory) })
             case .postgres:
                 let store = try await PostgresCluster.shared().makeStore()

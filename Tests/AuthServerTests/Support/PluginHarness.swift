@@ -1,6 +1,7 @@
 import AuthProtocol
 import AuthServer
 import Foundation
+import TestSupport
 import Logging
 import Synchronization
 import Testing
@@ -10,7 +11,7 @@ final class PluginDirectory: Sendable {
     let path: String
 
     init(_ files: [String: String]) throws {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-plugins-\(UUID().uuidString)").path
+        path = Scratch.path("plugins")
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         for (name, source) in files { try write(name, source) }
     }

@@ -1,6 +1,6 @@
 @testable import AuthServer
 import Logging
-import PostgresTestSupport
+import TestSupport
 
 extension PostgresCluster {
     /// A store on a new database of this cluster.

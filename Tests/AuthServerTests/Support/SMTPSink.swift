@@ -1,5 +1,5 @@
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// A real SMTP server for the tests: aiosmtpd (installed by scripts/setup into `.build/venv`),
@@ -23,7 +23,7 @@ final class SMTPSink: @unchecked Sendable {
     /// `localhost` (``certificate`` is its PEM), `auth` requires that user and password,
     /// `fail` answers DATA with those codes first (`550+`: always).
     init(starttls: Bool = false, auth: (String, String)? = nil, fail: [String] = [], port: Int? = nil, directory: String? = nil) throws {
-        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("authsh-smtp-\(UUID())").path
+        let directory = directory ?? Scratch.path("smtp")
         try FileManager.default.createDirectory(atPath: directory + "/mail", withIntermediateDirectories: true)
         self.directory = directory
         var arguments = [Binary.repository + "/Tests/smtp/smtp_sink.py", "--dir", directory + "/mail"]

@@ -13,7 +13,7 @@ import Testing
         try Data(#"{"adminKeys": [{"name": "ops", "key": {"env": "TEST_CHANNEL_KEY"}}], "apps": [{"id": "local"}]}"#.utf8)
             .write(to: URL(fileURLWithPath: config))
         setenv("TEST_CHANNEL_KEY", AdminCommandTests.key, 1)
-        let (server, origin) = try await MailRestartTests.serve(
+        let (server, origin) = try await ServerProcess.spawn(
             ["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
             log: directory + "/serve.log")
         defer { server.stop() }
@@ -51,7 +51,7 @@ import Testing
             """#.utf8
         ).write(to: URL(fileURLWithPath: config))
         setenv("TEST_CHANNEL_KEY", AdminCommandTests.key, 1)
-        let (server, origin) = try await MailRestartTests.serve(
+        let (server, origin) = try await ServerProcess.spawn(
             ["--host", "0.0.0.0", "--config", config, "--data", directory + "/data"],
             log: directory + "/serve.log")
         defer { server.stop() }

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// `authsh admin`, the real binary: against a running server's admin API with the key from
@@ -23,7 +23,7 @@ import Testing
         ).write(to: URL(fileURLWithPath: config))
         setenv("TEST_ADMIN_KEY", Self.key, 1)
         let data = directory + "/data"
-        let (server, origin) = try await MailRestartTests.serve(["--config", config, "--data", data], log: directory + "/serve.log")
+        let (server, origin) = try await ServerProcess.spawn(["--config", config, "--data", data], log: directory + "/serve.log")
         defer { server.stop() }
         let http = JSONHTTP(origin: origin)
         let login = "/api/client/v2.0/app/local/auth/providers/local-userpass/login"
@@ -83,7 +83,7 @@ import Testing
         let config = directory + "/config.json"
         try Data(#"{"apps": [{"id": "local", "providers": {"custom-function": {"enabled": true}}}]}"#.utf8).write(to: URL(fileURLWithPath: config))
         let data = directory + "/data"
-        let (server, origin) = try await MailRestartTests.serve(
+        let (server, origin) = try await ServerProcess.spawn(
             ["--config", config, "--data", data, "--plugins", plugins],
             log: directory + "/serve.log")
         defer { server.stop() }

@@ -1,5 +1,5 @@
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// `authsh audit` reads the audit log of a data directory: what a script did, oldest first,

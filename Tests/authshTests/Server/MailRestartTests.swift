@@ -1,5 +1,5 @@
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// A mail queued when `authsh serve` is killed (SIGKILL) is delivered, once, by the server
@@ -95,7 +95,7 @@ import Testing
         let (directory, mailbox, port, arguments) = try Self.mailSetup(connectTimeout: 2, commandTimeout: 5)
 
         // The SMTP server is down: the mail waits in the queue when the server is killed.
-        let first = try await Self.serve(arguments + ["--metrics-port", "0"], log: directory + "/first.log")
+        let first = try await ServerProcess.spawn(arguments + ["--metrics-port", "0"], log: directory + "/first.log")
         let register = try await JSONHTTP(origin: first.origin).send(
             .POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
             json: #"{"email":"kim@example.com","password":"password1"}"#)
@@ -106,7 +106,7 @@ import Testing
 
         let sink = try await Self.startSink(on: port, directory: mailbox)
         defer { sink.stop() }
-        let second = try await Self.serve(arguments + ["--metrics-port", "0"], log: directory + "/second.log")
+        let second = try await ServerProcess.spawn(arguments + ["--metrics-port", "0"], log: directory + "/second.log")
         defer { second.process.stop() }
         // Within a few seconds, unless the kill fell inside an attempt: then its lease (52 s
         // here) runs out first.
@@ -133,7 +133,7 @@ import Testing
         let sink = try await Self.startSink(on: port, directory: mailbox, stall: 30)
         defer { sink.stop() }
 
-        let first = try await Self.serve(arguments, log: directory + "/first.log")
+        let first = try await ServerProcess.spawn(arguments, log: directory + "/first.log")
         let register = try await JSONHTTP(origin: first.origin).send(
             .POST, "/api/client/v2.0/app/local/auth/providers/local-userpass/register",
             json: #"{"email":"lee@example.com","password":"password1"}"#)
@@ -147,7 +147,7 @@ import Testing
         first.process.stop()
         #expect(stalled, "the delivery never reached DATA")
 
-        let second = try await Self.serve(arguments + ["--metrics-port", "0"], log: directory + "/second.log")
+        let second = try await ServerProcess.spawn(arguments + ["--metrics-port", "0"], log: directory + "/second.log")
         defer { second.process.stop() }
         var delivered: [String] = []
         for _ in 0..<900 where delivered.isEmpty {
@@ -186,19 +186,4 @@ import Testing
         Issue.record("no \(line) in the metrics within \(timeout): \(last)")
     }
 
-    /// `authsh serve --port 0 ARGS`, spawned without Foundation's `Process` (it is killed and
-    /// reaped here, and Foundation's wait for a killed child was seen to hang), and its origin
-    /// once it listens.
-    static func serve(_ arguments: [String], log: String) async throws -> (process: ChildProcess, origin: String) {
-        let process = try ChildProcess([Binary.path, "serve", "--port", "0"] + arguments, output: log)
-        for _ in 0..<400 {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("listening on ") }) {
-                return (process, String(line.dropFirst("listening on ".count)))
-            }
-            try await Task.sleep(for: .milliseconds(25))
-        }
-        process.stop()
-        throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
-    }
 }

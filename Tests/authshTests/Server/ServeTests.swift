@@ -51,7 +51,7 @@ import Testing
     @Test func metricsOnTheirOwnListener() async throws {
         let directory = try Binary.temporaryDirectory()
         let log = directory + "/serve.log"
-        let (process, origin) = try await MailRestartTests.serve(["--data", directory + "/data", "--metrics-port", "0"], log: log)
+        let (process, origin) = try await ServerProcess.spawn(["--data", directory + "/data", "--metrics-port", "0"], log: log)
         defer { process.stop() }
         var metrics: String?
         for _ in 0..<200 where metrics == nil {

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import PostgresTestSupport
+import TestSupport
 import Testing
 
 /// Two real `authsh serve` processes on one PostgreSQL database (a private cluster the tests

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `authsh` binary (it sits next to the test bundle) and captures its output.
 struct Binary {
@@ -76,9 +77,7 @@ struct Binary {
 
     /// A new empty directory under the system's temporary directory.
     static func temporaryDirectory() throws -> String {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-test-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url.path
+        try Scratch.directory("test")
     }
 
     static func write(_ text: String, to path: String) throws {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 extension Binary {
     /// The repository (the example plugins and recipes live there).
@@ -38,9 +39,8 @@ final class ServerProcess {
         let process = process
         try await Binary.offPool { try Binary.spawnLock.withLock { try process.run() } }
         for _ in 0..<1200 {
-            let text = (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? ""
-            if let line = text.split(separator: "\n").first, text.contains("\n") {
-                origin = line.replacingOccurrences(of: "listening on ", with: "")
+            if let origin = Self.listeningOrigin(in: (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "") {
+                self.origin = origin
                 return
             }
             if !process.isRunning { break }
@@ -62,5 +62,26 @@ final class ServerProcess {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
             process.waitUntilExit()
         }
+    }
+
+    /// `authsh serve --port 0 ARGS`, spawned without Foundation's `Process` (it is killed and
+    /// reaped here, and Foundation's wait for a killed child was seen to hang), and its origin
+    /// once it listens.
+    static func spawn(_ arguments: [String], log: String) async throws -> (process: ChildProcess, origin: String) {
+        let process = try ChildProcess([Binary.path, "serve", "--port", "0"] + arguments, output: log)
+        for _ in 0..<400 {
+            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+            if let origin = listeningOrigin(in: text) { return (process, origin) }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        process.stop()
+        throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
+    }
+
+    /// The origin of the `listening on ORIGIN` line `authsh serve` prints once it accepts
+    /// connections, when `text` has it whole.
+    static func listeningOrigin(in text: String) -> String? {
+        text.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+            .first { $0.hasPrefix("listening on ") }.map { String($0.dropFirst("listening on ".count)) }
     }
 }
