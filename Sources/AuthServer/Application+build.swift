@@ -103,7 +103,7 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
             service.addAdminRoutes(to: router, keys: configuration.adminKeys)
             service.addAdminPage(to: router, keys: configuration.adminKeys, sessions: AdminPageSessions())
         }
-        service.addOAuthRoutes(to: router)
+        OAuthController(service: service).addRoutes(to: router)
         if let outbox = service.outbox {
             DevController(service: service, outbox: outbox).addRoutes(to: router)
         }

@@ -49,6 +49,47 @@ extension AuthService {
         await adminRecord("session_revoked", app: app, user: id, by: actor)
     }
 
+    /// Sets the user's custom data from `body` (a JSON object, or null to remove it); returns
+    /// the user as it is now.
+    func adminSetCustomData(_ body: EJSON, app: AppRuntime, user found: AdminUserRecord, by actor: AdminActor) async throws -> AdminUserRecord {
+        let data: EJSONDocument?
+        switch body {
+        case .document(let d):
+            if let problem = CustomDataLimits.problem(d) { throw ServiceError(.invalidParameter, problem) }
+            data = d
+        case .null: data = nil
+        default: throw ServiceError(.invalidParameter, "custom data must be a JSON object, or null to remove it")
+        }
+        guard try await store.setCustomData(data, userId: found.user.id, app: app.id),
+            let changed = try await store.adminUser(id: found.user.id, app: app.id)
+        else { throw Self.noSuchUser }
+        await adminRecord("custom_data_set", app: app, user: found.user.id, by: actor)
+        return changed
+    }
+
+    /// Sends the reset mail of the user's email/password account (not when a reset function
+    /// is configured: resets then go through it).
+    func adminSendReset(app: AppRuntime, user found: AdminUserRecord, by actor: AdminActor) async throws {
+        guard let email = Self.userpassEmail(of: found.user) else {
+            throw ServiceError(.userNotFound, "the user has no email/password identity")
+        }
+        guard try userpassConfig(app).runResetFunction == false else {
+            throw ServiceError(.badRequest, "a reset function is configured: resets go through it")
+        }
+        try await sendLink(.reset, app: app, email: email, origin: nil)
+        await adminRecord("reset_requested", app: app, user: found.user.id, by: actor)
+    }
+
+    /// Confirms the pending email/password account of `email`; returns the account's email.
+    func adminConfirm(email: String, app: AppRuntime, by actor: AdminActor) async throws -> String {
+        guard let account = try await store.userpassAccount(app: app.id, email: email) else {
+            throw ServiceError(.userNotFound, "no email/password account with that email")
+        }
+        if !account.confirmed { try await store.confirmUserpassAccount(app: app.id, email: account.email) }
+        await adminRecord("confirm", app: app, user: nil, by: actor, detail: account.confirmed ? "already confirmed" : nil)
+        return account.email
+    }
+
     /// Records a request the admin API or page refused (`admin_refused`, with its error code),
     /// up to 120 a minute per address, so that guessing at keys shows in the audit log.
     func adminRefused(app: AppRuntime, from actor: AdminActor, code: String) async {

@@ -8,32 +8,8 @@ import NIOCore
 /// the start (`GET .../auth/providers/{provider}/login?redirect=...`), which sends the browser
 /// to the IdP, and the callback the IdP sends it back to.
 extension AuthService {
-    func addOAuthRoutes(to router: Router<AuthRequestContext>) {
-        let provider = router.group(RouterPath(Routes.base + "/app/:app/auth/providers/:provider"))
-            .add(middleware: AppMiddleware(apps: apps))
-        provider.get("login") { request, context in
-            try await self.startRedirect(request, context)
-        }
-        provider.post("device") { request, context in
-            let (app, provider) = try self.oauthProvider(context)
-            try self.checkRate(.login, app: app, address: context.clientAddress)
-            let body = try await RequestBody.read(request, context: context)
-            var scopes: [String]?
-            if case .array(let list)? = body.document["scopes"] { scopes = list.compactMap(\.stringValue) }
-            return JSONResponse.make(try await provider.startDevice(scopes: scopes), mode: .relaxed)
-        }
-        let callback = RouterPath(Routes.base + "/auth/callback")
-        router.get(callback) { request, _ in
-            try await self.callback(Self.query(request), request)
-        }
-        // Apple answers with a form post when it is asked for the name or email.
-        router.post(callback) { request, context in
-            try await self.callback(try await Self.form(request, context), request)
-        }
-    }
-
     /// The app and the enabled `oauth2-*` provider named in the path, or 404.
-    private func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
+    func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
         let app = try context.app
         let type = context.parameters.get("provider") ?? ""
         guard let provider = app.oauth(type) else {
@@ -59,7 +35,7 @@ extension AuthService {
         return base + Routes.base + "/auth/callback"
     }
 
-    private func startRedirect(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+    func startRedirect(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let (app, provider) = try oauthProvider(context)
         let type = provider.config.type
         let query = Self.query(request)
@@ -140,7 +116,7 @@ extension AuthService {
     }
 
     /// The IdP's answer: exchange the code, then answer the client's redirect.
-    private func callback(_ query: [(String, String)], _ request: Request) async throws -> Response {
+    func callback(_ query: [(String, String)], _ request: Request) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")

@@ -1,0 +1,91 @@
+import AuthProtocol
+import Hummingbird
+
+/// The admin API's user routes (`/api/admin/v1/apps/:app/...`, the key checked and the app
+/// resolved): list, read, disable, enable, delete, revoke, custom data, resets and
+/// confirmations. Each change is one of ``AuthService``'s admin actions, audited as the key's.
+struct AdminController {
+    let service: AuthService
+
+    /// Adds the routes to `group` (the app's group of the admin API).
+    func addRoutes(to group: RouterGroup<AuthRequestContext>) {
+        group.get("users", use: users)
+        group.get("users/:id", use: user)
+        group.post("users/:id/disable", use: disable)
+        group.post("users/:id/enable", use: enable)
+        group.delete("users/:id", use: delete)
+        group.delete("users/:id/sessions", use: revokeSessions)
+        group.put("users/:id/custom_data", use: setCustomData)
+        group.post("users/:id/reset", use: sendReset)
+        group.post("confirm", use: confirm)
+    }
+
+    /// `{"users": [...], "next": cursor or null}`, filtered and paged by the query.
+    @Sendable func users(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
+        let users = try await service.store.listUsers(app: app.id, query: query)
+        let next: EJSON = users.count == query.limit ? users.last.map { .string($0.user.id) } ?? .null : .null
+        return AuthService.adminJSON(["users": .array(users.map(AuthService.adminUser)), "next": next])
+    }
+
+    /// The user with identities, sessions, API key names and recent audit events.
+    @Sendable func user(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let (app, found) = try await service.adminTarget(context)
+        return AuthService.adminJSON(try await service.adminDetails(found, app: app))
+    }
+
+    @Sendable func disable(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await setDisabled(true, request, context)
+    }
+
+    @Sendable func enable(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await setDisabled(false, request, context)
+    }
+
+    @Sendable func delete(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let id = Self.id(context)
+        try await service.adminDelete(app: try context.app, id: id, by: AdminActor(request, context))
+        return AuthService.adminJSON(["id": .string(id), "deleted": true])
+    }
+
+    @Sendable func revokeSessions(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let revoked = try await service.adminRevokeSessions(app: try context.app, id: Self.id(context), by: AdminActor(request, context))
+        return AuthService.adminJSON(["revoked": .int64(Int64(revoked))])
+    }
+
+    /// Sets the user's custom data: a JSON object, or null to remove it.
+    @Sendable func setCustomData(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let (app, found) = try await service.adminTarget(context)
+        let body = try await AuthService.adminBody(request, context)
+        let changed = try await service.adminSetCustomData(body, app: app, user: found, by: AdminActor(request, context))
+        return AuthService.adminJSON(try await service.adminDetails(changed, app: app))
+    }
+
+    /// Sends the reset mail of the user's email/password account.
+    @Sendable func sendReset(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let (app, found) = try await service.adminTarget(context)
+        try await service.adminSendReset(app: app, user: found, by: AdminActor(request, context))
+        return AuthService.adminJSON(["sent": true])
+    }
+
+    /// Confirms the pending email/password account of `{"email"}`.
+    @Sendable func confirm(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        guard case .document(let body) = try await AuthService.adminBody(request, context), case .string(let email)? = body["email"],
+            !email.isEmpty
+        else {
+            throw ServiceError(.missingParameter, "expected {\"email\": ...}")
+        }
+        let confirmed = try await service.adminConfirm(email: email, app: app, by: AdminActor(request, context))
+        return AuthService.adminJSON(["email": .string(confirmed), "confirmed": true])
+    }
+
+    private func setDisabled(_ disabled: Bool, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
+        let id = Self.id(context)
+        try await service.adminSetDisabled(disabled, app: try context.app, id: id, by: AdminActor(request, context))
+        return AuthService.adminJSON(["id": .string(id), "disabled": .bool(disabled)])
+    }
+
+    private static func id(_ context: AuthRequestContext) -> String { context.parameters.get("id") ?? "" }
+}
