@@ -28,9 +28,7 @@ struct UserpassController {
     }
 
     @Sendable func confirm(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, body) = (try context.app, try await RequestBody.read(request, context: context))
-        let tokenId = try body.string("tokenId")
-        try service.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
+        let (app, body, tokenId) = try await tokenRequest(request, context)
         try await service.confirm(app: app, token: try body.string("token"), tokenId: tokenId)
         return JSONResponse.empty
     }
@@ -54,9 +52,7 @@ struct UserpassController {
     }
 
     @Sendable func reset(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, body) = (try context.app, try await RequestBody.read(request, context: context))
-        let tokenId = try body.string("tokenId")
-        try service.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
+        let (app, body, tokenId) = try await tokenRequest(request, context)
         try await service.reset(app: app, token: try body.string("token"), tokenId: tokenId, password: try body.string("password"))
         return JSONResponse.empty
     }
@@ -75,6 +71,14 @@ struct UserpassController {
         let (app, body) = (try context.app, try await RequestBody.read(request, context: context))
         try await service.changePassword(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress)
         return JSONResponse.empty
+    }
+
+    /// The app, the body and its `tokenId`, once the rate limit of tokens for that id allows.
+    private func tokenRequest(_ request: Request, _ context: AuthRequestContext) async throws -> (AppRuntime, RequestBody, String) {
+        let (app, body) = (try context.app, try await RequestBody.read(request, context: context))
+        let tokenId = try body.string("tokenId")
+        try service.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
+        return (app, body, tokenId)
     }
 
     /// The app and the body's `email`, once the rate limit of `rate` for that email allows.
