@@ -108,7 +108,7 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
             DevController(service: service, outbox: outbox).addRoutes(to: router)
         }
         if let idp = service.devIdP {
-            service.addDevIdPRoutes(to: router, idp: idp)
+            DevIdPController(idp: idp, origin: service.origin, listenHost: service.listenHost, publicURL: service.publicURL).addRoutes(to: router)
         }
     }
     return router

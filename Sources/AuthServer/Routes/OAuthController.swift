@@ -34,11 +34,11 @@ struct OAuthController {
     }
 
     @Sendable func callbackQuery(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.callback(AuthService.query(request), request)
+        try await service.callback(FormRequest.query(request), request)
     }
 
     /// Apple answers with a form post when it is asked for the name or email.
     @Sendable func callbackForm(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.callback(try await AuthService.form(request, context), request)
+        try await service.callback(try await FormRequest.form(request, context), request)
     }
 }

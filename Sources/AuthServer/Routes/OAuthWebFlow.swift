@@ -38,7 +38,7 @@ extension AuthService {
     func startRedirect(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let (app, provider) = try oauthProvider(context)
         let type = provider.config.type
-        let query = Self.query(request)
+        let query = FormRequest.query(request)
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         guard let redirect = q("redirect"), !redirect.isEmpty else {
             throw ServiceError(.missingParameter, "missing parameter 'redirect'")

@@ -3,34 +3,8 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 
-/// The dev identity provider's routes under `/dev/idp/` (dev mode only).
-///
-/// This file adds them all and serves the picture every identity shares; the `DevIdPRoutes+` files hold
-/// the routes of each protocol, and the helpers at the end serve them.
-extension AuthService {
-    func addDevIdPRoutes(to router: Router<AuthRequestContext>, idp: DevIdentityProvider) {
-        let root = router.group("dev/idp")
-        // Scripts approve without a browser (JSON only, so a web page cannot post these).
-        let scripted = root.group("api").add(middleware: DevRequestGuard(listenHost: listenHost, publicURL: publicURL))
-        addDevIdPOAuthRoutes(to: root, scripted: scripted, idp: idp)
-        addDevIdPGitHubRoutes(to: root, idp: idp)
-        addDevIdPFacebookRoutes(to: root, idp: idp)
-        addDevIdPOpenIDConnectRoutes(to: root, idp: idp)
-
-        // Every dev identity's picture (`avatar_url`, `picture_url`).
-        root.get("avatar.svg") { _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "image/svg+xml", .cacheControl: "max-age=86400"],
-                body: .init(
-                    byteBuffer: ByteBuffer(
-                        string:
-                            ##"<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 64 64"><circle cx="32" cy="32" r="32" fill="#8b949e"/><circle cx="32" cy="25" r="11" fill="#fff"/><path d="M12 54a20 16 0 0 1 40 0z" fill="#fff"/></svg>"##
-                    )))
-        }
-
-        addDevIdPDeviceRoutes(to: root, scripted: scripted, idp: idp)
-    }
-
+/// What the dev identity provider's routes read from requests and how they answer pages.
+enum DevIdPRequests {
     /// The identity a form names: an existing one (`identity=EMAIL`), a new one (`email`,
     /// `name`, `verified`), or nil for `decision=deny`.
     static func identity(_ form: [(String, String)], idp: DevIdentityProvider) throws(ServiceError) -> DevIdentityProvider.Identity? {
@@ -68,31 +42,6 @@ extension AuthService {
             throw ServiceError(.invalidSession, "Bad credentials", status: 401)
         }
         return (grant, identity)
-    }
-
-    static func query(_ request: Request) -> [(String, String)] {
-        request.uri.query.flatMap { FormEncoding.decode($0) } ?? []
-    }
-
-    /// A form body (`application/x-www-form-urlencoded`, at most 64 KiB); a JSON object body
-    /// is taken too (GitHub accepts both), its string fields as form fields.
-    static func form(_ request: Request, _ context: AuthRequestContext) async throws -> [(String, String)] {
-        var request = request
-        let buffer: ByteBuffer
-        do {
-            buffer = try await request.collectBody(upTo: 65_536)
-        } catch is NIOTooManyBytesError {
-            throw ServiceError(.payloadTooLarge, "request body is larger than 64 KiB")
-        }
-        let text = String(buffer: buffer)
-        if text.hasPrefix("{") {
-            guard case .document(let d)? = try? EJSON(parsing: Array(text.utf8)) else {
-                throw ServiceError(.badRequest, "request body is not valid JSON")
-            }
-            return d.compactMap { k, v in v.stringValue.map { (k, $0) } }
-        }
-        guard let fields = FormEncoding.decode(text) else { throw ServiceError(.badRequest, "request body is not a valid form") }
-        return fields
     }
 
     /// HTTP Basic credentials (`client_id:client_secret`, each form-encoded as RFC 6749 says).
