@@ -118,7 +118,7 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "AuthProtocol", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "AuthProtocol", "AuthServer", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
             ], path: "Tests/TestSupport"),
         .testTarget(
             name: "AuthServerTests",

@@ -1,6 +1,7 @@
 import AuthClient
 import AuthProtocol
 import AuthServer
+import TestSupport
 import Hummingbird
 import Synchronization
 import Testing
@@ -11,11 +12,7 @@ enum LiveServer {
         _ configure: (inout ServerConfiguration) -> Void = { _ in },
         _ body: @Sendable (Harness) async throws -> Void
     ) async throws {
-        var config = ServerConfiguration()
-        config.port = 0
-        config.dev = true
-        config.pluginsDirectory = nil
-        config.passwordParameters = .testing
+        var config = ServerConfiguration.testing()
         configure(&config)
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let app = try await buildApplication(config) { _, port in continuation.yield(port) }

@@ -4,6 +4,7 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import NIOCore
+import TestSupport
 import Testing
 
 /// One response of the server, already checked against the rules every response must keep.
@@ -92,14 +93,7 @@ enum TestServer {
         database: ServerConfiguration.Database = .memory, dev: Bool = true,
         plugins: String? = nil
     ) -> ServerConfiguration {
-        var c = ServerConfiguration()
-        c.pluginsDirectory = plugins
-        c.port = 0
-        c.apps = apps
-        c.database = database
-        c.dev = dev
-        c.passwordParameters = .testing
-        return c
+        .testing(apps: apps, database: database, dev: dev, plugins: plugins)
     }
 
     /// Runs `body` against a server built from `configuration`, routed in-process.
