@@ -23,11 +23,6 @@ extension LuaAPI {
         return nil
     }
 
-    /// The names `.help` completes: every path and every class member.
-    public var helpTopics: [String] {
-        entries.map(\.path) + classes.flatMap { cls in [cls.name] + cls.members.map { "\(cls.name)\($0.isMethod ? ":" : ".")\($0.name)" } }
-    }
-
     private func listing(_ module: LuaModule) -> String {
         var out = "\(module.path): \(module.summary)\n"
         for entry in module.entries {

@@ -34,9 +34,6 @@ public struct LuaModule: Sendable {
         entries.append(.function(String(function.name.split(separator: ".").last ?? ""), function))
     }
 
-    /// Adds `function` under `key`.
-    public mutating func add(_ key: String, _ function: LuaFunction) { entries.append(.function(key, function)) }
-
     /// Adds a table of its own; its path should be this one's and `key`.
     public mutating func add(_ key: String, _ module: LuaModule) { entries.append(.module(key, module)) }
 
