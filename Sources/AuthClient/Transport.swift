@@ -98,10 +98,23 @@ public struct AsyncHTTPTransport: AuthTransport {
                 code: AuthClientError.malformedResponse,
                 message: "\(server) sent a response larger than \(maxResponseBytes >> 20) MiB")
         } catch {
-            var failure = AuthClientError(code: AuthClientError.connectionFailed, message: "cannot reach \(server): \(error)")
+            var failure = AuthClientError(code: AuthClientError.connectionFailed, message: "cannot reach \(server): \(Self.reason(error))")
             failure.neverSent = Self.wasRefused(error)
             throw failure
         }
+    }
+
+    /// Why a connection failed, in words: the system's text for its errno (`Connection
+    /// refused`), once, rather than NIO's description of its error types.
+    static func reason(_ error: any Error) -> String {
+        if wasRefused(error) { return "connection refused (nothing listens there)" }
+        if let error = error as? IOError { return String(cString: strerror(error.errnoCode)) }
+        if let error = error as? NIOConnectionError {
+            if let dns = error.dnsAAAAError ?? error.dnsAError { return "the name does not resolve (\(dns))" }
+            let reasons = Set(error.connectionErrors.map { reason($0.error) })
+            if !reasons.isEmpty { return reasons.sorted().joined(separator: "; ") }
+        }
+        return "\(error)"
     }
 
     /// Whether `error` is a refused connection (nothing listened there).

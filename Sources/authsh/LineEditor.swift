@@ -15,18 +15,22 @@ enum LineInput: Equatable {
 /// Uses readline's callback interface so that the loop can also watch the SIGINT pipe: Ctrl-C
 /// while typing clears the line instead of killing the process.
 final class LineEditor {
-    init(completer: @escaping (String) -> [String]) {
+    /// - Parameter completer: the candidates for the word under the cursor, given the word and
+    ///   the line before it.
+    init(completer: @escaping (_ word: String, _ before: String) -> [String]) {
         LineEditorState.completer = completer
         rl_readline_name = UnsafePointer(LineEditorState.readlineName)
         rl_catch_signals = 0
         rl_completer_word_break_characters = UnsafePointer(LineEditorState.wordBreaks)
-        rl_attempted_completion_function = { text, _, _ in
+        rl_attempted_completion_function = { text, start, _ in
             rl_attempted_completion_over = 1
             rl_completion_append_character = 0
             // No closing quote after a completion that follows a string literal (`('x'):upper`).
             rl_completion_suppress_quote = 1
             let word = text.map { String(cString: $0) } ?? ""
-            LineEditorState.matches = LineEditorState.completer?(word) ?? []
+            let line = rl_line_buffer.map { Array(String(cString: $0).utf8) } ?? []
+            let before = String(decoding: line.prefix(max(0, Int(start))), as: UTF8.self)
+            LineEditorState.matches = LineEditorState.completer?(word, before) ?? []
             guard !LineEditorState.matches.isEmpty else { return nil }
             return rl_completion_matches(
                 text,
@@ -86,7 +90,7 @@ final class LineEditor {
 enum LineEditorState {
     nonisolated(unsafe) static var line: UnsafeMutablePointer<CChar>?
     nonisolated(unsafe) static var done = false
-    nonisolated(unsafe) static var completer: ((String) -> [String])?
+    nonisolated(unsafe) static var completer: ((String, String) -> [String])?
     nonisolated(unsafe) static var matches: [String] = []
     nonisolated(unsafe) static var next = 0
     /// Allocated once and never freed: readline keeps pointers to them.

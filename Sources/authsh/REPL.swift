@@ -16,7 +16,9 @@ struct REPL {
     func run() -> Int32 {
         let lua = session.lua
         bindings.prepareCompletion(in: lua)
-        let editor = LineEditor(completer: { lua.completions(for: $0) })
+        let editor = LineEditor(completer: { word, before in
+            before.trimmingSpaces == ".help" ? REPL.helpTopics(word) : lua.completions(for: word)
+        })
         let history = History(directory: session.dataDirectory)
         let formatter = LuaFormatter(color: Output.useColor)
         while true {
@@ -64,6 +66,18 @@ struct REPL {
             fflush(nil)
         }
     }
+
+    /// What `.help ` completes: the names `.help` knows that start with `prefix`.
+    static func helpTopics(_ prefix: String) -> [String] {
+        helpNames.filter { $0.hasPrefix(prefix) }
+    }
+
+    /// Every global, table entry, class and class member, as `.help` takes them.
+    static let helpNames: [String] = {
+        let api = AuthScript.api
+        let members = api.classes.flatMap { cls in [cls.name] + cls.members.map { "\(cls.name)\($0.isMethod ? ":" : ".")\($0.name)" } }
+        return (api.entries.map(\.path) + members).sorted()
+    }()
 
     /// `.help NAME`: the binding's description, as the reference gives it.
     func help(_ name: String) {

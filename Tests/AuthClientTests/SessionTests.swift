@@ -78,6 +78,7 @@ import Testing
         let app = try App(id: "local", configuration: .init(baseURL: "http://127.0.0.1:9", requestTimeout: .seconds(5)))
         let refused = await #expect(throws: AuthClientError.self) { try await app.login(credentials: .anonymous()) }
         #expect(refused?.code == AuthClientError.connectionFailed && refused?.message.contains("http://127.0.0.1:9") == true)
+        #expect(refused?.message == "cannot reach http://127.0.0.1:9: connection refused (nothing listens there)", "\(refused?.message ?? "")")
         #expect(refused?.neverSent == true, "a refused connection carried nothing")
         // A port that takes the connection and never answers: the request was sent.
         let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)

@@ -47,6 +47,12 @@ struct REPLTests {
         try await term.waitFor("auth.dev.wipeUsers()")
         try await term.type(".help nothing.here")
         try await term.waitFor("no binding is named nothing.here")
+        // Tab completes the names .help knows.
+        try await term.type(".help User:revokeO", enter: false)
+        try await term.press("Tab")
+        try await term.waitFor(".help User:revokeOtherSessions")
+        try await term.press("Enter")
+        try await term.waitFor("ends every session but this one")
         #expect(try await term.quit())
     }
 
