@@ -22,13 +22,18 @@ final class WakeSignal: Sendable {
         waiter?.resume()
     }
 
-    /// Returns when signalled, or after `timeout`. One waiter at a time.
+    /// Whether a signal is kept for the next wait (for tests).
+    var isPending: Bool { state.withLock { $0.pending } }
+
+    /// Returns when signalled, or after `timeout`. One waiter at a time. A wait ended by a
+    /// signal leaves no signal behind from its timer (which once woke the next wait at once,
+    /// and the mail sender then read the queue in a loop with no pause).
     func wait(timeout: Duration) async {
         let timer = Task { [self] in
-            try? await Task.sleep(for: timeout)
+            // Only a timeout signals: a cancelled timer must not.
+            guard (try? await Task.sleep(for: timeout)) != nil else { return }
             signal()
         }
-        defer { timer.cancel() }
         await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
             let now = state.withLock { s -> Bool in
                 if s.pending {
@@ -40,5 +45,8 @@ final class WakeSignal: Sendable {
             }
             if now { waiter.resume() }
         }
+        // Settled when it returns: the timer ended, and left a signal only if it fired.
+        timer.cancel()
+        await timer.value
     }
 }
