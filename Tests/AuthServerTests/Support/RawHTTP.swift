@@ -1,5 +1,6 @@
 import AuthProtocol
 import Glibc
+import TestSupport
 
 /// Bytes sent to a loopback port as they are, for requests no HTTP client would write
 /// (malformed chunking, slow or partial headers). The socket calls block: run them through
@@ -89,37 +90,12 @@ enum RawHTTP {
 }
 
 extension RawHTTP {
-    /// A loopback port that accepts connections (the kernel completes them) and never answers:
-    /// an identity provider that hangs.
-    struct Listener {
-        let fd: Int32
-        let port: Int
-        func close() { _ = Glibc.close(fd) }
-    }
+    /// A loopback port: listening, it accepts connections (the kernel completes them) and never
+    /// answers, an identity provider that hangs; not listening, connections to it are refused,
+    /// and no other socket can take it until ``LoopbackSocket/close()``.
+    typealias Listener = LoopbackSocket
 
-    /// A loopback port bound but not listening: connections to it are refused, and no other
-    /// socket can take it until ``Listener/close()``.
-    static func reserve() throws -> Listener { try bound(listening: false) }
+    static func reserve() throws -> Listener { try LoopbackSocket() }
 
-    static func listen() throws -> Listener { try bound(listening: true) }
-
-    /// A close-on-exec socket bound to a free loopback port, listening or not.
-    private static func bound(listening: Bool) throws -> Listener {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw Failure(description: "socket: \(errno)") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && (!listening || Glibc.listen(fd, 16) == 0) && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ok else {
-            Glibc.close(fd)
-            throw Failure(description: "bind or listen: \(errno)")
-        }
-        return Listener(fd: fd, port: Int(UInt16(bigEndian: address.sin_port)))
-    }
+    static func listen() throws -> Listener { try LoopbackSocket(listening: true) }
 }

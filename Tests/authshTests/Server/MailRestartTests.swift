@@ -20,49 +20,13 @@ import Testing
             .map { try String(contentsOfFile: directory + "/" + $0, encoding: .utf8) }
     }
 
-    /// A port held for an SMTP server started later: bound with SO_REUSEADDR but not listening,
-    /// so a connection to it is refused (the server is down) and no other process is given it
-    /// meanwhile (a port picked, closed and bound seconds later was once taken by another test's
-    /// server, which never answered). aiosmtpd binds with SO_REUSEADDR too, so the sink can
-    /// take the port while it is still held; ``release()`` once the sink listens.
-    final class PortReservation {
-        let port: Int
-        private var fd: Int32
-
-        init() throws {
-            let s = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-            guard s >= 0 else { throw TerminalError(message: "cannot reserve a port: errno \(errno)") }
-            var on: Int32 = 1
-            setsockopt(s, SOL_SOCKET, SO_REUSEADDR, &on, socklen_t(MemoryLayout<Int32>.size))
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-            let bound = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(s, $0, length) } }
-            _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(s, $0, &length) } }
-            guard bound == 0 else {
-                close(s)
-                throw TerminalError(message: "cannot reserve a port: errno \(errno)")
-            }
-            fd = s
-            port = Int(UInt16(bigEndian: address.sin_port))
-        }
-
-        func release() {
-            if fd >= 0 { close(fd) }
-            fd = -1
-        }
-
-        deinit { release() }
-    }
-
     /// Starts the sink on a reserved port and waits until it listens (its log says so).
-    static func startSink(on reservation: PortReservation, directory: String, stall: Int = 0) async throws -> ChildProcess {
+    static func startSink(on reservation: LoopbackSocket, directory: String, stall: Int = 0) async throws -> ChildProcess {
         let sink = try startSink(port: reservation.port, directory: directory, stall: stall)
         let log = directory + "/../sink.log"
         for _ in 0..<400 {
             if ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("listening \(reservation.port)") {
-                reservation.release()
+                reservation.close()
                 return sink
             }
             try await Task.sleep(for: .milliseconds(25))
@@ -74,12 +38,12 @@ import Testing
     /// A directory with a mailbox, a port held for the SMTP server, and `authsh serve`
     /// arguments for a server (on a SQLite file there) that mails to that port with these timeouts.
     static func mailSetup(connectTimeout: Int, commandTimeout: Int) throws -> (
-        directory: String, mailbox: String, port: PortReservation, arguments: [String]
+        directory: String, mailbox: String, port: LoopbackSocket, arguments: [String]
     ) {
         let directory = try Binary.temporaryDirectory()
         let mailbox = directory + "/mail"
         try FileManager.default.createDirectory(atPath: mailbox, withIntermediateDirectories: true)
-        let port = try PortReservation()
+        let port = try LoopbackSocket(shared: true)
         let config = directory + "/config.json"
         try Data(
             #"""
@@ -102,8 +66,8 @@ import Testing
         #expect(register.status == 201, "\(register.text)")
         // Killed once attempts have failed and the mail waits for its retry; meanwhile the sender
         // reads the queue when it wakes, not in a loop (it once wrote ~40,000 times a second).
-        try await Self.waitForMetric(#"authsh_mail_deliveries_total{outcome="retried"}"#, log: directory + "/first.log") { $0 >= 2 }
-        try await Self.waitForMetric(#"authsh_db_operations_total{kind="write"}"#, log: directory + "/first.log", timeout: .seconds(1)) {
+        try await Self.waitForMetric("authsh_mail_deliveries_total", ["outcome": "retried"], log: directory + "/first.log") { $0 >= 2 }
+        try await Self.waitForMetric("authsh_db_operations_total", ["kind": "write"], log: directory + "/first.log", timeout: .seconds(1)) {
             $0 < 200
         }
         first.process.stop()
@@ -172,9 +136,10 @@ import Testing
     }
 
     /// Waits until the `/metrics` of the server that writes `log` (started with
-    /// `--metrics-port 0`) shows the sample `name` (with its labels) at a value `accepts` takes.
+    /// `--metrics-port 0`) shows the samples `name` with `labels` at a sum `accepts` takes.
     static func waitForMetric(
-        _ name: String, log: String, timeout: Duration = .seconds(120), _ accepts: @escaping (Double) -> Bool
+        _ name: String, _ labels: [String: String] = [:], log: String, timeout: Duration = .seconds(120),
+        _ accepts: @escaping (Double) -> Bool
     ) async throws {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
@@ -185,8 +150,7 @@ import Testing
                 let origin = url.firstRange(of: "/metrics").map({ String(url[..<$0.lowerBound]) })
             {
                 last = (try? await JSONHTTP(origin: origin).send(.GET, "/metrics").text) ?? ""
-                let sample = last.split(separator: "\n").first { $0.hasPrefix(name + " ") }
-                if let value = sample.flatMap({ Double($0.dropFirst(name.count + 1)) }), accepts(value) { return }
+                if let scrape = try? PrometheusText(last), scrape.has(name, labels), accepts(scrape.sum(name, labels)) { return }
             }
             try await Task.sleep(for: .milliseconds(50))
         }

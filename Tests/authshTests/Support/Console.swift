@@ -83,19 +83,4 @@ final class Console {
         let socket = socket
         return try await Binary.offPool { try Terminal.tmuxBlocking(socket, arguments, capture: capture) }
     }
-
-    /// A loopback port free now, for a server the document names by a fixed port.
-    static func freePort() throws -> Int {
-        let fd = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ok = withUnsafeMutablePointer(to: &address) { p in
-            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard ok else { throw TerminalError(message: "no free port: \(errno)") }
-        return Int(UInt16(bigEndian: address.sin_port))
-    }
 }

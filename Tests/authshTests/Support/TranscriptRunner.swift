@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Replays a document's transcript in a ``Console`` and reports the first step whose output
 /// differs from the document's.
@@ -62,7 +63,7 @@ final class TranscriptRunner {
             return try await typeAndCompare(window, substituted(command), expected: expected, step: step)
         case .server(let command):
             for m in command.matches(of: #/--(metrics-)?port (\d+)/#) where m.2 != "0" {
-                let port = String(try Console.freePort())
+                let port = String(try LoopbackSocket.freePort())
                 substitutions += [
                     ("\(m.0)", "--\(m.1 ?? "")port \(port)"), ("127.0.0.1:\(m.2)", "127.0.0.1:\(port)"), ("localhost:\(m.2)", "localhost:\(port)"),
                 ]

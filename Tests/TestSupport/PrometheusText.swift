@@ -1,22 +1,22 @@
 /// A scrape of `/metrics` parsed from Prometheus' text format (version 0.0.4): the samples,
 /// and each family's `# TYPE`. Strict enough to catch a malformed exposition: every line is a
 /// comment or `name{label="value",...} number`.
-struct PrometheusText {
-    struct Sample {
-        var name: String
-        var labels: [String: String]
-        var value: Double
+public struct PrometheusText {
+    public struct Sample {
+        public var name: String
+        public var labels: [String: String]
+        public var value: Double
     }
 
-    var samples: [Sample] = []
-    var types: [String: String] = [:]
+    public var samples: [Sample] = []
+    public var types: [String: String] = [:]
 
-    struct Malformed: Error, CustomStringConvertible {
-        var line: String
-        var description: String { "not a Prometheus text line: \(line)" }
+    public struct Malformed: Error, CustomStringConvertible {
+        public var line: String
+        public var description: String { "not a Prometheus text line: \(line)" }
     }
 
-    init(_ text: String) throws {
+    public init(_ text: String) throws {
         for line in text.split(separator: "\n").map(String.init) {
             if line.hasPrefix("# TYPE ") {
                 let parts = line.split(separator: " ")
@@ -68,12 +68,12 @@ struct PrometheusText {
     }
 
     /// The sum of the samples named `name` whose labels include `labels` (0 when none).
-    func sum(_ name: String, _ labels: [String: String] = [:]) -> Double {
+    public func sum(_ name: String, _ labels: [String: String] = [:]) -> Double {
         samples.filter { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }.reduce(0) { $0 + $1.value }
     }
 
     /// Whether any sample is named `name` with these labels.
-    func has(_ name: String, _ labels: [String: String] = [:]) -> Bool {
+    public func has(_ name: String, _ labels: [String: String] = [:]) -> Bool {
         samples.contains { sample in sample.name == name && labels.allSatisfy { sample.labels[$0.key] == $0.value } }
     }
 }
