@@ -22,13 +22,13 @@ public func buildApplication(
 ) async throws -> some ApplicationProtocol {
     let store = try await openStore(configuration, serving: true)
     let metrics = configuration.metricsPort == nil ? nil : ServerMetrics()
-    let service = try await AuthService(configuration: configuration, store: store, metrics: metrics)
-    let router = buildRouter(configuration, service: service, metrics: metrics)
+    let services = try await ServerServices(configuration: configuration, store: store, metrics: metrics)
+    let router = buildRouter(configuration, services: services, metrics: metrics)
     let background: [any Service] =
         configuration.adminOnly
         ? []
-        : [AnonymousUserSweeper(service: service)]
-            + (service.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
+        : [services.sweeper]
+            + (services.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
             + (metrics.map { metrics in
                 [
                     MetricsListener.make(
@@ -52,7 +52,7 @@ public func buildApplication(
         services: background,
         onServerRunning: { channel in
             let address = channel.localAddress
-            service.origin.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
+            services.origin.address.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
             await onListening(address?.ipAddress ?? configuration.host, address?.port ?? configuration.port)
         },
         logger: configuration.logger
@@ -61,16 +61,15 @@ public func buildApplication(
 
 /// The router of a server built from `configuration`: its middleware and every route it
 /// answers (``buildApplication(_:onListening:onMetricsListening:)`` serves it; the tests
-/// compare its routes with `docs/openapi.json`).
-func buildRouter(_ configuration: ServerConfiguration, service: AuthService, metrics: ServerMetrics?) -> Router<AuthRequestContext> {
+/// compare its routes with `docs/openapi.json`). Each controller gets the services it uses.
+func buildRouter(_ configuration: ServerConfiguration, services s: ServerServices, metrics: ServerMetrics?) -> Router<AuthRequestContext> {
     let router = Router(context: AuthRequestContext.self)
     if let metrics { router.add(middleware: MetricsMiddleware(metrics: metrics)) }
     if !configuration.trustedProxies.isEmpty {
         router.add(middleware: ForwardedClientMiddleware(trusted: configuration.trustedProxies))
     }
     if !configuration.adminOnly {
-        let apps = service.apps
-        for app in apps.values.sorted(by: { $0.id < $1.id }) {
+        for app in s.apps.values.sorted(by: { $0.id < $1.id }) {
             let allowed = app.requestOrigins(dev: configuration.dev)
             let origins =
                 app.allowedRequestOrigins == nil
@@ -83,33 +82,46 @@ func buildRouter(_ configuration: ServerConfiguration, service: AuthService, met
                     "origins": "\(origins)",
                 ])
         }
-        router.add(middleware: CrossOriginMiddleware(apps: apps, dev: configuration.dev))
+        router.add(middleware: CrossOriginMiddleware(apps: s.apps, dev: configuration.dev))
     }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {
+        let apps = s.apps
         router.add(
             middleware: AuthEventMiddleware(
-                auditLog: service.auditWriter, metrics: metrics,
-                isProvider: { [service] app, type in service.hasProvider(type, app: app) },
-                isApp: { [service] app in service.apps[app] != nil },
+                auditLog: s.auditWriter, metrics: metrics,
+                isProvider: { app, type in apps[app]?.hasProvider(type) ?? false },
+                isApp: { app in apps[app] != nil },
                 clock: configuration.clock, logger: configuration.logger))
     }
     if configuration.adminOnly {
-        service.addAdminRoutes(to: router, keys: configuration.adminKeys)
-    } else {
-        service.addClientRoutes(to: router)
-        service.addHealthRoutes(to: router)
-        if !configuration.adminKeys.isEmpty {
-            service.addAdminRoutes(to: router, keys: configuration.adminKeys)
-            service.addAdminPage(to: router, keys: configuration.adminKeys, sessions: AdminPageSessions())
-        }
-        OAuthController(service: service).addRoutes(to: router)
-        if let outbox = service.outbox {
-            DevController(service: service, outbox: outbox).addRoutes(to: router)
-        }
-        if let idp = service.devIdP {
-            DevIdPController(idp: idp, origin: service.origin, listenHost: service.listenHost, publicURL: service.publicURL).addRoutes(to: router)
-        }
+        AdminRoutes.add(to: router, admin: s.admin, keys: configuration.adminKeys, channel: s.adminChannel)
+        return router
+    }
+    // The client API.
+    let app = router.group(RouterPath(Routes.base + "/app/:app")).add(middleware: AppMiddleware(apps: s.apps))
+    AppController(login: s.login, functionCalls: s.functionCalls, tokens: s.tokens, origin: s.origin).addRoutes(to: app)
+    UserpassController(userpass: s.userpass, accounts: s.accounts, abuse: s.abuse, origin: s.origin)
+        .addRoutes(to: app.group("auth/providers/local-userpass"))
+    let auth = router.group(RouterPath(Routes.base + "/auth"))
+    SessionController(sessions: s.sessions, accounts: s.accounts).addRoutes(to: auth)
+    APIKeyController(sessions: s.sessions, apiKeys: s.apiKeys).addRoutes(to: auth.group("api_keys"))
+    OAuthController(
+        apps: s.apps, flows: s.flows, clock: s.clock, login: s.login, sessions: s.sessions, abuse: s.abuse, origin: s.origin,
+        adminChannel: s.adminChannel
+    ).addRoutes(to: router)
+    HealthController(store: s.store, logger: s.logger).addRoutes(to: router)
+    if !configuration.adminKeys.isEmpty {
+        AdminRoutes.add(to: router, admin: s.admin, keys: configuration.adminKeys, channel: s.adminChannel)
+        AdminPageController(admin: s.admin, channel: s.adminChannel, keys: configuration.adminKeys, sessions: AdminPageSessions())
+            .addRoutes(to: router)
+    }
+    if let outbox = s.outbox {
+        DevController(dev: s.dev, outbox: outbox, store: s.store, apps: s.apps, origin: s.origin).addRoutes(to: router)
+    }
+    if let idp = s.devIdP {
+        DevIdPController(idp: idp, origin: s.origin.address, listenHost: s.origin.listenHost, publicURL: s.origin.publicURL)
+            .addRoutes(to: router)
     }
     return router
 }

@@ -3,9 +3,9 @@ import Hummingbird
 
 /// The admin API's user routes (`/api/admin/v1/apps/:app/...`, the key checked and the app
 /// resolved): list, read, disable, enable, delete, revoke, custom data, resets and
-/// confirmations. Each change is one of ``AuthService``'s admin actions, audited as the key's.
+/// confirmations. Each change is one of ``AdminService``'s actions, audited as the key's.
 struct AdminController {
-    let service: AuthService
+    let admin: AdminService
 
     /// Adds the routes to `group` (the app's group of the admin API).
     func addRoutes(to group: RouterGroup<AuthRequestContext>) {
@@ -24,15 +24,15 @@ struct AdminController {
     @Sendable func users(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
         let query = try UserQuery(parameters: request.uri.queryParameters.map { (String($0.key), String($0.value)) })
-        let users = try await service.store.listUsers(app: app.id, query: query)
+        let users = try await admin.store.listUsers(app: app.id, query: query)
         let next: EJSON = users.count == query.limit ? users.last.map { .string($0.user.id) } ?? .null : .null
-        return AuthService.adminJSON(["users": .array(users.map(AuthService.adminUser)), "next": next])
+        return AdminRoutes.json(["users": .array(users.map(AdminService.adminUser)), "next": next])
     }
 
     /// The user with identities, sessions, API key names and recent audit events.
     @Sendable func user(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, found) = try await service.adminTarget(context)
-        return AuthService.adminJSON(try await service.adminDetails(found, app: app))
+        let (app, found) = try await admin.target(context)
+        return AdminRoutes.json(try await admin.adminDetails(found, app: app))
     }
 
     @Sendable func disable(_ request: Request, context: AuthRequestContext) async throws -> Response {
@@ -45,46 +45,46 @@ struct AdminController {
 
     @Sendable func delete(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let id = Self.id(context)
-        try await service.adminDelete(app: try context.app, id: id, by: AdminActor(request, context))
-        return AuthService.adminJSON(["id": .string(id), "deleted": true])
+        try await admin.adminDelete(app: try context.app, id: id, by: AdminActor(request, context))
+        return AdminRoutes.json(["id": .string(id), "deleted": true])
     }
 
     @Sendable func revokeSessions(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let revoked = try await service.adminRevokeSessions(app: try context.app, id: Self.id(context), by: AdminActor(request, context))
-        return AuthService.adminJSON(["revoked": .int64(Int64(revoked))])
+        let revoked = try await admin.adminRevokeSessions(app: try context.app, id: Self.id(context), by: AdminActor(request, context))
+        return AdminRoutes.json(["revoked": .int64(Int64(revoked))])
     }
 
     /// Sets the user's custom data: a JSON object, or null to remove it.
     @Sendable func setCustomData(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, found) = try await service.adminTarget(context)
-        let body = try await AuthService.adminBody(request, context)
-        let changed = try await service.adminSetCustomData(body, app: app, user: found, by: AdminActor(request, context))
-        return AuthService.adminJSON(try await service.adminDetails(changed, app: app))
+        let (app, found) = try await admin.target(context)
+        let body = try await AdminRoutes.body(request, context)
+        let changed = try await admin.adminSetCustomData(body, app: app, user: found, by: AdminActor(request, context))
+        return AdminRoutes.json(try await admin.adminDetails(changed, app: app))
     }
 
     /// Sends the reset mail of the user's email/password account.
     @Sendable func sendReset(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, found) = try await service.adminTarget(context)
-        try await service.adminSendReset(app: app, user: found, by: AdminActor(request, context))
-        return AuthService.adminJSON(["sent": true])
+        let (app, found) = try await admin.target(context)
+        try await admin.adminSendReset(app: app, user: found, by: AdminActor(request, context))
+        return AdminRoutes.json(["sent": true])
     }
 
     /// Confirms the pending email/password account of `{"email"}`.
     @Sendable func confirm(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        guard case .document(let body) = try await AuthService.adminBody(request, context), case .string(let email)? = body["email"],
+        guard case .document(let body) = try await AdminRoutes.body(request, context), case .string(let email)? = body["email"],
             !email.isEmpty
         else {
             throw ServiceError(.missingParameter, "expected {\"email\": ...}")
         }
-        let confirmed = try await service.adminConfirm(email: email, app: app, by: AdminActor(request, context))
-        return AuthService.adminJSON(["email": .string(confirmed), "confirmed": true])
+        let confirmed = try await admin.adminConfirm(email: email, app: app, by: AdminActor(request, context))
+        return AdminRoutes.json(["email": .string(confirmed), "confirmed": true])
     }
 
     private func setDisabled(_ disabled: Bool, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let id = Self.id(context)
-        try await service.adminSetDisabled(disabled, app: try context.app, id: id, by: AdminActor(request, context))
-        return AuthService.adminJSON(["id": .string(id), "disabled": .bool(disabled)])
+        try await admin.adminSetDisabled(disabled, app: try context.app, id: id, by: AdminActor(request, context))
+        return AdminRoutes.json(["id": .string(id), "disabled": .bool(disabled)])
     }
 
     private static func id(_ context: AuthRequestContext) -> String { context.parameters.get("id") ?? "" }

@@ -13,7 +13,7 @@ import NIOCore
 ///   naming the lines), unless `continueOnError`: then the others are, and the answer lists
 ///   the rejected ones. Users whose id the app has, and accounts whose email it has, are
 ///   skipped: importing twice changes nothing.
-extension AuthService {
+extension AdminService {
     /// The largest import accepted.
     static let importLimit = 8 << 30
     /// The longest line of an import.

@@ -6,7 +6,7 @@ import NIOCore
 /// The admin API's export and import of an app's users, as NDJSON (see `AdminTransfer.swift`
 /// for the format and the rules).
 struct AdminTransferController {
-    let service: AuthService
+    let admin: AdminService
 
     /// Adds the routes to `group` (the app's group of the admin API).
     func addRoutes(to group: RouterGroup<AuthRequestContext>) {
@@ -17,8 +17,8 @@ struct AdminTransferController {
     /// Every user, then every account without a user, then an end line, a page at a time.
     @Sendable func export(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        await service.adminAudit("users_exported", app: app, user: nil, request, context)
-        let store = service.store, batch = AuthService.transferBatch
+        await admin.audit("users_exported", app: app, user: nil, request, context)
+        let store = admin.store, batch = AdminService.transferBatch
         // For a progress bar: the users there are as the export starts.
         let total = try await store.countUsers(app: app.id)
         let body = ResponseBody { writer in
@@ -53,12 +53,12 @@ struct AdminTransferController {
         let app = try context.app
         let continueOnError = request.uri.queryParameters.get("continueOnError") == "true"
         let streamed = request.uri.queryParameters.get("progress") == "true"
-        let spool = try await SpooledFile(request.body, limit: AuthService.importLimit)
+        let spool = try await SpooledFile(request.body, limit: AdminService.importLimit)
         guard streamed else {
-            let report = try await service.importSpooled(spool, app: app, continueOnError: continueOnError)
-            await service.adminAudit("users_imported", app: app, user: nil, request, context, detail: report.summary)
-            guard report.rejectedCount == 0 || continueOnError else { return AuthService.adminJSON(report.json(failed: true), status: .badRequest) }
-            return AuthService.adminJSON(report.json(failed: false))
+            let report = try await admin.importSpooled(spool, app: app, continueOnError: continueOnError)
+            await admin.audit("users_imported", app: app, user: nil, request, context, detail: report.summary)
+            guard report.rejectedCount == 0 || continueOnError else { return AdminRoutes.json(report.json(failed: true), status: .badRequest) }
+            return AdminRoutes.json(report.json(failed: false))
         }
         // `progress=true`: NDJSON, `{"phase": "check" or "write", "bytes": N, "of": SIZE}` at
         // most every half second, then `{"report": {...}}` (with `error` when it failed).
@@ -69,7 +69,7 @@ struct AdminTransferController {
                 defer { continuation.finish() }
                 var last = ContinuousClock.now
                 do {
-                    let report = try await service.importSpooled(spool, app: app, continueOnError: continueOnError) { phase, bytes in
+                    let report = try await admin.importSpooled(spool, app: app, continueOnError: continueOnError) { phase, bytes in
                         let now = ContinuousClock.now
                         guard now - last >= .milliseconds(500) else { return }
                         last = now
@@ -79,7 +79,7 @@ struct AdminTransferController {
                                 "of": .int64(Int64(size)),
                             ]).encoded(.relaxed) + [10])
                     }
-                    await service.adminAudit("users_imported", app: app, user: nil, request, context, detail: report.summary)
+                    await admin.audit("users_imported", app: app, user: nil, request, context, detail: report.summary)
                     let failed = report.rejectedCount > 0 && !continueOnError
                     continuation.yield(EJSON.document(["report": report.json(failed: failed)]).encoded(.relaxed) + [10])
                 } catch {

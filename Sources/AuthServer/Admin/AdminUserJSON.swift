@@ -2,7 +2,7 @@ import AuthProtocol
 
 /// How the admin API shows a user. Never a secret: no password hash, no refresh token or its
 /// digest, no API key (only names).
-extension AuthService {
+extension AdminService {
     /// The user as a listing shows it.
     static func adminUser(_ r: AdminUserRecord) -> EJSON {
         let u = r.user

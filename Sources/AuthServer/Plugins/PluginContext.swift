@@ -206,7 +206,7 @@ final class PluginContext: Sendable {
     /// `+tag` and a trailing dot of the domain make no other mailbox (`Ada+1@Example.com.` is
     /// `ada@example.com`).
     static func mailbox(_ address: String) -> String {
-        let lower = AuthService.asciiLowercased(address)
+        let lower = Emails.asciiLowercased(address)
         guard let at = lower.lastIndex(of: "@") else { return lower }
         let local = lower[..<at].prefix { $0 != "+" }
         var domain = lower[lower.index(after: at)...]

@@ -4,7 +4,8 @@ import Hummingbird
 /// A user's API keys (`/auth/api_keys`), named by the user's refresh token, as App Services
 /// has it.
 struct APIKeyController {
-    let service: AuthService
+    let sessions: SessionService
+    let apiKeys: APIKeyService
 
     /// Adds the routes to `group` (`/api/client/v2.0/auth/api_keys`).
     func addRoutes(to group: RouterGroup<AuthRequestContext>) {
@@ -18,40 +19,40 @@ struct APIKeyController {
 
     /// A new key: `{_id, key, name, disabled}`; the secret `key` only here.
     @Sendable func create(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, _, user) = try await service.sessionOfRefreshToken(try request.bearerToken(), identities: true)
+        let (app, _, user) = try await sessions.sessionOfRefreshToken(try request.bearerToken(), identities: true)
         let body = try await RequestBody.read(request, context: context)
-        let (record, key) = try await service.createAPIKey(app: app, user: user, name: try body.string("name"))
+        let (record, key) = try await apiKeys.create(app: app, user: user, name: try body.string("name"))
         return JSONResponse.make(
             ["_id": .string(record.id), "key": .string(key), "name": .string(record.name), "disabled": false], status: .created)
     }
 
     @Sendable func list(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let user = try await self.user(request)
-        return JSONResponse.make(.array(try await service.store.apiKeys(userId: user.id).map(AuthService.describe)))
+        return JSONResponse.make(.array(try await apiKeys.list(user: user).map(APIKeyService.describe)))
     }
 
     @Sendable func fetch(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        JSONResponse.make(AuthService.describe(try await service.apiKey(id: Self.id(context), user: try await user(request))))
+        JSONResponse.make(APIKeyService.describe(try await apiKeys.key(id: Self.id(context), user: try await user(request))))
     }
 
     @Sendable func delete(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.deleteAPIKey(id: Self.id(context), user: try await user(request))
+        try await apiKeys.delete(id: Self.id(context), user: try await user(request))
         return JSONResponse.empty
     }
 
     @Sendable func enable(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.setAPIKeyDisabled(false, id: Self.id(context), user: try await user(request))
+        try await apiKeys.setDisabled(false, id: Self.id(context), user: try await user(request))
         return JSONResponse.empty
     }
 
     @Sendable func disable(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.setAPIKeyDisabled(true, id: Self.id(context), user: try await user(request))
+        try await apiKeys.setDisabled(true, id: Self.id(context), user: try await user(request))
         return JSONResponse.empty
     }
 
     /// The refresh token's user.
     private func user(_ request: Request) async throws -> UserRecord {
-        try await service.sessionOfRefreshToken(try request.bearerToken()).2
+        try await sessions.sessionOfRefreshToken(try request.bearerToken()).2
     }
 
     private static func id(_ context: AuthRequestContext) -> String { context.parameters.get("id") ?? "" }

@@ -5,7 +5,10 @@ import Hummingbird
 /// server is, the keys its tokens are signed with, logins with any provider, the sign-in
 /// methods of an email, and calls of the app's functions.
 struct AppController {
-    let service: AuthService
+    let login: LoginService
+    let functionCalls: FunctionCalls
+    let tokens: TokenIssuer
+    let origin: PublicOrigin
 
     /// Adds the routes to `group` (`/api/client/v2.0/app/:app`, the app resolved).
     func addRoutes(to group: RouterGroup<AuthRequestContext>) {
@@ -19,7 +22,7 @@ struct AppController {
     /// `{deployment_model, location, hostname, ws_hostname}`, from the origin the client used.
     @Sendable func location(_ request: Request, context: AuthRequestContext) async throws -> Response {
         _ = try context.app
-        let base = service.clientBaseURL(request, context)
+        let base = origin.clientBaseURL(request, context)
         let ws = base.hasPrefix("https://") ? "wss://" + base.dropFirst(8) : "ws://" + base.dropFirst(7)
         var response = JSONResponse.make([
             "deployment_model": "GLOBAL", "location": "US-VA",
@@ -32,7 +35,7 @@ struct AppController {
 
     /// The app's token signing keys as a JWKS.
     @Sendable func keys(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        JSONResponse.make(service.tokens.jwks(app: try context.app.id))
+        JSONResponse.make(tokens.jwks(app: try context.app.id))
     }
 
     /// A login (or, with `?link=true` and the user's access token, a link) with the provider
@@ -44,12 +47,12 @@ struct AppController {
         let token = linking ? try request.bearerToken() : nil
         let body = try await RequestBody.read(request, context: context)
         return JSONResponse.make(
-            try await service.login(app: app, provider: provider, body: body, linkToken: token, address: context.clientAddress))
+            try await login.login(app: app, provider: provider, body: body, linkToken: token, address: context.clientAddress))
     }
 
     @Sendable func signInMethods(_ request: Request, context: AuthRequestContext) async throws -> Response {
         JSONResponse.make(
-            try await service.signInMethods(
+            try await login.signInMethods(
                 app: try context.app, email: request.uri.queryParameters.get("email"), address: context.clientAddress))
     }
 
@@ -57,6 +60,6 @@ struct AppController {
         let app = try context.app
         let body = try await RequestBody.read(request, context: context)
         return JSONResponse.make(
-            try await service.callFunction(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress))
+            try await functionCalls.callFunction(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress))
     }
 }

@@ -4,14 +4,17 @@ import Hummingbird
 /// The dev API (docs/protocol/server-contract.md section 3): registered only in dev mode, so it
 /// does not exist otherwise, and behind ``DevRequestGuard``.
 struct DevController {
-    let service: AuthService
+    let dev: DevOperations
     let outbox: DevOutbox
+    let store: any AuthStore
+    let apps: [String: AppRuntime]
+    let origin: PublicOrigin
 
     /// Adds the routes under `/api/dev/v1`, behind the guard.
     func addRoutes(to router: Router<AuthRequestContext>) {
         let group = router.group(RouterPath(Routes.dev))
-            .add(middleware: DevRequestGuard(listenHost: service.listenHost, publicURL: service.publicURL))
-        let app = group.group("apps/:app").add(middleware: AppMiddleware(apps: service.apps))
+            .add(middleware: DevRequestGuard(listenHost: origin.listenHost, publicURL: origin.publicURL))
+        let app = group.group("apps/:app").add(middleware: AppMiddleware(apps: apps))
         app.get("outbox", use: mail)
         app.delete("outbox", use: clearMail)
         app.delete("users", use: wipeUsers)
@@ -39,7 +42,7 @@ struct DevController {
     }
 
     @Sendable func wipeUsers(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.store.wipe(app: try context.app.id)
+        try await store.wipe(app: try context.app.id)
         return JSONResponse.empty
     }
 
@@ -50,11 +53,11 @@ struct DevController {
     @Sendable func patchConfig(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
         let body = try await RequestBody.read(request, context: context)
-        return JSONResponse.make(try await service.patchConfig(app: app, patch: body.document), mode: .relaxed)
+        return JSONResponse.make(try await dev.patchConfig(app: app, patch: body.document), mode: .relaxed)
     }
 
     @Sendable func clock(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        JSONResponse.make(["now": .int64(service.clock.now)], mode: .relaxed)
+        JSONResponse.make(["now": .int64(dev.clock.now)], mode: .relaxed)
     }
 
     @Sendable func advanceClock(_ request: Request, context: AuthRequestContext) async throws -> Response {
@@ -65,6 +68,6 @@ struct DevController {
         guard let seconds = value.integerValue else {
             throw ServiceError(.invalidParameter, "parameter 'advanceSeconds' must be a non-negative integer")
         }
-        return JSONResponse.make(["now": .int64(try await service.advanceClock(seconds: seconds))], mode: .relaxed)
+        return JSONResponse.make(["now": .int64(try await dev.advanceClock(seconds: seconds))], mode: .relaxed)
     }
 }

@@ -5,12 +5,20 @@ import Hummingbird
 /// the device flow, and the callback the identity provider sends the browser back to (a GET,
 /// or a form POST from Apple). The flows themselves are in `OAuthWebFlow.swift`.
 struct OAuthController {
-    let service: AuthService
+    let apps: [String: AppRuntime]
+    let flows: OAuthFlows
+    let clock: ServerClock
+    let login: LoginService
+    let sessions: SessionService
+    let abuse: AbuseControls
+    let origin: PublicOrigin
+    /// Tells whether the request came over https (the link-binding cookie's `Secure`).
+    let adminChannel: AdminChannel
 
     /// Adds the routes under the client API.
     func addRoutes(to router: Router<AuthRequestContext>) {
         let provider = router.group(RouterPath(Routes.base + "/app/:app/auth/providers/:provider"))
-            .add(middleware: AppMiddleware(apps: service.apps))
+            .add(middleware: AppMiddleware(apps: apps))
         provider.get("login", use: startRedirect)
         provider.post("device", use: startDevice)
         let callback = RouterPath(Routes.base + "/auth/callback")
@@ -20,13 +28,13 @@ struct OAuthController {
 
     /// Sends the browser to the identity provider (`?redirect=&state=`, PKCE for loopback).
     @Sendable func startRedirect(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.startRedirect(request, context)
+        try await redirectToProvider(request, context)
     }
 
     /// A device authorization: the code to show and where to enter it.
     @Sendable func startDevice(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, provider) = try service.oauthProvider(context)
-        try service.checkRate(.login, app: app, address: context.clientAddress)
+        let (app, provider) = try oauthProvider(context)
+        try abuse.checkRate(.login, app: app, address: context.clientAddress)
         let body = try await RequestBody.read(request, context: context)
         var scopes: [String]?
         if case .array(let list)? = body.document["scopes"] { scopes = list.compactMap(\.stringValue) }
@@ -34,11 +42,11 @@ struct OAuthController {
     }
 
     @Sendable func callbackQuery(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.callback(FormRequest.query(request), request)
+        try await finishSignIn(FormRequest.query(request), request)
     }
 
     /// Apple answers with a form post when it is asked for the name or email.
     @Sendable func callbackForm(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.callback(try await FormRequest.form(request, context), request)
+        try await finishSignIn(try await FormRequest.form(request, context), request)
     }
 }

@@ -7,7 +7,7 @@ import NIOCore
 /// The browser flows of the `oauth2-*` providers (docs/protocol/identity-providers.md sections 3 and 3b):
 /// the start (`GET .../auth/providers/{provider}/login?redirect=...`), which sends the browser
 /// to the IdP, and the callback the IdP sends it back to.
-extension AuthService {
+extension OAuthController {
     /// The app and the enabled `oauth2-*` provider named in the path, or 404.
     func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
         let app = try context.app
@@ -27,15 +27,8 @@ extension AuthService {
         "code", "code_verifier", "grant_type",
     ]
 
-    /// This server's callback URL, registered at the IdP.
-    func callbackURL() throws(ServiceError) -> String {
-        guard let base = publicURL ?? origin.value else {
-            throw ServiceError(.internalServerError, "the server's public URL is not known: set publicURL")
-        }
-        return base + Routes.base + "/auth/callback"
-    }
-
-    func startRedirect(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
+    /// Sends the browser to the identity provider: a flow stored, the authorization URL built.
+    func redirectToProvider(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let (app, provider) = try oauthProvider(context)
         let type = provider.config.type
         let query = FormRequest.query(request)
@@ -60,12 +53,12 @@ extension AuthService {
         else {
             throw ServiceError(.invalidParameter, "redirect URI is not allowed for \(type): add it to the provider's redirectURIs")
         }
-        try checkRate(.login, app: app, address: context.clientAddress)
-        try checkSignInShare(app: app, address: context.clientAddress)
+        try abuse.checkRate(.login, app: app, address: context.clientAddress)
+        try abuse.checkSignInShare(app: app, address: context.clientAddress)
         var linkToken: String?
         if q("link") == "true" {
             let token = try request.bearerToken()
-            _ = try await userOfAccessToken(token, in: app)
+            _ = try await sessions.userOfAccessToken(token, in: app)
             linkToken = token
         }
         let endpoints = try await provider.endpoints()
@@ -81,7 +74,7 @@ extension AuthService {
             expires: clock.now + OAuthFlows.flowLifetime, binding: binding?.digest)
         let state = try await flows.start(flow, now: clock.now)
         var fields = [
-            ("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
+            ("client_id", provider.config.clientId), ("redirect_uri", try origin.callbackURL()),
             ("response_type", "code"), ("state", state),
             ("code_challenge", OAuthFlows.challenge(of: flow.verifier)), ("code_challenge_method", "S256"),
         ]
@@ -116,7 +109,7 @@ extension AuthService {
     }
 
     /// The IdP's answer: exchange the code, then answer the client's redirect.
-    func callback(_ query: [(String, String)], _ request: Request) async throws -> Response {
+    func finishSignIn(_ query: [(String, String)], _ request: Request) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
@@ -151,15 +144,15 @@ extension AuthService {
                 throw ServiceError(.authError, what)
             }
             guard let code = q("code") else { throw ServiceError(.authError, "the identity provider sent no code") }
-            let verified = try await provider.exchange(code: code, redirectURI: try callbackURL(), verifier: flow.verifier, nonce: flow.nonce)
-            let proof = Self.proof(verified, provider: provider) { id, data in
+            let verified = try await provider.exchange(code: code, redirectURI: try origin.callbackURL(), verifier: flow.verifier, nonce: flow.nonce)
+            let proof = LoginService.proof(verified, provider: provider) { id, data in
                 IdentityRecord(externalId: id, providerType: provider.config.type, providerId: app.providerId(provider.config.type), data: data)
             }
             if let challenge = flow.challenge {
                 let code = try await flows.issueCode(for: proof, flow: flow, challenge: challenge, now: clock.now)
                 return Self.redirect(flow.redirect, query: [("code", code), ("state", flow.clientState)])
             }
-            let answer = try await finish(proof, app: app, deviceId: deviceId(flow.deviceId), linkToken: flow.linkToken)
+            let answer = try await login.finish(proof, app: app, deviceId: login.deviceId(flow.deviceId), linkToken: flow.linkToken)
             let ua = ["access_token", "refresh_token", "user_id", "device_id"].map { answer[$0]?.stringValue ?? "" }.joined(separator: "$")
             var fragment = [("_baas_client_app_id", app.id), ("_baas_ua", ua), ("_baas_state", flow.clientState)]
             if flow.linkToken != nil { fragment.append(("_baas_link", "ok")) }

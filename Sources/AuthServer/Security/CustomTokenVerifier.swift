@@ -80,7 +80,7 @@ final class CustomTokenVerifier: Sendable {
         let all = (try? EJSON(parsing: payload)) ?? [:]
         let profile = try AppConfiguration.MetadataField.profile(config.metadataFields, from: all, provider: "invalid custom token")
         let unverified = all["email_verified"] == .bool(false) || all["email_verified"] == .string("false")
-        let email = unverified ? nil : all["email"]?.stringValue.flatMap(AuthService.vouchedEmail)
+        let email = unverified ? nil : all["email"]?.stringValue.flatMap(Emails.vouched)
         return (claims.sub.value, profile, email)
     }
 

@@ -2,10 +2,16 @@ import AuthProtocol
 
 /// Rate limits and failed-login back-off on the unauthenticated routes
 /// (docs/server/abuse-controls.md). Over a limit the answer is 429 `TooManyRequests` with `Retry-After`.
-extension AuthService {
+struct AbuseControls {
+    /// The buckets, in this process.
+    let limiter: RateLimiter
+    let clock: ServerClock
+    /// Dev mode: limits are off unless an app's config turns them on.
+    let dev: Bool
+
     /// True when `app` applies its rate limits: as configured, else on except in dev mode.
     func rateLimited(_ app: AppRuntime) -> Bool {
-        app.config.rateLimits.enabled ?? (outbox == nil)
+        app.config.rateLimits.enabled ?? !dev
     }
 
     /// Counts one request of `route` against the client address and, when there is one, the
@@ -28,7 +34,7 @@ extension AuthService {
 
     /// The per-account `login` limit of a password check: it counts the account's failed
     /// checks from every address, and stops only addresses that have failed on the account
-    /// themselves (``checkPassword(app:email:password:address:)``). An address that has not
+    /// themselves (``Passwords/check(app:email:password:address:)``). An address that has not
     /// failed always reaches the check, so guessers cannot lock the owner out.
     /// Returns the seconds to wait, or nil; `counting` a failure takes one from the bucket.
     func passwordFailureLimit(app: AppRuntime, account: String, counting: Bool) -> Int? {

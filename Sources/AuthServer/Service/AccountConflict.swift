@@ -1,5 +1,4 @@
 import AuthProtocol
-import Foundation
 
 /// One account per email (docs/protocol/identity-providers.md section 5): the 409 that carries a pending
 /// credential, linking it, and the sign-in methods of an email.
@@ -8,42 +7,9 @@ import Foundation
 /// with the identity it names, so it cannot be forged or altered (any change misses the
 /// digest), says nothing about the identity to whoever holds it, and is used once on every
 /// server sharing the database (the delete that removes it wins).
-extension AuthService {
+extension LoginService {
     /// How long a pending credential can be linked.
     static let pendingCredentialLifetime: Int64 = 600
-
-    /// `email` as an identity vouches for it: trimmed, its ASCII letters lowercased and every
-    /// other character kept as it is; nil when it is no address (no `@`, or longer than 254
-    /// bytes) or holds a character that folds into another (``foldsIntoAnother(_:)``).
-    ///
-    /// Emails are compared the way mail is delivered to them, not the way Unicode folds text:
-    /// ASCII case never matters, and nothing else is folded. (Unicode lowercasing made the
-    /// Kelvin sign U+212A a `k`, so `\u{212A}elvin@example.com` collided with the holder of
-    /// `kelvin@example.com`, a different mailbox, and the 409 named that holder's providers.)
-    static func vouchedEmail(_ email: String) -> String? {
-        let e = asciiLowercased(email.trimmingCharacters(in: .whitespaces))
-        guard e.utf8.count <= 254, let at = e.firstIndex(of: "@"), at != e.startIndex, e.index(after: at) != e.endIndex,
-            !e.unicodeScalars.contains(where: foldsIntoAnother)
-        else { return nil }
-        return e
-    }
-
-    /// `text` with A to Z lowercased and nothing else changed.
-    static func asciiLowercased(_ text: String) -> String {
-        var out = String.UnicodeScalarView()
-        for scalar in text.unicodeScalars {
-            out.append((65...90).contains(scalar.value) ? Unicode.Scalar(scalar.value + 32)! : scalar)
-        }
-        return String(out)
-    }
-
-    /// A character outside ASCII that case folding or compatibility normalization (NFKC)
-    /// turns into another: `É`, the Kelvin sign, fullwidth letters, ligatures. An address with
-    /// one could be taken for a different one by anything that folds (a database's `lower()`,
-    /// a mail system), so it is refused at registration and vouches for nothing.
-    static func foldsIntoAnother(_ scalar: Unicode.Scalar) -> Bool {
-        !scalar.isASCII && scalar.properties.changesWhenNFKCCaseFolded
-    }
 
     /// Whether a confirmed email/password account proves its email: not with `autoConfirm`,
     /// where anyone can register any address (an attacker could otherwise make an account for
@@ -69,7 +35,7 @@ extension AuthService {
     /// The 409 of a login whose verified email another user holds, with a new pending
     /// credential for `identity`.
     func accountExists(_ identity: IdentityRecord, email: String, holder: EmailHolder, app: AppRuntime) async throws -> ServiceError {
-        let id = newId()
+        let id = clock.newId()
         let token = id + "." + Base64.encode(Secrets.randomBytes(32), urlSafe: true)
         try await store.insertPendingCredential(
             PendingCredential(
@@ -90,7 +56,7 @@ extension AuthService {
     /// `POST {app}/auth/providers/{provider}/login?link=true {"pendingCredential": P}`: attaches
     /// the identity `P` names to the caller, who must hold the email it was issued for.
     func linkPending(_ token: String, app: AppRuntime, provider: String, token access: String) async throws -> EJSON {
-        let (_, user, claims) = try await userOfAccessToken(access, in: app)
+        let (_, user, claims) = try await sessions.userOfAccessToken(access, in: app)
         let invalid = ServiceError(.invalidParameter, "pendingCredential is not valid: unknown, altered, or already used")
         let parts = token.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, token.utf8.count <= 128,
@@ -119,8 +85,8 @@ extension AuthService {
             throw ServiceError(.enumerationProtected, "this app does not tell which emails have accounts (emailEnumerationProtection)")
         }
         guard let email, !email.isEmpty else { throw ServiceError(.missingParameter, "expected the email query parameter") }
-        guard let vouched = Self.vouchedEmail(email) else { throw ServiceError(.invalidParameter, "email is not an address") }
-        try checkRate(.login, app: app, address: address, account: vouched)
+        guard let vouched = Emails.vouched(email) else { throw ServiceError(.invalidParameter, "email is not an address") }
+        try abuse.checkRate(.login, app: app, address: address, account: vouched)
         let holder = try await store.emailHolder(app: app.id, email: vouched, accounts: Self.userpassVouches(app))
         return ["providers": .array((holder?.providers ?? []).map(EJSON.string))]
     }

@@ -1,14 +1,19 @@
 import AuthProtocol
 
 /// What the dev API changes (dev mode only): an app's config by merge patch, and the clock.
-extension AuthService {
+struct DevOperations {
+    let clock: ServerClock
+    /// The Lua plugins, whose exports a config must name.
+    let plugins: PluginRuntime
+    let sweeper: StoreSweeper
+
     /// Applies `patch` (RFC 7396) to the app's config, checked as a config file is; returns
     /// the config now.
     func patchConfig(app: AppRuntime, patch: EJSONDocument) async throws -> EJSON {
         let merged = Self.mergePatch(app.config.ejson, .document(patch))
         do {
             let config = try AppConfiguration(ejson: merged, path: "")
-            try Self.checkFunctionNames(config, exports: plugins.exports)
+            try PluginFunctions.checkFunctionNames(config, exports: plugins.exports)
             try await app.update(config)
         } catch {
             throw ServiceError(.invalidParameter, "\(error)")
@@ -27,7 +32,7 @@ extension AuthService {
                 .invalidParameter,
                 "parameter 'advanceSeconds' would move the clock past the year 9999 (\(ServerClock.latest) Unix seconds)")
         }
-        await sweepAnonymousUsers()
+        await sweeper.sweep()
         return clock.now
     }
 

@@ -57,7 +57,7 @@ struct OAuthFlows: Sendable {
     }
 
     /// A login code for the proof of a loopback flow.
-    func issueCode(for proof: AuthService.Proof, flow: Flow, challenge: String, now: Int64) async throws -> String {
+    func issueCode(for proof: LoginService.Proof, flow: Flow, challenge: String, now: Int64) async throws -> String {
         let code = Secrets.randomHex(bytes: 24)
         let content: EJSONDocument = [
             "provider": .string(flow.provider), "challenge": .string(challenge),
@@ -69,7 +69,7 @@ struct OAuthFlows: Sendable {
 
     /// The proof a login code stands for. The code is spent whatever the outcome; it must be
     /// this app's and provider's, unexpired, and `verifier` must match its challenge (S256).
-    func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) async throws -> AuthService.Proof {
+    func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) async throws -> LoginService.Proof {
         guard let found = try await store.takeSignIn(id: Self.id(code), kind: .code), found.expiresAt > now,
             let content = Self.open(found, secret: code), let challenge = content["challenge"]?.stringValue,
             let proof = content["proof"]?.documentValue.flatMap(Self.proof)
@@ -149,7 +149,7 @@ struct OAuthFlows: Sendable {
             deviceId: d["deviceId"]?.stringValue, expires: expires, binding: d["binding"]?.stringValue)
     }
 
-    private static func document(_ proof: AuthService.Proof) -> EJSONDocument {
+    private static func document(_ proof: LoginService.Proof) -> EJSONDocument {
         let i = proof.identity
         var identity: EJSONDocument = [
             "externalId": .string(i.externalId), "providerType": .string(i.providerType),
@@ -164,14 +164,14 @@ struct OAuthFlows: Sendable {
         return d
     }
 
-    private static func proof(_ d: EJSONDocument) -> AuthService.Proof? {
+    private static func proof(_ d: EJSONDocument) -> LoginService.Proof? {
         guard let i = d["identity"]?.documentValue, let externalId = i["externalId"]?.stringValue,
             let providerType = i["providerType"]?.stringValue, let providerId = i["providerId"]?.stringValue
         else { return nil }
         let identity = IdentityRecord(
             externalId: externalId, providerType: providerType, providerId: providerId,
             data: i["data"]?.documentValue ?? [:], email: i["email"]?.stringValue)
-        return AuthService.Proof(
+        return LoginService.Proof(
             identity: identity, owner: d["owner"]?.stringValue, profile: d["profile"]?.documentValue ?? [:],
             providerTokens: d["providerTokens"]?.documentValue ?? [:])
     }

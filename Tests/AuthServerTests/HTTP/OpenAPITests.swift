@@ -26,8 +26,8 @@ import Testing
         config.adminKeys = try AdminKeys([(name: "ops", key: "ops-key-abcdefabcdefabcdefabcdefabcdef")])
         config.metricsPort = 0
         let store = try SQLiteStore(path: nil)
-        let service = try await AuthService(configuration: config, store: store, metrics: nil)
-        let router = buildRouter(config, service: service, metrics: nil)
+        let services = try await ServerServices(configuration: config, store: store, metrics: nil)
+        let router = buildRouter(config, services: services, metrics: nil)
         var routes: Set<String> = []
         for route in router.routes {
             let path =

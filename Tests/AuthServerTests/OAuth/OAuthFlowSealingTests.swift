@@ -53,7 +53,7 @@ import Testing
     @Test func aLoginCodeCarriesItsProofSealed() async throws {
         let store = try SQLiteStore(path: nil)
         let flows = OAuthFlows(store: store)
-        var proof = AuthService.Proof(
+        var proof = LoginService.Proof(
             identity: IdentityRecord(
                 externalId: "sub-1", providerType: "oauth2-google", providerId: "p",
                 data: ["name": "Ann"], email: "ann@example.com"))

@@ -16,29 +16,25 @@ import NIOCore
 /// An admin key is taken only where nobody on the way can read it (``AdminChannel``: over
 /// https, or from this machine with no proxy between). Anywhere else the sign-in page explains
 /// instead of asking, and a posted key is refused (403) without being looked at.
-extension AuthService {
+extension AdminPageController {
     static let pageCookie = "authsh_admin"
     static let loginCookie = "authsh_admin_login"
-
-    func addAdminPage(to router: Router<AuthRequestContext>, keys: AdminKeys, sessions: AdminPageSessions) {
-        AdminPageController(service: self, keys: keys, sessions: sessions).addRoutes(to: router)
-    }
 
     // MARK: Sessions and forms
 
     /// The signed-in session the request's cookie names, if the request came where a key would
     /// be taken: the cookie stands for the key, and is read on no other channel.
-    func pageSession(_ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions) -> AdminPageSessions.Session? {
-        guard adminChannel.apiTakesKey(request, context) else { return nil }
-        return Self.cookie(Self.pageCookie, request).flatMap { sessions.session($0, now: clock.now) }
+    func pageSession(_ request: Request, _ context: AuthRequestContext) -> AdminPageSessions.Session? {
+        guard channel.apiTakesKey(request, context) else { return nil }
+        return Self.cookie(Self.pageCookie, request).flatMap { sessions.session($0, now: admin.clock.now) }
     }
 
     /// A page for a signed-in admin (else to the sign-in page); errors become pages.
     func pageGet(
-        _ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
+        _ request: Request, _ context: AuthRequestContext,
         _ body: (AdminPageSessions.Session, AppRuntime) async throws -> (title: String, content: String)
     ) async throws -> Response {
-        guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
+        guard let session = pageSession(request, context) else { return Self.redirect("/admin/login") }
         do {
             let app = try app(of: context)
             let (title, content) = try await body(session, app)
@@ -52,10 +48,10 @@ extension AuthService {
 
     /// A form post of a signed-in admin with the session's CSRF token (else 403); errors become pages.
     func pagePost(
-        _ request: Request, _ context: AuthRequestContext, _ sessions: AdminPageSessions,
+        _ request: Request, _ context: AuthRequestContext,
         _ body: (AdminPageSessions.Session, [String: String]) async throws -> Response
     ) async throws -> Response {
-        guard let session = pageSession(request, context, sessions) else { return Self.redirect("/admin/login") }
+        guard let session = pageSession(request, context) else { return Self.redirect("/admin/login") }
         let form = try await Self.pageForm(request, context)
         guard let token = form["csrf"], Secrets.constantTimeEqual(Array(token.utf8), Array(session.csrf.utf8)) else { return Self.forbidden() }
         do {
@@ -70,7 +66,7 @@ extension AuthService {
     func pageLayout(_ session: AdminPageSessions.Session, app: String) -> [String: Any] {
         [
             "signedIn": true, "csrf": session.csrf, "keyName": session.keyName, "app": app,
-            "apps": apps.keys.sorted().map { ["id": $0, "current": $0 == app] as [String: Any] },
+            "apps": admin.apps.keys.sorted().map { ["id": $0, "current": $0 == app] as [String: Any] },
         ]
     }
 
@@ -91,16 +87,23 @@ extension AuthService {
         return nil
     }
 
+    /// The app named by the route's `:app` parameter, or 404 `AppNotFound`: resolved here,
+    /// not by ``AppMiddleware``, because the page checks its session first and shows errors
+    /// as pages.
+    func app(of context: AuthRequestContext) throws(ServiceError) -> AppRuntime {
+        try AppMiddleware.app(context.parameters.get("app") ?? "", in: admin.apps)
+    }
+
     /// The app the page opens on (the first by id).
-    var adminHomeApp: AppRuntime? { apps.keys.min().flatMap { apps[$0] } }
+    var adminHomeApp: AppRuntime? { admin.apps.keys.min().flatMap { admin.apps[$0] } }
 
     // MARK: Rendering
 
     func pageUser(_ found: AdminUserRecord, app: AppRuntime, csrf: String) async throws -> String {
         let u = found.user
-        let sessions = try await store.sessions(userId: u.id, app: app.id)
-        let keys = try await store.apiKeys(userId: u.id)
-        let events = try await store.auditEvents(AuditFilter(appId: app.id, userId: u.id, limit: 50))
+        let sessions = try await admin.store.sessions(userId: u.id, app: app.id)
+        let keys = try await admin.store.apiKeys(userId: u.id)
+        let events = try await admin.store.auditEvents(AuditFilter(appId: app.id, userId: u.id, limit: 50))
         var values = Self.pageRow(found, app: app.id)
         values["csrf"] = csrf
         values["identities"] = u.identities.map { i -> [String: Any] in

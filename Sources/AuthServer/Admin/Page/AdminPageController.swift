@@ -7,7 +7,9 @@ import NIOCore
 /// keeps): its files, the sign-in and sign-out, the users, a user and the changes to it, and
 /// the audit log.
 struct AdminPageController {
-    let service: AuthService
+    let admin: AdminService
+    /// Where a key may be taken (``AdminChannel``).
+    let channel: AdminChannel
     let keys: AdminKeys
     let sessions: AdminPageSessions
 
@@ -46,78 +48,78 @@ struct AdminPageController {
     }
 
     @Sendable func home(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        guard service.pageSession(request, context, sessions) != nil else { return AuthService.redirect("/admin/login") }
-        return AuthService.redirect("/admin/apps/\(service.adminHomeApp?.id ?? "local")/users")
+        guard pageSession(request, context) != nil else { return Self.redirect("/admin/login") }
+        return Self.redirect("/admin/apps/\(adminHomeApp?.id ?? "local")/users")
     }
 
     @Sendable func signInForm(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let verdict = service.adminChannel.verdict(request, context)
-        guard let action = service.adminChannel.signInAction(verdict) else { return Self.insecure() }
+        let verdict = channel.verdict(request, context)
+        guard let action = channel.signInAction(verdict) else { return Self.insecure() }
         let token = Secrets.randomHex(bytes: 32)
-        var response = AuthService.page("Sign in", AdminPageTemplates.render("login", ["csrf": token, "action": action]), layout: [:])
+        var response = Self.page("Sign in", AdminPageTemplates.render("login", ["csrf": token, "action": action]), layout: [:])
         response.headers.append(
             HTTPField(
                 name: .setCookie,
-                value: "\(AuthService.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(Self.secure(verdict))"))
+                value: "\(Self.loginCookie)=\(token); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(Self.secure(verdict))"))
         return response
     }
 
     @Sendable func signIn(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let verdict = service.adminChannel.verdict(request, context)
-        guard service.adminChannel.acceptsKey(verdict, request) else { return Self.insecure() }
-        let form = try await AuthService.pageForm(request, context)
-        guard let token = form["csrf"], let cookie = AuthService.cookie(AuthService.loginCookie, request),
+        let verdict = channel.verdict(request, context)
+        guard channel.acceptsKey(verdict, request) else { return Self.insecure() }
+        let form = try await Self.pageForm(request, context)
+        guard let token = form["csrf"], let cookie = Self.cookie(Self.loginCookie, request),
             Secrets.constantTimeEqual(Array(token.utf8), Array(cookie.utf8))
         else {
-            return AuthService.forbidden()
+            return Self.forbidden()
         }
         // The page serves every app; its sign-ins are recorded under the one it opens on.
-        let home = service.adminHomeApp
+        let home = adminHomeApp
         guard let name = keys.name(of: form["key"] ?? "") else {
             if let home {
-                await service.adminRefused(app: home, from: AdminActor(request, context), code: ServiceErrorCode.invalidAdminKey.rawValue)
+                await admin.adminRefused(app: home, from: AdminActor(request, context), code: ServiceErrorCode.invalidAdminKey.rawValue)
             }
             let again = Secrets.randomHex(bytes: 32)
-            var response = AuthService.page(
+            var response = Self.page(
                 "Sign in",
                 AdminPageTemplates.render(
                     "login",
                     [
                         "csrf": again, "error": "That is not an admin key.",
-                        "action": service.adminChannel.signInAction(verdict) ?? "/admin/login",
+                        "action": channel.signInAction(verdict) ?? "/admin/login",
                     ]),
                 layout: [:], status: .unauthorized)
             response.headers.append(
                 HTTPField(
                     name: .setCookie,
-                    value: "\(AuthService.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(Self.secure(verdict))"))
+                    value: "\(Self.loginCookie)=\(again); Path=/admin; HttpOnly; SameSite=Strict; Max-Age=3600\(Self.secure(verdict))"))
             return response
         }
-        if let home { await service.adminRecord("admin_signed_in", app: home, user: nil, by: AdminActor(request, context, keyName: name)) }
-        let (id, _) = sessions.start(keyName: name, now: service.clock.now)
-        var response = AuthService.redirect("/admin")
+        if let home { await admin.adminRecord("admin_signed_in", app: home, user: nil, by: AdminActor(request, context, keyName: name)) }
+        let (id, _) = sessions.start(keyName: name, now: admin.clock.now)
+        var response = Self.redirect("/admin")
         response.headers.append(
-            HTTPField(name: .setCookie, value: "\(AuthService.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(Self.secure(verdict))"))
+            HTTPField(name: .setCookie, value: "\(Self.pageCookie)=\(id); Path=/admin; HttpOnly; SameSite=Strict\(Self.secure(verdict))"))
         response.headers.append(
             HTTPField(
-                name: .setCookie, value: "\(AuthService.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(Self.secure(verdict))"))
+                name: .setCookie, value: "\(Self.loginCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(Self.secure(verdict))"))
         return response
     }
 
     @Sendable func signOut(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let verdict = service.adminChannel.verdict(request, context)
-        return try await service.pagePost(request, context, sessions) { _, _ in
-            if let id = AuthService.cookie(AuthService.pageCookie, request) { sessions.end(id) }
-            var response = AuthService.redirect("/admin/login")
+        let verdict = channel.verdict(request, context)
+        return try await pagePost(request, context) { _, _ in
+            if let id = Self.cookie(Self.pageCookie, request) { sessions.end(id) }
+            var response = Self.redirect("/admin/login")
             response.headers.append(
                 HTTPField(
-                    name: .setCookie, value: "\(AuthService.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(Self.secure(verdict))"))
+                    name: .setCookie, value: "\(Self.pageCookie)=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0\(Self.secure(verdict))"))
             return response
         }
     }
 
     @Sendable func users(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.pageGet(request, context, sessions) { session, app in
+        try await pageGet(request, context) { session, app in
             let q = request.uri.queryParameters
             var query = UserQuery()
             query.limit = 50
@@ -126,14 +128,14 @@ struct AdminPageController {
             let state = q.get("state").map { String($0) } ?? ""
             if state == "enabled" || state == "disabled" { query.disabled = state == "disabled" }
             if let cursor = q.get("cursor").map({ String($0) }), cursor.utf8.count == 24 { query.after = cursor }
-            let users = try await service.store.listUsers(app: app.id, query: query)
+            let users = try await admin.store.listUsers(app: app.id, query: query)
             var next: String?
             if users.count == query.limit, let last = users.last?.user.id {
                 next = "/admin/apps/\(app.id)/users?" + FormEncoding.encode([("email", email ?? ""), ("state", state), ("cursor", last)])
             }
             var values: [String: Any] = [
                 "app": app.id, "email": email ?? "", "any": state.isEmpty, "enabled": state == "enabled", "disabled": state == "disabled",
-                "users": users.map { AuthService.pageRow($0, app: app.id) },
+                "users": users.map { Self.pageRow($0, app: app.id) },
             ]
             if let next { values["next"] = next }
             let content = AdminPageTemplates.render("users", values)
@@ -142,31 +144,31 @@ struct AdminPageController {
     }
 
     @Sendable func user(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.pageGet(request, context, sessions) { session, app in
-            guard let found = try await service.store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else {
-                throw AuthService.noSuchUser
+        try await pageGet(request, context) { session, app in
+            guard let found = try await admin.store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else {
+                throw AdminService.noSuchUser
             }
-            return (title: "User", content: try await service.pageUser(found, app: app, csrf: session.csrf))
+            return (title: "User", content: try await pageUser(found, app: app, csrf: session.csrf))
         }
     }
 
     @Sendable func revokeSession(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.pagePost(request, context, sessions) { session, _ in
-            let app = try service.app(of: context)
+        try await pagePost(request, context) { session, _ in
+            let app = try app(of: context)
             let id = context.parameters.get("id") ?? ""
             let actor = AdminActor(request, context, keyName: session.keyName)
-            try await service.adminRevokeSession(app: app, id: id, session: context.parameters.get("session") ?? "", by: actor)
-            return AuthService.redirect("/admin/apps/\(app.id)/users/\(id)")
+            try await admin.adminRevokeSession(app: app, id: id, session: context.parameters.get("session") ?? "", by: actor)
+            return Self.redirect("/admin/apps/\(app.id)/users/\(id)")
         }
     }
 
     @Sendable func audit(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await service.pageGet(request, context, sessions) { _, app in
+        try await pageGet(request, context) { _, app in
             let q = request.uri.queryParameters
             let event = q.get("event").map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
             let user = q.get("user").map { String($0) }.flatMap { $0.isEmpty ? nil : $0 }
             let before = q.get("before").flatMap { Int64($0) }
-            let events = try await service.store.auditEvents(AuditFilter(appId: app.id, userId: user, event: event, before: before, limit: 100))
+            let events = try await admin.store.auditEvents(AuditFilter(appId: app.id, userId: user, event: event, before: before, limit: 100))
             var next: String?
             if events.count == 100, let last = events.last?.id {
                 next =
@@ -174,7 +176,7 @@ struct AdminPageController {
                     + FormEncoding.encode([("event", event ?? ""), ("user", user ?? ""), ("before", String(last))])
             }
             var values: [String: Any] = [
-                "app": app.id, "event": event ?? "", "user": user ?? "", "events": events.map { AuthService.pageEvent($0) },
+                "app": app.id, "event": event ?? "", "user": user ?? "", "events": events.map { Self.pageEvent($0) },
             ]
             if let next { values["next"] = next }
             let content = AdminPageTemplates.render("audit", values)
@@ -201,8 +203,8 @@ struct AdminPageController {
     /// A change to a user: disable and delete ask first (a form without `confirm=yes` answers a
     /// question).
     private func change(_ action: String, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
-        try await service.pagePost(request, context, sessions) { session, form in
-            let app = try service.app(of: context)
+        try await pagePost(request, context) { session, form in
+            let app = try app(of: context)
             let id = context.parameters.get("id") ?? ""
             let back = "/admin/apps/\(app.id)/users/\(id)"
             let actor = AdminActor(request, context, keyName: session.keyName)
@@ -218,17 +220,17 @@ struct AdminPageController {
                         "question": question, "explanation": explanation, "action": "\(back)/\(action)", "csrf": session.csrf,
                         "verb": action == "delete" ? "Delete" : "Disable", "back": back,
                     ])
-                return AuthService.page(question, content, layout: service.pageLayout(session, app: app.id))
+                return Self.page(question, content, layout: pageLayout(session, app: app.id))
             }
             switch action {
-            case "disable": try await service.adminSetDisabled(true, app: app, id: id, by: actor)
-            case "enable": try await service.adminSetDisabled(false, app: app, id: id, by: actor)
+            case "disable": try await admin.adminSetDisabled(true, app: app, id: id, by: actor)
+            case "enable": try await admin.adminSetDisabled(false, app: app, id: id, by: actor)
             case "delete":
-                try await service.adminDelete(app: app, id: id, by: actor)
-                return AuthService.redirect("/admin/apps/\(app.id)/users")
-            default: _ = try await service.adminRevokeSessions(app: app, id: id, by: actor)
+                try await admin.adminDelete(app: app, id: id, by: actor)
+                return Self.redirect("/admin/apps/\(app.id)/users")
+            default: _ = try await admin.adminRevokeSessions(app: app, id: id, by: actor)
             }
-            return AuthService.redirect(back)
+            return Self.redirect(back)
         }
     }
 
@@ -237,6 +239,6 @@ struct AdminPageController {
 
     /// In place of the sign-in form where a key could be read on the way.
     private static func insecure() -> Response {
-        AuthService.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
+        Self.page("Sign in", AdminPageTemplates.render("login", ["insecure": true]), layout: [:], status: .forbidden)
     }
 }

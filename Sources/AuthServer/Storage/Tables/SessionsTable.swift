@@ -82,7 +82,7 @@ public struct SessionRecord: Sendable, Equatable {
     public var createdAt: Int64
     /// nil: never expires (anonymous sessions).
     public var expiresAt: Int64?
-    /// When a refresh last used it (to within ``AuthService/lastUsedGranularity``); nil: not since its login.
+    /// When a refresh last used it (to within ``SessionService/lastUsedGranularity``); nil: not since its login.
     public var lastUsed: Int64?
 }
 

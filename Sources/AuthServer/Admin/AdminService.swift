@@ -1,5 +1,6 @@
 import AuthProtocol
 import Hummingbird
+import Logging
 
 /// Who made an admin change, for the audit log: the key's name (`admin:NAME`), from where.
 struct AdminActor: Sendable {
@@ -21,7 +22,44 @@ struct AdminActor: Sendable {
 }
 
 /// The admin changes, each with its audit entry: the API and the admin page both make them here.
-extension AuthService {
+struct AdminService {
+    let store: any AuthStore
+    let clock: ServerClock
+    let logger: Logger
+    let apps: [String: AppRuntime]
+    /// Where auth events are written (nil with `auditLog: false`): refused admin requests go here.
+    let auditWriter: AuditWriter?
+    /// Where admin changes and sign-ins are written: always, whatever `auditLog` says (few,
+    /// and each one a privileged act someone will want to account for).
+    let adminAuditWriter: AuditWriter
+    /// Refused admin requests recorded per address (``adminRefused(app:from:code:)``).
+    let adminRefusals = AuditFailureBudget(perMinute: 120)
+    /// Sends the reset mails an admin asks for.
+    let userpass: UserpassService
+
+    static let noSuchUser = ServiceError(.userNotFound, "no user with that id in this app")
+
+    /// The app and user the path names, or 404.
+    func target(_ context: AuthRequestContext) async throws -> (AppRuntime, AdminUserRecord) {
+        let app = try context.app
+        guard let found = try await store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else { throw Self.noSuchUser }
+        return (app, found)
+    }
+
+    /// The email of the user's email/password account, if it has one.
+    static func userpassEmail(of user: UserRecord) -> String? {
+        guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }) else { return nil }
+        return identity.email ?? identity.data["email"]?.stringValue ?? user.data["email"]?.stringValue
+    }
+
+    /// Records an admin action of an API request.
+    func audit(
+        _ event: String, app: AppRuntime, user: String?, _ request: Request, _ context: AuthRequestContext,
+        detail: String? = nil
+    ) async {
+        await adminRecord(event, app: app, user: user, by: AdminActor(request, context), detail: detail)
+    }
+
     func adminSetDisabled(_ disabled: Bool, app: AppRuntime, id: String, by actor: AdminActor) async throws {
         guard try await store.setUserDisabled(disabled, id: id, app: app.id) else { throw Self.noSuchUser }
         await adminRecord(disabled ? "user_disabled" : "user_enabled", app: app, user: id, by: actor)
@@ -73,10 +111,10 @@ extension AuthService {
         guard let email = Self.userpassEmail(of: found.user) else {
             throw ServiceError(.userNotFound, "the user has no email/password identity")
         }
-        guard try userpassConfig(app).runResetFunction == false else {
+        guard try userpass.userpassConfig(app).runResetFunction == false else {
             throw ServiceError(.badRequest, "a reset function is configured: resets go through it")
         }
-        try await sendLink(.reset, app: app, email: email, origin: nil)
+        try await userpass.sendLink(.reset, app: app, email: email, origin: nil)
         await adminRecord("reset_requested", app: app, user: found.user.id, by: actor)
     }
 

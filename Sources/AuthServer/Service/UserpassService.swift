@@ -3,7 +3,21 @@ import Lua
 import LuaEJSON
 
 /// Email/password accounts: register, confirm, reset (docs/protocol/wire-protocol.md section 6).
-extension AuthService {
+struct UserpassService {
+    let store: any AuthStore
+    let clock: ServerClock
+    let passwords: Passwords
+    let abuse: AbuseControls
+    let functions: PluginFunctions
+    let mailer: any Mailer
+    /// The mails' subjects and parts.
+    let templates: MailTemplates
+
+    /// Confirmation and reset links live 30 minutes.
+    static let linkLifetime: Int64 = 1800
+    /// Reset and confirmation tokens kept valid per email and kind (older ones are dropped).
+    static let outstandingTokens = 5
+
     func userpassConfig(_ app: AppRuntime) throws(ServiceError) -> AppConfiguration.Userpass {
         guard let c = app.config.providers.userpass else {
             throw ServiceError(.authProviderNotFound, "authentication via 'local-userpass' is unsupported")
@@ -16,13 +30,13 @@ extension AuthService {
     /// owner is mailed instead (a notice, with no token).
     func register(app: AppRuntime, email: String, password: String, origin: String?, address: String) async throws {
         let config = try userpassConfig(app)
-        try Self.checkEmail(email)
-        try Self.checkPasswordLength(password)
-        try checkRate(.register, app: app, address: address)
+        try Emails.check(email)
+        try Passwords.checkLength(password)
+        try abuse.checkRate(.register, app: app, address: address)
         let inUse = ServiceError(.accountNameInUse, "name already in use")
         if try await store.userpassAccount(app: app.id, email: email) != nil {
             guard app.config.emailEnumerationProtection else { throw inUse }
-            _ = try await hasher.hash(password)  // the time a new account takes
+            _ = try await passwords.hasher.hash(password)  // the time a new account takes
             let notice = templates.render("notice", app: app.id, values: ["app": app.id, "email": email])
             try await mailer.send(
                 OutboxMessage(
@@ -30,10 +44,10 @@ extension AuthService {
                     tokenId: "", link: "", sentAt: clock.now, html: notice.html), app: app.id)
             return
         }
-        let hash = try await hasher.hash(password)
+        let hash = try await passwords.hasher.hash(password)
         let account = UserpassAccount(
             appId: app.id, email: email, passwordHash: hash,
-            identityId: newId(),
+            identityId: clock.newId(),
             confirmed: config.autoConfirm, createdAt: clock.now)
         try await storing(inUse) { try await store.insertUserpassAccount(account) }
         if config.autoConfirm { return }
@@ -58,7 +72,7 @@ extension AuthService {
             "token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
             "username": .string(LuaString(email)),
         ])
-        switch try await runStatusFunction(name, app: app, arguments: [.table(request)], role: "confirmation") {
+        switch try await functions.runStatusFunction(name, app: app, arguments: [.table(request)], role: "confirmation") {
         case .success:
             _ = try await store.consumeToken(app: app.id, kind: .confirm, id: tokenId, digest: Secrets.digest(token), now: clock.now)
             try await store.confirmUserpassAccount(app: app.id, email: email)
@@ -124,13 +138,13 @@ extension AuthService {
     /// `reset`: sets the password with a reset token, once.
     func reset(app: AppRuntime, token: String, tokenId: String, password: String) async throws {
         _ = try userpassConfig(app)
-        try Self.checkPasswordLength(password)
+        try Passwords.checkLength(password)
         guard
             let email = try await store.consumeToken(
                 app: app.id, kind: .reset, id: tokenId,
                 digest: Secrets.digest(token), now: clock.now)
         else { throw ServiceError(.badRequest, "invalid token data") }
-        let hash = try await hasher.hash(password)
+        let hash = try await passwords.hasher.hash(password)
         try await store.resetPassword(app: app.id, email: email, hash: hash)
     }
 
@@ -139,30 +153,30 @@ extension AuthService {
     /// password now, `pending` waits for `/reset` with that token, `fail` is BadRequest.
     func callReset(app: AppRuntime, email: String, password: String, arguments: [EJSON]) async throws {
         let config = try userpassConfig(app)
-        try Self.checkPasswordLength(password)
+        try Passwords.checkLength(password)
         let failed = ServiceError(.badRequest, "failed to reset password for user \"\(email)\"")
         guard config.runResetFunction, let name = config.resetFunctionName else {
             throw ServiceError(.badRequest, "no reset function is configured")
         }
         guard let account = try await account(app: app, email: email, orNilWhen: app.config.emailEnumerationProtection) else {
             // As a reset function's `fail` answers, after the time a password check takes.
-            _ = try await hasher.verify(password, against: dummyHash)
+            try await passwords.spendCheckTime(password)
             throw failed
         }
-        let currentPasswordValid = try await hasher.verify(password, against: account.passwordHash)
+        let currentPasswordValid = try await passwords.hasher.verify(password, against: account.passwordHash)
         let (token, tokenId) = try await newToken(.reset, app: app, email: email)
         let request = LuaTable([
             "username": .string(LuaString(email)), "password": .string(LuaString(password)),
             "token": .string(LuaString(token)), "tokenId": .string(LuaString(tokenId)),
             "currentPasswordValid": .boolean(currentPasswordValid),
         ])
-        let status = try await runStatusFunction(
+        let status = try await functions.runStatusFunction(
             name, app: app, arguments: [.table(request)] + arguments.map(LuaEJSON.lua),
             role: "reset")
         switch status {
         case .success:
             _ = try await store.consumeToken(app: app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: clock.now)
-            try await store.resetPassword(app: app.id, email: email, hash: try await hasher.hash(password))
+            try await store.resetPassword(app: app.id, email: email, hash: try await passwords.hasher.hash(password))
         case .pending:
             return
         case .fail:
@@ -175,41 +189,10 @@ extension AuthService {
     /// The account of `email`; when there is none, nil if `quiet` (enumeration protection),
     /// else `UserNotFound`.
     private func account(app: AppRuntime, email: String, orNilWhen quiet: Bool) async throws -> UserpassAccount? {
-        try Self.checkEmail(email)
+        try Emails.check(email)
         if let account = try await store.userpassAccount(app: app.id, email: email) { return account }
         if quiet { return nil }
         throw ServiceError(.userNotFound, "user not found")
-    }
-
-    /// An address is `local@domain`: one `@`, both parts non-empty (local part at most 64
-    /// bytes, the whole at most 254), domain labels non-empty, and no whitespace, control or
-    /// invisible formatting characters (bidi overrides, zero-width) nor `()<>[]\,;:"` anywhere:
-    /// the address goes into mail headers and is shown to people.
-    static func checkEmail(_ email: String) throws(ServiceError) {
-        func refuse(_ why: String) -> ServiceError {
-            ServiceError(.invalidParameter, "email is not a valid address: \(why)")
-        }
-        guard !email.isEmpty else { throw refuse("it is empty") }
-        guard email.utf8.count <= 254 else { throw refuse("it is longer than 254 bytes") }
-        for scalar in email.unicodeScalars {
-            let v = scalar.value
-            if v < 0x20 || v == 0x7F || (0x80..<0xA0).contains(v) { throw refuse("it contains a control character") }
-            if scalar.properties.isWhitespace { throw refuse("it contains whitespace") }
-            if scalar.properties.generalCategory == .format { throw refuse("it contains an invisible formatting character") }
-            if "()<>[]\\,;:\"".unicodeScalars.contains(scalar) { throw refuse("it contains '\(scalar)'") }
-            if foldsIntoAnother(scalar) {
-                throw refuse(
-                    "it contains U+\(String(scalar.value, radix: 16, uppercase: true)), which folds into another character "
-                        + "(write the address in lowercase, as it is delivered)")
-            }
-        }
-        let parts = email.split(separator: "@", omittingEmptySubsequences: false)
-        guard parts.count == 2 else { throw refuse(parts.count == 1 ? "it has no '@'" : "it has more than one '@'") }
-        guard !parts[0].isEmpty, parts[0].utf8.count <= 64 else { throw refuse("the part before '@' must be 1 to 64 bytes") }
-        guard !parts[1].isEmpty else { throw refuse("it has no domain") }
-        guard !parts[1].split(separator: ".", omittingEmptySubsequences: false).contains(where: \.isEmpty) else {
-            throw refuse("the domain has an empty label")
-        }
     }
 
     /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes),
@@ -220,7 +203,7 @@ extension AuthService {
         return (
             token,
             OneTimeToken(
-                id: newId(), appId: app.id, kind: kind, email: email, digest: Secrets.digest(token),
+                id: clock.newId(), appId: app.id, kind: kind, email: email, digest: Secrets.digest(token),
                 expiresAt: clock.now + Self.linkLifetime)
         )
     }

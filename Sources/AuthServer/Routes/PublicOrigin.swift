@@ -2,7 +2,39 @@ import AuthProtocol
 import Hummingbird
 import NIOCore
 
-extension AuthService {
+/// Where this server is, as the links and URLs it hands out name it: the base URL of
+/// `location`, the origin of the links in mails, the OAuth callback.
+struct PublicOrigin {
+    /// ``ServerConfiguration/publicURL``.
+    let publicURL: String?
+    /// Dev mode: a loopback `Host` may name the origin.
+    let dev: Bool
+    /// The address the server listens on.
+    let listenHost: String
+    /// This server's address once it listens.
+    let address: ServerOrigin
+
+    /// The origin for links in mails: `publicURL`; without it, in dev mode on a loopback
+    /// address, the loopback origin the client used; otherwise none (mails then carry the
+    /// token and token id without a link). Never a `Host` header that names another machine:
+    /// an attacker asking for a victim's reset would choose where the victim's link points.
+    func mailLinks(_ request: Request) -> String? {
+        if let publicURL { return publicURL }
+        guard dev, ServerConfiguration.isLoopback(host: listenHost),
+            let authority = request.head.authority, ServerConfiguration.isLoopback(host: authority),
+            authority.allSatisfy({ $0.isLetter || $0.isNumber || ":.[]".contains($0) })
+        else { return nil }
+        return "http://\(authority)"
+    }
+
+    /// This server's callback URL, registered at identity providers.
+    func callbackURL() throws(ServiceError) -> String {
+        guard let base = publicURL ?? address.value else {
+            throw ServiceError(.internalServerError, "the server's public URL is not known: set publicURL")
+        }
+        return base + Routes.base + "/auth/callback"
+    }
+
     /// The base URL `GET {app}/location` gives as `hostname`. realm-core sends every later
     /// request there, so it must be where this server really is, over the scheme the client
     /// really used, and never a name a request chose:
@@ -23,11 +55,11 @@ extension AuthService {
         {
             return (AdminChannel.forwardedProto(request) == "https" ? "https://" : "http://") + host.lowercased()
         }
-        if let devOrigin = origin(request) { return devOrigin }
+        if let devOrigin = mailLinks(request) { return devOrigin }
         if let local = context.localAddress, let ip = local.ipAddress, let port = local.port {
             return "http://" + (ip.contains(":") ? "[\(ip)]" : ip) + ":\(port)"
         }
-        return origin.value ?? "http://127.0.0.1"
+        return address.value ?? "http://127.0.0.1"
     }
 
     /// A host and optional port, and nothing that could change a URL's meaning.

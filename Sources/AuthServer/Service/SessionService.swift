@@ -1,7 +1,16 @@
 import AuthProtocol
 
-/// Sessions and the tokens that stand for them.
-extension AuthService {
+/// Sessions and the tokens that stand for them: a login's session, its access tokens and
+/// their refresh, and who a bearer token names.
+struct SessionService {
+    let store: any AuthStore
+    let clock: ServerClock
+    let tokens: TokenIssuer
+    let apps: [String: AppRuntime]
+
+    /// "Never" for anonymous refresh tokens: 100 years.
+    static let noExpiry: Int64 = 3_155_760_000
+
     /// The tokens of a new session.
     struct Tokens {
         var access: String
@@ -16,7 +25,7 @@ extension AuthService {
     ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
-        let sessionId = newId()
+        let sessionId = clock.newId()
         let anonymous = user.isAnonymous
         let refreshExp = now + (anonymous ? Self.noExpiry : config.refreshTokenLifetimeSeconds)
         let refresh = try await tokens.sign(
@@ -93,31 +102,10 @@ extension AuthService {
         guard !state.userDisabled else { throw ServiceError(.userDisabled, "user is disabled") }
     }
 
-    /// Deletes anonymous users created more than ``anonymousLifetime`` ago (docs/protocol/wire-protocol.md
-    /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
-    /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
-    /// counts an hour old, delivered or given-up mail a week old, audit events past
-    /// `auditRetentionDays`. Runs every hour and after the dev clock moves; each step on its
-    /// own, so one that fails (logged, retried at the next sweep) does not hold up the others.
-    func sweepAnonymousUsers() async {
-        let now = clock.now
-        let steps: [(String, @Sendable () async throws -> Int)] = [
-            ("anonymous users", { [store] in try await store.deleteAnonymousUsers(createdBefore: now - Self.anonymousLifetime) }),
-            // Kept a day past their expiry, so that a late link is told "expired", not "unknown".
-            ("pending credentials", { [store] in try await store.deleteExpiredPendingCredentials(at: now - 86_400) }),
-            ("sign-ins", { [store] in try await store.deleteExpiredSignIns(at: now) }),
-            ("failed-password counts", { [store] in try await store.deleteLoginFailures(lastBefore: now - LoginBackoff.memory) }),
-            ("finished mail", { [store] in try await store.deleteFinishedMail(before: now - 7 * 86_400) }),
-            ("audit events", { [store, auditRetention] in try await store.deleteAuditEvents(before: now - auditRetention) }),
-        ]
-        for (what, step) in steps {
-            do {
-                let deleted = try await step()
-                if deleted > 0 { logger.info("swept", metadata: ["step": "\(what)", "count": "\(deleted)"]) }
-            } catch {
-                logger.error("sweep failed", metadata: ["step": "\(what)", "error": "\(error)"])
-            }
-        }
+    /// `DELETE /auth/session`: ends the refresh token's session.
+    func logOut(refreshToken: String) async throws {
+        let (_, session, _) = try await sessionOfRefreshToken(refreshToken)
+        try await store.deleteSession(id: session.id)
     }
 
     /// The live session of a valid refresh token (refresh, logout, API keys). The user comes
@@ -138,5 +126,17 @@ extension AuthService {
         AuditTrail.user(user.id, app: app.id)
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         return (app, session, user)
+    }
+
+    /// The caller of `token`, refused with 401 `RequiresRecentLogin` when the app wants a
+    /// login at most `recentLoginSeconds` old and the token's is older (or unknown).
+    func recentUser(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+        let (app, user, claims) = try await userOfAccessToken(token, in: expected)
+        if let limit = app.config.recentLoginSeconds, clock.now - (claims.auth_time ?? 0) > limit {
+            throw ServiceError(
+                .requiresRecentLogin,
+                "this needs a recent login (within \(limit) s): log in again, then retry")
+        }
+        return (app, user, claims)
     }
 }

@@ -1,15 +1,19 @@
 import AuthProtocol
 import Hummingbird
+import Logging
 import Synchronization
 
 /// `GET /healthz`: the process answers. `GET /readyz`: it can serve, its database answering
 /// within ``readinessTimeout`` (migrations ran before the server listened). For load balancers
 /// and orchestrators; neither says more than that.
-extension AuthService {
+struct HealthController {
+    let store: any AuthStore
+    let logger: Logger
+
     /// How long `/readyz` waits for the database.
     static let readinessTimeout = Duration.seconds(2)
 
-    func addHealthRoutes(to router: Router<AuthRequestContext>) {
+    func addRoutes(to router: Router<AuthRequestContext>) {
         router.get("healthz") { _, _ in JSONResponse.make(["status": "ok"]) }
         // The HTTP contract (docs/openapi.json), as this build answers it.
         router.get("api/openapi.json") { _, _ in
@@ -18,7 +22,7 @@ extension AuthService {
                 body: .init(byteBuffer: ByteBuffer(string: OpenAPIDocument.json)))
         }
         router.get("readyz") { _, _ in
-            if await self.databaseAnswers() { return JSONResponse.make(["status": "ready"]) }
+            if await databaseAnswers() { return JSONResponse.make(["status": "ready"]) }
             return JSONResponse.make(["status": "unavailable", "reason": "the database does not answer"], status: .serviceUnavailable)
         }
     }

@@ -3,28 +3,21 @@ import AuthProtocol
 /// What a signed-in user does to their own account (docs/protocol/identity-providers.md section 6):
 /// unlink an identity, change their password, see and end their sessions, delete themselves.
 /// Each of these but listing needs a recent login when the app sets `recentLoginSeconds`.
-extension AuthService {
-    /// The caller of `token`, refused with 401 `RequiresRecentLogin` when the app wants a
-    /// login at most `recentLoginSeconds` old and the token's is older (or unknown).
-    func recentUser(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
-        let (app, user, claims) = try await userOfAccessToken(token, in: expected)
-        if let limit = app.config.recentLoginSeconds, clock.now - (claims.auth_time ?? 0) > limit {
-            throw ServiceError(
-                .requiresRecentLogin,
-                "this needs a recent login (within \(limit) s): log in again, then retry")
-        }
-        return (app, user, claims)
-    }
+struct AccountService {
+    let store: any AuthStore
+    let sessions: SessionService
+    let passwords: Passwords
+    let abuse: AbuseControls
 
     /// `DELETE /auth/delete`.
     func deleteUser(token: String) async throws {
-        let (app, user, _) = try await recentUser(token)
+        let (app, user, _) = try await sessions.recentUser(token)
         try await store.deleteUser(id: user.id, app: app.id)
     }
 
     /// `GET /auth/sessions`: `[{id, device_id, created, last_used, current}]`, oldest first.
     func sessions(token: String) async throws -> EJSON {
-        let (app, user, claims) = try await userOfAccessToken(token)
+        let (app, user, claims) = try await sessions.userOfAccessToken(token)
         return .array(
             try await store.sessions(userId: user.id, app: app.id).map { s in
                 [
@@ -38,7 +31,7 @@ extension AuthService {
     /// `DELETE /auth/sessions/{id}`: ends one of the caller's sessions (its refresh token and
     /// its access tokens stop working at once); 404 `SessionNotFound` for any other id.
     func revokeSession(token: String, id: String) async throws {
-        let (app, user, _) = try await recentUser(token)
+        let (app, user, _) = try await sessions.recentUser(token)
         guard try await store.deleteSession(id: id, userId: user.id, app: app.id) else {
             throw ServiceError(.sessionNotFound, "the user has no session with that id")
         }
@@ -47,7 +40,7 @@ extension AuthService {
     /// `DELETE /auth/sessions`: ends every session of the caller but the current one;
     /// answers `{"revoked": N}`.
     func revokeOtherSessions(token: String) async throws -> EJSON {
-        let (app, user, claims) = try await recentUser(token)
+        let (app, user, claims) = try await sessions.recentUser(token)
         let count = try await store.deleteSessions(userId: user.id, app: app.id, except: claims.session ?? "")
         return ["revoked": .int64(Int64(count))]
     }
@@ -56,7 +49,7 @@ extension AuthService {
     /// email/password, its account); the last one stays (400 `CannotUnlinkLastIdentity`).
     /// Answers the new profile.
     func unlink(token: String, body: RequestBody) async throws -> EJSON {
-        let (app, user, _) = try await recentUser(token)
+        let (app, user, _) = try await sessions.recentUser(token)
         let type = try body.string("provider_type"), id = try body.string("id")
         switch try await store.removeIdentity(app: app.id, userId: user.id, providerType: type, externalId: id) {
         case .notFound:
@@ -67,7 +60,7 @@ extension AuthService {
             guard let fresh = try await store.user(id: user.id, app: app.id) else {
                 throw ServiceError(.invalidSession, "invalid session: user not found")
             }
-            return Self.profile(fresh, app: app)
+            return fresh.profile(app: app)
         }
     }
 
@@ -75,7 +68,7 @@ extension AuthService {
     /// current password, checked as a login checks it (back-off included), then the new one;
     /// every other session of the user ends, the caller's stays.
     func changePassword(app: AppRuntime, token: String, body: RequestBody, address: String) async throws {
-        let (_, user, claims) = try await recentUser(token, in: app)
+        let (_, user, claims) = try await sessions.recentUser(token, in: app)
         guard app.config.providers.userpass != nil else {
             throw ServiceError(.authProviderNotFound, "authentication via 'local-userpass' is unsupported")
         }
@@ -83,10 +76,10 @@ extension AuthService {
             case .string(let email)? = identity.data["email"]
         else { throw ServiceError(.invalidParameter, "the user has no email/password identity") }
         let newPassword = try body.string("newPassword")
-        try Self.checkPasswordLength(newPassword)
-        try checkRate(.login, app: app, address: address)
-        _ = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
-        let hash = try await hasher.hash(newPassword)
+        try Passwords.checkLength(newPassword)
+        try abuse.checkRate(.login, app: app, address: address)
+        _ = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
+        let hash = try await passwords.hasher.hash(newPassword)
         try await store.changePassword(app: app.id, email: email, hash: hash, keepSession: claims.session ?? "")
     }
 }

@@ -2,9 +2,15 @@ import AuthProtocol
 
 /// Users' API keys (docs/protocol/wire-protocol.md section 7): at most ``apiKeyLimit`` per
 /// user, names unique per user, the secret shown once and stored as a digest.
-extension AuthService {
+struct APIKeyService {
+    let store: any AuthStore
+    let clock: ServerClock
+
+    /// API keys per user.
+    static let apiKeyLimit = 20
+
     /// A new key named `name` for `user`; returns its record and its secret.
-    func createAPIKey(app: AppRuntime, user: UserRecord, name: String) async throws -> (record: APIKeyRecord, key: String) {
+    func create(app: AppRuntime, user: UserRecord, name: String) async throws -> (record: APIKeyRecord, key: String) {
         guard !name.isEmpty, name.utf8.count <= 256,
             name.utf8.allSatisfy({ $0 == 45 || $0 == 95 || (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) })
         else {
@@ -16,7 +22,7 @@ extension AuthService {
         guard !user.isAnonymous else { throw ServiceError(.badRequest, "anonymous users cannot create API keys") }
         let key = Secrets.randomHex(bytes: 32)
         let record = APIKeyRecord(
-            id: newId(), appId: app.id, userId: user.id, name: name, digest: Secrets.digest(key), disabled: false,
+            id: clock.newId(), appId: app.id, userId: user.id, name: name, digest: Secrets.digest(key), disabled: false,
             createdAt: clock.now)
         let inserted = try await storing(ServiceError(.apiKeyAlreadyExists, "API key with name already exists")) {
             try await self.store.insertAPIKey(record, limit: Self.apiKeyLimit)
@@ -28,19 +34,24 @@ extension AuthService {
     }
 
     /// The user's key `id`, or 404 `APIKeyNotFound`.
-    func apiKey(id: String, user: UserRecord) async throws -> APIKeyRecord {
+    func key(id: String, user: UserRecord) async throws -> APIKeyRecord {
         guard let key = try await store.apiKey(id: id, userId: user.id) else { throw Self.keyNotFound }
         return key
     }
 
     /// Deletes the user's key `id`, or 404 `APIKeyNotFound`.
-    func deleteAPIKey(id: String, user: UserRecord) async throws {
+    func delete(id: String, user: UserRecord) async throws {
         guard try await store.deleteAPIKey(id: id, userId: user.id) else { throw Self.keyNotFound }
     }
 
     /// Disables or enables the user's key `id`, or 404 `APIKeyNotFound`.
-    func setAPIKeyDisabled(_ disabled: Bool, id: String, user: UserRecord) async throws {
+    func setDisabled(_ disabled: Bool, id: String, user: UserRecord) async throws {
         guard try await store.setAPIKeyDisabled(disabled, id: id, userId: user.id) else { throw Self.keyNotFound }
+    }
+
+    /// The user's keys.
+    func list(user: UserRecord) async throws -> [APIKeyRecord] {
+        try await store.apiKeys(userId: user.id)
     }
 
     static let keyNotFound = ServiceError(.apiKeyNotFound, "API key not found")

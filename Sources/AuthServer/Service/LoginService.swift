@@ -1,7 +1,16 @@
 import AuthProtocol
 
 /// Logging in and linking: credentials become an identity, the identity a user.
-extension AuthService {
+struct LoginService {
+    let store: any AuthStore
+    let clock: ServerClock
+    let sessions: SessionService
+    let passwords: Passwords
+    let abuse: AbuseControls
+    let functions: PluginFunctions
+    /// Sign-ins under way in the browser flows, and their login codes.
+    let flows: OAuthFlows
+
     /// Who the credentials prove the caller to be.
     struct Proof: Sendable {
         var identity: IdentityRecord
@@ -26,7 +35,7 @@ extension AuthService {
         }
         let proof: Proof
         if let loginCode = try body.optionalString("loginCode") {
-            try checkRate(.token, app: app, address: address)
+            try abuse.checkRate(.token, app: app, address: address)
             proof = try await flows.redeem(loginCode, verifier: try body.string("codeVerifier"), app: app.id, provider: provider, now: clock.now)
         } else {
             proof = try await authenticate(app: app, provider: provider, body: body, address: address)
@@ -38,7 +47,7 @@ extension AuthService {
     /// the user of `linkToken`; the login answer.
     func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?) async throws -> EJSON {
         if let linkToken {
-            let (_, user, claims) = try await userOfAccessToken(linkToken, in: app)
+            let (_, user, claims) = try await sessions.userOfAccessToken(linkToken, in: app)
             return try await link(proof, app: app, user: user, claims: claims)
         }
 
@@ -64,7 +73,7 @@ extension AuthService {
             }
             let now = clock.now
             user = UserRecord(
-                id: newId(), appId: app.id,
+                id: clock.newId(), appId: app.id,
                 data: proof.profile, createdAt: now, identities: [proof.identity])
             try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
                 try await store.insertUser(user)
@@ -73,7 +82,7 @@ extension AuthService {
         AuditTrail.user(user.id, app: app.id)
         AuditTrail.provider(proof.identity.providerType)
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
-        let tokens = try await startSession(
+        let tokens = try await sessions.startSession(
             app: app, user: user, providerType: proof.identity.providerType,
             identityId: proof.identity.externalId, deviceId: deviceId)
         var answer: EJSONDocument = [
@@ -82,7 +91,7 @@ extension AuthService {
             // authsh adds the profile (GET auth/profile's body), saving a
             // client the second request of a login; App Services clients
             // ignore it.
-            "profile": Self.profile(user, app: app),
+            "profile": user.profile(app: app),
         ]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)
@@ -114,7 +123,7 @@ extension AuthService {
             }
         }
         let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
-        let access = try await accessToken(
+        let access = try await sessions.accessToken(
             app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId,
             authTime: claims.auth_time)
         var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
@@ -131,38 +140,38 @@ extension AuthService {
         }
         switch provider {
         case ProviderType.anonymous where providers.anonymous:
-            try checkRate(.anonymous, app: app, address: address)
-            return Proof(identity: identity(newId()))
+            try abuse.checkRate(.anonymous, app: app, address: address)
+            return Proof(identity: identity(clock.newId()))
         case ProviderType.userpass where providers.userpass != nil:
             let email = try body.string("username")
-            try checkRate(.login, app: app, address: address)
-            let account = try await checkPassword(app: app, email: email, password: try body.string("password"), address: address)
+            try abuse.checkRate(.login, app: app, address: address)
+            let account = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
             var id = identity(account.identityId, data: ["email": .string(account.email)])
             // A login needs a confirmed account: its email is verified unless anyone could confirm it.
-            id.email = Self.userpassVouches(app) ? Self.vouchedEmail(account.email) : nil
+            id.email = Self.userpassVouches(app) ? Emails.vouched(account.email) : nil
             return Proof(identity: id, profile: ["email": .string(account.email)])
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
-            try checkRate(.login, app: app, address: address)
+            try abuse.checkRate(.login, app: app, address: address)
             guard let record = try await store.apiKey(app: app.id, digest: Secrets.digest(key)), !record.disabled else {
                 throw ServiceError(.authError, "invalid API key")
             }
             return Proof(identity: identity(record.id), owner: record.userId)
         case ProviderType.customFunction:
             guard let f = providers.customFunction else { break }
-            try checkRate(.login, app: app, address: address)
-            let (id, profile) = try await customFunctionProof(app: app, name: f.authFunctionName, body: body)
+            try abuse.checkRate(.login, app: app, address: address)
+            let (id, profile) = try await functions.customFunctionProof(app: app, name: f.authFunctionName, body: body)
             return Proof(identity: identity(id, data: profile), profile: profile)
         case ProviderType.customToken:
             guard let verifier = app.customToken else { break }
-            try checkRate(.login, app: app, address: address)
+            try abuse.checkRate(.login, app: app, address: address)
             let (sub, profile, email) = try await verifier.verify(try body.string("token"))
             var id = identity(sub, data: profile)
             id.email = email
             return Proof(identity: id, profile: profile)
         case let type where type.hasPrefix("oauth2-"):
             guard let oauth = app.oauth(type) else { break }
-            try checkRate(.login, app: app, address: address)
+            try abuse.checkRate(.login, app: app, address: address)
             return Self.proof(try await oauth.verify(body), provider: oauth, identity: identity)
         default:
             break
@@ -177,7 +186,7 @@ extension AuthService {
         identity: (String, EJSONDocument) -> IdentityRecord
     ) -> Proof {
         var id = identity(v.subject, v.profile)
-        id.email = v.emailVerified ? v.email.flatMap(vouchedEmail) : nil  // an unverified email never links or conflicts
+        id.email = v.emailVerified ? v.email.flatMap(Emails.vouched) : nil  // an unverified email never links or conflicts
         var proof = Proof(identity: id, profile: v.profile)
         if provider.config.returnProviderTokens {
             if let t = v.accessToken { proof.providerTokens["provider_access_token"] = .string(t) }
@@ -186,51 +195,19 @@ extension AuthService {
         return proof
     }
 
-    /// The email/password check of a login or link: the same answer and about the same time
-    /// for an unknown user and a wrong password. An address in back-off for that account is
-    /// refused before any hashing (``LoginBackoff``).
-    func checkPassword(app: AppRuntime, email: String, password: String, address: String) async throws -> UserpassAccount {
-        let backoffKey = Self.backoffAccount(app, email)
-        let now = clock.now
-        let limited = rateLimited(app)
-        let standing = limited ? try await backoff.standing(address: address, account: backoffKey, now: now) : nil
-        // Only an address that failed on this account waits: for its own back-off, or for the
-        // account's failures from everywhere (the per-account `login` limit).
-        if let wait = standing?.wait ?? (standing?.failed == true ? passwordFailureLimit(app: app, account: backoffKey, counting: false) : nil) {
-            AuditTrail.event("lockout")
-            throw Self.tooMany(wait)
-        }
-        let account = try await store.userpassAccount(app: app.id, email: email)
-        let matches = try await hasher.verify(password, against: account?.passwordHash ?? dummyHash)
-        guard let account, matches else {
-            if limited {
-                try await backoff.failed(address: address, account: backoffKey, now: now)
-                _ = passwordFailureLimit(app: app, account: backoffKey, counting: true)
-            }
-            throw ServiceError(.invalidPassword, "invalid username/password")
-        }
-        if standing?.failed == true { try await backoff.succeeded(address: address, account: backoffKey) }
-        guard account.confirmed else { throw ServiceError(.authError, "confirmation required") }
-        if hasher.needsRehash(account.passwordHash) {
-            let hash = try await hasher.hash(password)
-            try await store.setPassword(app: app.id, email: email, hash: hash)
-        }
-        return account
-    }
-
     /// `options.device.deviceId` when it is a real id, else a new one.
     func deviceId(_ body: RequestBody) -> String {
         // A client that writes canonical EJSON sends the id as `{"$oid": ...}`.
         switch body.document["options"]?["device"]?["deviceId"] {
         case .objectId(let id)?: return deviceId(id.hex)
         case .string(let s)?: return deviceId(s)
-        default: return newId()
+        default: return clock.newId()
         }
     }
 
     /// `id` when it is a real device id, else a new one.
     func deviceId(_ id: String?) -> String {
         if let id, let oid = ObjectId(hex: id), oid != .zero { return oid.hex }
-        return newId()
+        return clock.newId()
     }
 }
