@@ -136,26 +136,20 @@ import Testing
     }
 
     @Test func aWriterKilledMidWriteLeavesAStoreThatOpens() async throws {
-        let storage = try TemporaryDirectory()
+        let storage = try TemporaryDirectory(), logs = try TemporaryDirectory()
         try await LiveServer.run { server in
             for round in 1...3 {
-                let process = Process()
-                process.executableURL = URL(fileURLWithPath: Self.writer)
-                process.arguments = ["--store-writer", storage.path, server.origin]
-                let out = Pipe()
-                process.standardOutput = out
-                process.standardError = FileHandle.nullDevice
-                try process.run()
-                _ = out.fileHandleForReading.availableData  // "writing": the loop has started
+                let process = try ChildProcess(
+                    [Self.writer, "--store-writer", storage.path, server.origin], output: logs.path + "/writer-\(round).log")
+                try await process.waitForOutput { $0.contains("writing") ? () : nil }  // the loop has started
                 // Let it write a few users, then kill it wherever it is.
                 let before = storage.files(endingWith: ".json").count
                 for _ in 0..<500 where storage.files(endingWith: ".json").count < before + 3 {
                     try await Task.sleep(for: .milliseconds(10))
                 }
                 try await Task.sleep(for: .milliseconds(7 * round))
-                kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
-                #expect(process.terminationReason == .uncaughtSignal)
+                process.stop()  // SIGKILL
+                #expect(process.terminatingSignal == SIGKILL)
             }
             let app = try server.app(storage: storage.path)
             #expect(app.storeProblems.isEmpty, "\(app.storeProblems)")

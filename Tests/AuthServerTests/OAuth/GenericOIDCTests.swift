@@ -21,7 +21,7 @@ import Testing
     }
 
     @Test func theLoopbackFlowThroughDiscoveryCodeAndIDToken() async throws {
-        let mock = try OIDCMock()
+        let mock = try await OIDCMock()
         try await mock.setClaims("alice", ["email": "alice@example.com", "email_verified": true, "name": "Alice A"])
         try await Self.run(mock) { c in
             let port = try #require(c.client.port)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func idTokenAuthCodeAndAccessTokenLogIn() async throws {
-        let mock = try OIDCMock()
+        let mock = try await OIDCMock()
         try await mock.setClaims("bob", ["email": "bob@example.com", "email_verified": false])
         try await Self.run(mock) { c in
             let tokens = try await mock.tokens(sub: "bob", clientId: Self.clientId, nonce: "n-1")
@@ -76,8 +76,8 @@ import Testing
     }
 
     @Test func tokensThatMustBeRefused() async throws {
-        let mock = try OIDCMock()
-        let other = try OIDCMock()
+        let mock = try await OIDCMock()
+        let other = try await OIDCMock()
         try await Self.run(mock) { c in
             func refused(_ token: String, nonce: String? = nil) async throws -> String? {
                 var body: EJSONDocument = ["id_token": .string(token)]

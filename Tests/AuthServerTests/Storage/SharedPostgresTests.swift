@@ -98,7 +98,7 @@ import Testing
     /// Behind a load balancer each request of a sign-in may reach another instance: a flow
     /// started on A comes back from the IdP to B, and B's login code is redeemed on A, once.
     @Test func aSignInStartedOnOneServerFinishesOnTheOther() async throws {
-        let mock = try OIDCMock()
+        let mock = try await OIDCMock()
         try await mock.setClaims("alice", ["email": "alice@example.com", "email_verified": true])
         var app = AppConfiguration(id: "local")
         var provider = OAuthProviderConfiguration(type: "oauth2-mock", clientId: "authsh-test-client", clientSecret: ConfigSecret("s3cret"))

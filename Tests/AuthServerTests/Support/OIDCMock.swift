@@ -2,54 +2,44 @@ import AsyncHTTPClient
 import AuthProtocol
 import Foundation
 import NIOCore
+import TestSupport
 import Testing
 
 /// A real third-party OpenID Connect provider for the tests: `oidc-provider-mock` from PyPI
 /// (installed by scripts/setup into `.build/venv`), started on a loopback port and stopped
 /// after the test. Any client id and secret are accepted; the authorize page takes `sub` and
 /// issues a code to the redirect URI.
-final class OIDCMock: @unchecked Sendable {
-    // @unchecked: `process` is set once in init and only read after (terminate at the end).
+final class OIDCMock: Sendable {
     let issuer: String
-    private let process: Process
+    private let process: ChildProcess
+    private let directory: TemporaryDirectory
 
     static var executable: String { Binary.repository + "/.build/venv/bin/oidc-provider-mock" }
 
-    init() throws {
+    init() async throws {
         guard FileManager.default.isExecutableFile(atPath: Self.executable) else {
             throw Failure("oidc-provider-mock is not installed at .build/venv: run scripts/setup")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["--port", "0", "--host", "127.0.0.1"]
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        self.process = process
-        // Ready when uvicorn names its port: `Uvicorn running on http://127.0.0.1:PORT`.
-        var seen = ""
-        let deadline = Date().addingTimeInterval(20)
-        while Date() < deadline {
-            let chunk = errors.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            seen += String(decoding: chunk, as: UTF8.self)
-            if let range = seen.range(of: #"Uvicorn running on (http://127\.0\.0\.1:\d+)"#, options: .regularExpression) {
-                issuer = String(seen[range].split(separator: " ").last!)
-                // Keep draining its log so that it never blocks on a full pipe.
-                errors.fileHandleForReading.readabilityHandler = { _ = $0.availableData }
-                return
+        let directory = try TemporaryDirectory()
+        let process = try ChildProcess([Self.executable, "--port", "0", "--host", "127.0.0.1"], output: directory.path + "/log")
+        do {
+            // Ready when uvicorn names its port: `Uvicorn running on http://127.0.0.1:PORT`.
+            issuer = try await process.waitForOutput(timeout: .seconds(60)) { log in
+                log.range(of: #"Uvicorn running on (http://127\.0\.0\.1:\d+)"#, options: .regularExpression)
+                    .map { String(log[$0].split(separator: " ").last!) }
             }
+        } catch {
+            process.stop()
+            throw Failure("oidc-provider-mock did not start: \(error)")
         }
-        process.terminate()
-        throw Failure("oidc-provider-mock did not start: \(seen.suffix(500))")
+        self.process = process
+        self.directory = directory
     }
 
     deinit {
         // SIGKILL: on SIGTERM uvicorn waits for open keep-alive connections (the test client's
         // pool keeps some); the mock has nothing to save.
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.stop()
     }
 
     struct Failure: Error, CustomStringConvertible {

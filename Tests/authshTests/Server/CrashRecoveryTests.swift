@@ -58,8 +58,8 @@ import Testing
                 let enough = await PostgresRestartTests.waitFor(.seconds(60)) { load.acknowledged >= before + 60 }
                 #expect(enough != nil, "round \(round): the load never got going: \(Self.errors(process))")
                 loadTime = loadStart.duration(to: .now)
-                kill(process.process.processIdentifier, SIGKILL)
-                try await Binary.waitForExit(process.process)
+                process.process.signal(SIGKILL)
+                try await process.process.waitForExit()
                 running.running.store(false, ordering: .relaxed)
                 try await group.waitForAll()
             }

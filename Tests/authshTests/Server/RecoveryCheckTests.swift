@@ -27,8 +27,8 @@ import Testing
             #expect(r.status == 201)
             emails.append(email)
         }
-        kill(process.process.processIdentifier, SIGKILL)
-        try await Binary.waitForExit(process.process)
+        process.process.signal(SIGKILL)
+        try await process.process.waitForExit()
         return (dir + "/data", emails)
     }
 

@@ -94,10 +94,9 @@ import Testing
         let text = String(buffer: try await outbox.body.collect(upTo: 1 << 20))
         #expect(text.contains("serve@example.com") && text.contains(origin + "/confirm?token="))
 
-        process.terminate()  // SIGTERM
-        for _ in 0..<100 where process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!process.isRunning)
-        #expect(process.terminationStatus == 0)
+        process.signal(SIGTERM)
+        try await process.waitForExit()
+        #expect(process.exitStatus == 0)
         let out = try String(contentsOfFile: dir + "/out", encoding: .utf8)
         #expect(out.split(separator: "\n").count == 1, "exactly one line on stdout: \(out)")
         let log = try String(contentsOfFile: dir + "/err", encoding: .utf8)

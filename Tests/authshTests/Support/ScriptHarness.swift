@@ -18,64 +18,47 @@ extension Binary {
 
 /// `authsh serve` as a child process on an ephemeral port, stopped when released.
 final class ServerProcess {
-    let process = Process()
+    let process: ChildProcess
     let directory: String
-    private(set) var origin = ""
+    let origin: String
 
     /// Starts `authsh serve --port 0 --data TMP/data ARGS` (with `--plugins REPO/plugins`
-    /// unless `examplePlugins` is false) and waits for its `listening on` line.
+    /// unless `examplePlugins` is false), its standard output in `TMP/out` and its log in
+    /// `TMP/err`, and waits for its `listening on` line.
     init(_ arguments: [String], examplePlugins: Bool = true) async throws {
         directory = try Binary.temporaryDirectory()
-        process.executableURL = URL(fileURLWithPath: Binary.path)
-        process.arguments =
-            ["serve", "--port", "0", "--data", directory + "/data"]
-            + (examplePlugins ? ["--plugins", Binary.repository + "/plugins"] : []) + arguments
-        // Files, not pipes: a long-lived child must not hold pipe ends of other tests' children.
-        _ = FileManager.default.createFile(atPath: directory + "/out", contents: nil)
-        _ = FileManager.default.createFile(atPath: directory + "/err", contents: nil)
-        process.standardOutput = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/out"))
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/err"))
-        process.standardInput = FileHandle.nullDevice
-        let process = process
-        try await Binary.offPool { try Binary.spawnLock.withLock { try process.run() } }
-        for _ in 0..<1200 {
-            if let origin = Self.listeningOrigin(in: (try? String(contentsOfFile: directory + "/out", encoding: .utf8)) ?? "") {
-                self.origin = origin
-                return
-            }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(25))
+        let process = try ChildProcess(
+            [Binary.path, "serve", "--port", "0", "--data", directory + "/data"]
+                + (examplePlugins ? ["--plugins", Binary.repository + "/plugins"] : []) + arguments,
+            output: directory + "/out", errors: directory + "/err")
+        self.process = process
+        do {
+            origin = try await process.waitForOutput(timeout: .seconds(30)) { Self.listeningOrigin(in: $0) }
+        } catch {
+            process.stop()
+            throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "")")
         }
-        process.terminate()
-        throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "")")
     }
+
+    /// The server's log (its standard error) so far.
+    var log: String { (try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "" }
 
     deinit {
-        guard process.isRunning else { return }
-        process.terminate()
         // A server that does not finish its graceful shutdown must not hold the tests for ever:
-        // after 30 s it is killed (and the test that stopped it has said what went wrong). The
-        // wait is on a thread of its own, not the releasing test's.
-        let process = process
-        Thread.detachNewThread {
-            for _ in 0..<600 where process.isRunning { Thread.sleep(forTimeInterval: 0.05) }
-            if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-            process.waitUntilExit()
-        }
+        // after 30 s it is killed (and the test that stopped it has said what went wrong).
+        process.terminate(grace: .seconds(30))
     }
 
-    /// `authsh serve --port 0 ARGS`, spawned without Foundation's `Process` (it is killed and
-    /// reaped here, and Foundation's wait for a killed child was seen to hang), and its origin
-    /// once it listens.
+    /// `authsh serve --port 0 ARGS`, its output and log in the file `log`, and its origin once
+    /// it listens; the caller stops it.
     static func spawn(_ arguments: [String], log: String) async throws -> (process: ChildProcess, origin: String) {
         let process = try ChildProcess([Binary.path, "serve", "--port", "0"] + arguments, output: log)
-        for _ in 0..<400 {
-            let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
-            if let origin = listeningOrigin(in: text) { return (process, origin) }
-            try await Task.sleep(for: .milliseconds(25))
+        do {
+            return (process, try await process.waitForOutput(timeout: .seconds(30)) { listeningOrigin(in: $0) })
+        } catch {
+            process.stop()
+            throw TerminalError(message: "authsh serve did not start: \(process.outputText())")
         }
-        process.stop()
-        throw TerminalError(message: "authsh serve did not start: \((try? String(contentsOfFile: log, encoding: .utf8)) ?? "")")
     }
 
     /// The origin of the `listening on ORIGIN` line `authsh serve` prints once it accepts
