@@ -39,6 +39,7 @@ function App:signInMethods(email) end
 ---@field identities Identity[] its identities in link order
 ---@field profile table the profile's data (`email`, `name`, ...) as of the last login, link or `refreshProfile`
 ---@field customData table? the access token's `user_data`
+---@field claims table? the access token's claims (`sub`, `exp`, `user_data`, ... and those of the app's `accessTokenClaims` hook), as the server wrote them
 ---@field accessToken string? the access token (a secret)
 ---@field refreshToken string? the refresh token (a secret)
 ---@field deviceId string the device id the server gave this client

@@ -36,12 +36,18 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
 
     /// The access token's `user_data` claim (custom user data), or nil.
     public var customData: EJSONDocument? {
+        guard case .document(let data)? = accessTokenClaims?["user_data"] else { return nil }
+        return data
+    }
+
+    /// The access token's claims as the server wrote them (read, not verified: the client holds
+    /// no key), or nil without a token. An app's `accessTokenClaims` hook adds its own here.
+    public var accessTokenClaims: EJSONDocument? {
         guard let token = accessToken else { return nil }
         let parts = token.split(separator: ".")
-        guard parts.count == 3, let bytes = Base64.decode(String(parts[1])),
-            case .document(let claims)? = try? EJSON(parsing: bytes), case .document(let data)? = claims["user_data"]
+        guard parts.count == 3, let bytes = Base64.decode(String(parts[1])), case .document(let claims)? = try? EJSON(parsing: bytes)
         else { return nil }
-        return data
+        return claims
     }
 
     public var description: String {

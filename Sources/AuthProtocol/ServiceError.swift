@@ -76,6 +76,10 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     /// authsh: the user has no session with that id.
     public static let sessionNotFound = ServiceErrorCode("SessionNotFound", 404)
 
+    /// authsh: an app's hook (`beforeUserCreated`, `beforeLogin`, `accessTokenClaims`) refused the
+    /// login or refresh, or failed; the message is the hook's reason.
+    public static let hookRefused = ServiceErrorCode("HookRefused", 403)
+
     /// authsh: the admin API refused the key presented.
     public static let invalidAdminKey = ServiceErrorCode("InvalidAdminKey", 401)
 
@@ -88,7 +92,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
             payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
             identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
             accountExistsWithDifferentCredential, enumerationProtected, requiresRecentLogin, sessionNotFound,
-            invalidAdminKey,
+            invalidAdminKey, hookRefused,
         ].map { ($0.rawValue, $0.status) })
 }
 

@@ -68,6 +68,10 @@ public final class UserObject: LuaObject {
                 LuaEJSON.lua($0.user.profile.data)
             },
             .property("customData", "table?", "the access token's `user_data`") { $0.user.customData.map(LuaEJSON.lua) ?? .nil },
+            .property(
+                "claims", "table?",
+                "the access token's claims (`sub`, `exp`, `user_data`, ... and those of the app's `accessTokenClaims` hook), as the server wrote them"
+            ) { $0.user.accessTokenClaims.map(LuaEJSON.lua) ?? .nil },
             .property("accessToken", "string?", "the access token (a secret)") { $0.user.accessToken.map { .string(LuaString($0)) } ?? .nil },
             .property("refreshToken", "string?", "the refresh token (a secret)") {
                 $0.user.refreshToken.map { .string(LuaString($0)) } ?? .nil

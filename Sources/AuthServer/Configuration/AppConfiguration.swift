@@ -37,6 +37,8 @@ public struct AppConfiguration: Sendable, Equatable {
     /// The web origins whose pages may call the client API from a browser (CORS); nil: the
     /// server's default, any origin in dev mode and none otherwise.
     public var allowedRequestOrigins: RequestOrigins?
+    /// The plugin functions that run inside the app's auth requests (``HookConfiguration``).
+    public var hooks = HookConfiguration()
 
     /// The authentication providers of an app; nil or false means disabled. In code, and for a
     /// config app with no `providers` key, anonymous, email/password and API keys are on; a
@@ -152,6 +154,9 @@ extension AppConfiguration {
         if let origins = try r.strings("allowedRequestOrigins") {
             allowedRequestOrigins = try RequestOrigins(origins, path: r.keyPath("allowedRequestOrigins"))
         }
+        if let v = r.value("hooks") {
+            hooks = try HookConfiguration(ejson: v, path: r.keyPath("hooks"))
+        }
         try r.finish()
     }
 
@@ -206,6 +211,7 @@ extension AppConfiguration {
         doc["oneAccountPerEmail"] = .bool(oneAccountPerEmail)
         doc["recentLoginSeconds"] = recentLoginSeconds.map(EJSON.int64) ?? .null
         doc["allowedRequestOrigins"] = allowedRequestOrigins.map { .array($0.entries.map(EJSON.string)) } ?? .null
+        doc["hooks"] = hooks.ejson
         return .document(doc)
     }
 }

@@ -42,11 +42,11 @@ struct OAuthController {
     }
 
     @Sendable func callbackQuery(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await finishSignIn(FormRequest.query(request), request)
+        try await finishSignIn(FormRequest.query(request), request, context)
     }
 
     /// Apple answers with a form post when it is asked for the name or email.
     @Sendable func callbackForm(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await finishSignIn(try await FormRequest.form(request, context), request)
+        try await finishSignIn(try await FormRequest.form(request, context), request, context)
     }
 }

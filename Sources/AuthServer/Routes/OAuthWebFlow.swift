@@ -109,7 +109,7 @@ extension OAuthController {
     }
 
     /// The IdP's answer: exchange the code, then answer the client's redirect.
-    func finishSignIn(_ query: [(String, String)], _ request: Request) async throws -> Response {
+    func finishSignIn(_ query: [(String, String)], _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
@@ -121,7 +121,8 @@ extension OAuthController {
         guard let app = apps[flow.app], let provider = app.oauth(flow.provider) else {
             throw ServiceError(.authProviderNotFound, "the provider of this sign-in is no longer enabled")
         }
-        var response = try await answer(flow, app: app, provider: provider, query: query, request: request, state: state)
+        var response = try await answer(
+            flow, app: app, provider: provider, query: query, request: request, address: context.clientAddress, state: state)
         if flow.binding != nil {
             for clear in LinkBinding.clearCookies(state: state) { response.headers.append(HTTPField(name: .setCookie, value: clear)) }
         }
@@ -131,7 +132,7 @@ extension OAuthController {
     /// The callback's redirect for a flow taken: the login or link done, or its error.
     private func answer(
         _ flow: OAuthFlows.Flow, app: AppRuntime, provider: OAuthProvider, query: [(String, String)],
-        request: Request, state: String
+        request: Request, address: String, state: String
     ) async throws -> Response {
         func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
         do {
@@ -152,7 +153,7 @@ extension OAuthController {
                 let code = try await flows.issueCode(for: proof, flow: flow, challenge: challenge, now: clock.now)
                 return Self.redirect(flow.redirect, query: [("code", code), ("state", flow.clientState)])
             }
-            let answer = try await login.finish(proof, app: app, deviceId: login.deviceId(flow.deviceId), linkToken: flow.linkToken)
+            let answer = try await login.finish(proof, app: app, deviceId: login.deviceId(flow.deviceId), linkToken: flow.linkToken, address: address)
             let ua = ["access_token", "refresh_token", "user_id", "device_id"].map { answer[$0]?.stringValue ?? "" }.joined(separator: "$")
             var fragment = [("_baas_client_app_id", app.id), ("_baas_ua", ua), ("_baas_state", flow.clientState)]
             if flow.linkToken != nil { fragment.append(("_baas_link", "ok")) }

@@ -31,3 +31,17 @@ extension AccessTokenClaims: JWTPayload {
 extension RefreshTokenClaims: JWTPayload {
     public func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
+
+/// A token's claims as one JSON object, for jwt-kit to sign (ES256 keys): the claims an
+/// access token carries are built once, for either algorithm (``TokenIssuer``).
+struct DocumentPayload: JWTPayload {
+    var document: EJSONDocument
+
+    init(document: EJSONDocument) { self.document = document }
+
+    init(from decoder: any Decoder) throws { document = try EJSONDocument(from: decoder) }
+
+    func encode(to encoder: any Encoder) throws { try document.encode(to: encoder) }
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}

@@ -56,7 +56,9 @@ final class TokenIssuer: Sendable {
         ["keys": .array(publicKeys[app].map { [$0] } ?? [])]
     }
 
-    func sign(_ claims: AccessTokenClaims) async throws -> String {
+    /// Signs an access token; `extra` claims (an app's `accessTokenClaims` hook, checked
+    /// there) come after the token's own and never replace one.
+    func sign(_ claims: AccessTokenClaims, extra: EJSONDocument = [:]) async throws -> String {
         var payload: EJSONDocument = [
             "exp": .int64(claims.exp), "iat": .int64(claims.iat), "sub": .string(claims.sub), "typ": .string(claims.typ),
             "iss": .string(claims.iss), "baas_device_id": .string(claims.baas_device_id),
@@ -64,8 +66,9 @@ final class TokenIssuer: Sendable {
         ]
         if let data = claims.user_data { payload["user_data"] = .document(data) }
         if let time = claims.auth_time { payload["auth_time"] = .int64(time) }
+        for (key, value) in extra where payload[key] == nil { payload[key] = value }
         if let token = hs256.sign(payload, kid: claims.baas_domain_id) { return token }
-        return try await keys.sign(claims, kid: JWKIdentifier(string: claims.baas_domain_id))
+        return try await keys.sign(DocumentPayload(document: payload), kid: JWKIdentifier(string: claims.baas_domain_id))
     }
 
     func sign(_ claims: RefreshTokenClaims) async throws -> String {

@@ -8,6 +8,7 @@ struct LoginService {
     let passwords: Passwords
     let abuse: AbuseControls
     let functions: PluginFunctions
+    let hooks: AuthHooks
     /// Sign-ins under way in the browser flows, and their login codes.
     let flows: OAuthFlows
 
@@ -40,18 +41,20 @@ struct LoginService {
         } else {
             proof = try await authenticate(app: app, provider: provider, body: body, address: address)
         }
-        return try await finish(proof, app: app, deviceId: deviceId(body), linkToken: linkToken)
+        return try await finish(proof, app: app, deviceId: deviceId(body), linkToken: linkToken, address: address)
     }
 
     /// Logs in the user of `proof` (making one for a new identity), or links the identity to
-    /// the user of `linkToken`; the login answer.
-    func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?) async throws -> EJSON {
+    /// the user of `linkToken`; the login answer. The app's hooks run before anything is
+    /// written (``AuthHooks``): `beforeUserCreated` for a new user, then `beforeLogin`.
+    func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?, address: String) async throws -> EJSON {
         if let linkToken {
             let (_, user, claims) = try await sessions.userOfAccessToken(linkToken, in: app)
             return try await link(proof, app: app, user: user, claims: claims)
         }
 
         var user: UserRecord
+        var isNew = false
         if let owner = proof.owner {
             guard let u = try await store.user(id: owner, app: app.id) else { throw ServiceError(.authError, "invalid API key") }
             user = u
@@ -61,7 +64,6 @@ struct LoginService {
                 externalId: proof.identity.externalId)
         {
             user = u
-            try await noteEmail(of: proof.identity, in: user, app: app)
         } else {
             if app.config.oneAccountPerEmail, let email = proof.identity.email,
                 let holder = try await store.emailHolder(
@@ -75,16 +77,30 @@ struct LoginService {
             user = UserRecord(
                 id: clock.newId(), appId: app.id,
                 data: proof.profile, createdAt: now, identities: [proof.identity])
+            isNew = true
+        }
+        AuditTrail.provider(proof.identity.providerType)
+        if !isNew { AuditTrail.user(user.id, app: app.id) }
+        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
+        var login = AuthHooks.Login(user: user, identity: proof.identity, address: address, isNew: isNew)
+        if isNew {
+            user = try await hooks.beforeUserCreated(login, app: app)
+            login.user = user
+        }
+        try await hooks.beforeLogin(login, app: app)
+        // The claims before the user is written: a hook that refuses leaves nothing behind.
+        let claims = try await hooks.accessTokenClaims(user: user, app: app)
+        if isNew {
             try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
                 try await store.insertUser(user)
             }
+            AuditTrail.user(user.id, app: app.id)
+        } else if proof.owner == nil {
+            try await noteEmail(of: proof.identity, in: user, app: app)
         }
-        AuditTrail.user(user.id, app: app.id)
-        AuditTrail.provider(proof.identity.providerType)
-        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
         let tokens = try await sessions.startSession(
             app: app, user: user, providerType: proof.identity.providerType,
-            identityId: proof.identity.externalId, deviceId: deviceId)
+            identityId: proof.identity.externalId, deviceId: deviceId, claims: claims)
         var answer: EJSONDocument = [
             "access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
             "user_id": .string(user.id), "device_id": .string(tokens.deviceId),
@@ -124,7 +140,7 @@ struct LoginService {
         }
         let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
         let access = try await sessions.accessToken(
-            app: app.config, user: user, session: claims.session ?? "", deviceId: deviceId,
+            app: app, user: user, session: claims.session ?? "", deviceId: deviceId,
             authTime: claims.auth_time)
         var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
         for (key, value) in proof.providerTokens { answer[key] = value }

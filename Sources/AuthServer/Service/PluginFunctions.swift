@@ -38,16 +38,19 @@ struct PluginFunctions {
                 f.authFunctionName, key: "providers.\(ProviderType.customFunction).authFunctionName",
                 switch: "the custom-function provider")
         }
+        for (key, function) in app.hooks.named {
+            try check(function, key: "hooks.\(key)", switch: "hooks.\(key)")
+        }
     }
 
     /// True when the app's config gives function `name` a role (confirmation, reset, custom
-    /// login); users cannot call those through `functions/call`.
+    /// login, a hook); users cannot call those through `functions/call`.
     static func isRoleFunction(_ name: String, of app: AppConfiguration) -> Bool {
         if let u = app.providers.userpass {
             if u.runConfirmationFunction && u.confirmationFunctionName == name { return true }
             if u.runResetFunction && u.resetFunctionName == name { return true }
         }
-        return app.providers.customFunction?.authFunctionName == name
+        return app.providers.customFunction?.authFunctionName == name || app.hooks.named.contains { $0.function == name }
     }
 
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).

@@ -94,8 +94,9 @@ struct ServerServices {
         let passwords = Passwords(
             store: store, hasher: hasher, dummyHash: try await hasher.hash(Secrets.randomHex(bytes: 16)),
             backoff: LoginBackoff(store: store), abuse: abuse, clock: c.clock)
-        let sessions = SessionService(store: store, clock: c.clock, tokens: tokens, apps: apps)
         let functions = PluginFunctions(plugins: plugins, logger: c.logger, metrics: metrics)
+        let hooks = AuthHooks(functions: functions, logger: c.logger)
+        let sessions = SessionService(store: store, clock: c.clock, tokens: tokens, apps: apps, hooks: hooks)
         let userpass = UserpassService(
             store: store, clock: c.clock, passwords: passwords, abuse: abuse, functions: functions, mailer: mailer,
             templates: templates)
@@ -106,7 +107,7 @@ struct ServerServices {
         self.sweeper = sweeper
         login = LoginService(
             store: store, clock: c.clock, sessions: sessions, passwords: passwords, abuse: abuse, functions: functions,
-            flows: flows)
+            hooks: hooks, flows: flows)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse)
         apiKeys = APIKeyService(store: store, clock: c.clock)
         functionCalls = FunctionCalls(functions: functions, sessions: sessions, abuse: abuse)

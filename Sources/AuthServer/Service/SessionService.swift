@@ -7,6 +7,8 @@ struct SessionService {
     let clock: ServerClock
     let tokens: TokenIssuer
     let apps: [String: AppRuntime]
+    /// Runs the apps' `accessTokenClaims` hooks.
+    let hooks: AuthHooks
 
     /// "Never" for anonymous refresh tokens: 100 years.
     static let noExpiry: Int64 = 3_155_760_000
@@ -18,10 +20,12 @@ struct SessionService {
         var deviceId: String
     }
 
-    /// Starts a session for `user`, logged in through `identity`.
+    /// Starts a session for `user`, logged in through `identity`; `claims` are the extra
+    /// claims of its access token when the caller has them already (else the app's hook runs).
+    /// Nothing is written unless the tokens are made.
     func startSession(
         app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
-        deviceId: String
+        deviceId: String, claims: EJSONDocument? = nil
     ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
@@ -33,25 +37,30 @@ struct SessionService {
                 exp: refreshExp, iat: now, sub: user.id, session: sessionId,
                 identity: .init(id: identityId, providerType: providerType, providerId: app.providerId(providerType)),
                 deviceId: deviceId, appId: app.id))
+        let access = try await accessToken(
+            app: app, user: user, session: sessionId, deviceId: deviceId, authTime: now, claims: claims)
         try await store.insertSession(
             SessionRecord(
                 id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
                 identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
                 expiresAt: anonymous ? nil : refreshExp))
-        let access = try await accessToken(app: config, user: user, session: sessionId, deviceId: deviceId, authTime: now)
         return Tokens(access: access, refresh: refresh, deviceId: deviceId)
     }
 
-    /// An access token of `session`; `authTime` is when the session's login happened.
+    /// An access token of `session`; `authTime` is when the session's login happened. The
+    /// app's `accessTokenClaims` hook adds its claims, unless they are given as `claims`.
     func accessToken(
-        app: AppConfiguration, user: UserRecord, session: String, deviceId: String,
-        authTime: Int64?
+        app: AppRuntime, user: UserRecord, session: String, deviceId: String,
+        authTime: Int64?, claims: EJSONDocument? = nil
     ) async throws -> String {
+        var extra = claims ?? [:]
+        if claims == nil { extra = try await hooks.accessTokenClaims(user: user, app: app) }
         let now = clock.now
         return try await tokens.sign(
             AccessTokenClaims(
-                exp: now + app.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
-                appId: app.id, userData: user.customData, authTime: authTime))
+                exp: now + app.config.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
+                appId: app.id, userData: user.customData, authTime: authTime),
+            extra: extra)
     }
 
     /// `POST /auth/session`: a new access token for a live session. The session's `last_used`
@@ -64,7 +73,7 @@ struct SessionService {
             try await store.touchSession(id: session.id, at: now)
         }
         return try await accessToken(
-            app: app.config, user: user, session: session.id, deviceId: session.deviceId,
+            app: app, user: user, session: session.id, deviceId: session.deviceId,
             authTime: session.createdAt)
     }
 
@@ -115,7 +124,9 @@ struct SessionService {
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
         }
-        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: identities),
+        // An `accessTokenClaims` hook sees the user's identities, so a refresh reads them too.
+        let withIdentities = identities || app.config.hooks.accessTokenClaims != nil
+        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: withIdentities),
             session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, Secrets.digest(token))
         else {
             throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")

@@ -212,4 +212,32 @@ import Testing
             #expect(try SessionTests.claims(access)["user_data"]?["visits"]?.integerValue == 2)
         }
     }
+
+    // MARK: hooks (hooks.lua)
+
+    @Test func hookExamplesGateSignUpsAndPutRolesInTokens() async throws {
+        let config = Self.config { app in
+            app.hooks.beforeUserCreated = "onlyOurDomains"
+            app.hooks.accessTokenClaims = "rolesClaim"
+            app.values = ["signupDomains": ["example.com"]]
+            app.providers.userpass?.autoConfirm = true
+        }
+        try await TestServer.run(config) { (c: Client) async throws in
+            let anonymous = try await c.anonymous()
+            #expect(anonymous.code == "HookRefused" && anonymous.message == "sign-ups need an email address", "\(anonymous.body)")
+            for email in ["mallory@example.org", "ann@Example.com"] {
+                let r = try await c.userpass("register", ["email": .string(email), "password": "password1"])
+                #expect(r.status == 201)
+            }
+            let outsider = try await c.emailLogin("mallory@example.org", "password1")
+            #expect(outsider.code == "HookRefused" && outsider.message == "sign-ups are open to example.com addresses only")
+            let member = try await c.emailLogin("ann@Example.com", "password1")
+            #expect(member.status == 200, "\(member.body)")
+            let claims = try SessionTests.claims(try #require(member["access_token"]))
+            #expect(claims["roles"] == ["member"] && claims["user_data"]?["roles"] == ["member"], "\(claims)")
+            // Named by the config, they are no callable functions.
+            let call = try await c.function("rolesClaim", token: try #require(member["access_token"]))
+            #expect(call.code == "FunctionNotFound")
+        }
+    }
 }

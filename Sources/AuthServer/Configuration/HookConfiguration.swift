@@ -1,0 +1,48 @@
+import AuthProtocol
+
+/// The plugin functions an app runs inside its auth requests: app key `hooks`.
+///
+/// ```json
+/// "hooks": { "beforeUserCreated": "onlyOurDomain", "beforeLogin": "notBanned", "accessTokenClaims": "roles" }
+/// ```
+///
+/// Each names a function a plugin exports; a hook left out does not run. Hooks are the app's
+/// own functions: users cannot call them through `functions/call`.
+public struct HookConfiguration: Sendable, Equatable {
+    /// Runs before a new user is written (its first login with any provider), with the
+    /// user-to-be: `error(...)` refuses the login, a returned table sets the user's profile
+    /// `data` fields and custom data.
+    public var beforeUserCreated: String?
+    /// Runs before every login is answered (after ``beforeUserCreated`` for a new user), with the
+    /// user: `error(...)` refuses it.
+    public var beforeLogin: String?
+    /// Returns extra claims for the user's access tokens, at every login, link and refresh.
+    public var accessTokenClaims: String?
+
+    public init() {}
+
+    /// The hooks' config keys and the functions they name, in a fixed order.
+    var named: [(key: String, function: String)] {
+        [("beforeUserCreated", beforeUserCreated), ("beforeLogin", beforeLogin), ("accessTokenClaims", accessTokenClaims)]
+            .compactMap { key, function in function.map { (key, $0) } }
+    }
+
+    init(ejson: EJSON, path: String) throws(ConfigError) {
+        var r = try ConfigReader(ejson, path: path)
+        self.init()
+        beforeUserCreated = try Self.name(&r, "beforeUserCreated")
+        beforeLogin = try Self.name(&r, "beforeLogin")
+        accessTokenClaims = try Self.name(&r, "accessTokenClaims")
+        try r.finish()
+    }
+
+    private static func name(_ r: inout ConfigReader, _ key: String) throws(ConfigError) -> String? {
+        guard let name = try r.string(key) else { return nil }
+        guard !name.isEmpty else { throw ConfigError(key: r.keyPath(key), reason: "must name a plugin function") }
+        return name
+    }
+
+    var ejson: EJSON {
+        .document(EJSONDocument(named.map { ($0.key, EJSON.string($0.function)) }))
+    }
+}

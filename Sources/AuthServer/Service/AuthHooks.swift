@@ -1,0 +1,155 @@
+import AuthProtocol
+import Logging
+import Lua
+import LuaEJSON
+
+/// The app's hooks (``HookConfiguration``) as the server runs them: inside the request, before
+/// anything is written, under the plugins' deadline and memory cap.
+///
+/// `error("reason")` in a hook refuses: 403 `HookRefused` with the reason as the message. A
+/// hook that fails otherwise (a limit, a value it may not return) refuses too (fail closed):
+/// the client is told which hook failed and how, the server log gets the traceback, and the
+/// audit log a `hook_failed` event.
+struct AuthHooks {
+    let functions: PluginFunctions
+    let logger: Logger
+
+    /// Claims a hook may not set: the token's own, and those JWT libraries give a meaning.
+    static let reservedClaims: Set<String> = [
+        "sub", "exp", "iat", "nbf", "jti", "aud", "iss", "typ", "user_data", "device_id", "auth_time", "amr",
+    ]
+    /// The most extra claims may take, as compact JSON.
+    static let claimsLimit = 4096
+
+    /// Who is logging in, as the hooks see it.
+    struct Login {
+        var user: UserRecord
+        var identity: IdentityRecord
+        var address: String
+        var isNew: Bool
+    }
+
+    /// Runs `beforeUserCreated` for a user about to be written; returns the user with the
+    /// profile `data` fields and custom data the hook set.
+    func beforeUserCreated(_ login: Login, app: AppRuntime) async throws -> UserRecord {
+        guard let name = app.config.hooks.beforeUserCreated else { return login.user }
+        let result = try await run("beforeUserCreated", name, app: app, argument: Self.argument(login, app: app))
+        var user = login.user
+        switch result {
+        case .nil, .boolean(true):
+            return user
+        case .table(let table):
+            let returned: EJSON
+            do {
+                returned = try LuaEJSON.ejson(.table(table))
+            } catch {
+                throw failed("beforeUserCreated", name, app: app, why: "it returned a value that cannot be converted: \(error)")
+            }
+            guard case .document(let fields) = returned, fields.allSatisfy({ $0.0 == "data" || $0.0 == "custom_data" }) else {
+                throw failed("beforeUserCreated", name, app: app, why: "it must return nil or {data = {...}, custom_data = {...}}")
+            }
+            if let data = fields["data"] {
+                guard case .document(let d) = data else {
+                    throw failed("beforeUserCreated", name, app: app, why: "its data must be a table of fields")
+                }
+                for (key, value) in d { user.data[key] = value }
+            }
+            if let custom = fields["custom_data"] {
+                guard case .document(let d) = custom else {
+                    throw failed("beforeUserCreated", name, app: app, why: "its custom_data must be a table")
+                }
+                if let problem = CustomDataLimits.problem(d) {
+                    throw failed("beforeUserCreated", name, app: app, why: "its custom_data: \(problem)")
+                }
+                user.customData = d
+            }
+            return user
+        default:
+            throw failed("beforeUserCreated", name, app: app, why: "it must return nil or a table, not \(result.typeName)")
+        }
+    }
+
+    /// Runs `beforeLogin`; returns when the login may go on.
+    func beforeLogin(_ login: Login, app: AppRuntime) async throws {
+        guard let name = app.config.hooks.beforeLogin else { return }
+        var argument = Self.argument(login, app: app)
+        argument["new_user"] = .bool(login.isNew)
+        _ = try await run("beforeLogin", name, app: app, argument: argument)
+    }
+
+    /// The extra claims `accessTokenClaims` gives the user's access tokens (none without it).
+    func accessTokenClaims(user: UserRecord, app: AppRuntime) async throws -> EJSONDocument {
+        guard let name = app.config.hooks.accessTokenClaims else { return [:] }
+        let argument: EJSONDocument = ["user": Self.user(user), "app": .string(app.id)]
+        let result = try await run("accessTokenClaims", name, app: app, argument: argument)
+        if case .nil = result { return [:] }
+        let claims: EJSON
+        do {
+            claims = try LuaEJSON.ejson(result)
+        } catch {
+            throw failed("accessTokenClaims", name, app: app, why: "it returned a value that cannot be converted: \(error)")
+        }
+        guard case .document(let document) = claims else {
+            throw failed("accessTokenClaims", name, app: app, why: "it must return a table of claims, not \(result.typeName)")
+        }
+        if let reserved = document.map(\.0).first(where: { Self.reservedClaims.contains($0) || $0.hasPrefix("baas_") }) {
+            throw failed("accessTokenClaims", name, app: app, why: "claim '\(printable(reserved, limit: 40))' is reserved")
+        }
+        let size = EJSON.document(document).encodedString(.relaxed).utf8.count
+        guard size <= Self.claimsLimit else {
+            throw failed("accessTokenClaims", name, app: app, why: "its claims take \(size) bytes as JSON, over the limit of \(Self.claimsLimit)")
+        }
+        return document
+    }
+
+    /// Runs hook `key` (plugin function `name`): a Lua error is the hook's refusal, any other
+    /// failure refuses as a failed hook. `context.user` is nil, as for every role function
+    /// (only `functions/call` sets it); the user is in the argument.
+    private func run(_ key: String, _ name: String, app: AppRuntime, argument: EJSONDocument) async throws -> LuaValue {
+        do {
+            return try await functions.runPlugin(name, app: app, arguments: [LuaEJSON.lua(argument)])
+        } catch let error as LuaError where error.code == .runtime {
+            logger.info("hook refused", metadata: ["app": "\(app.id)", "hook": "\(key)", "plugin": "\(name)"])
+            throw ServiceError(.hookRefused, PluginFunctions.withoutPosition(error.message))
+        } catch {
+            let reason = functions.pluginError(error, function: name, app: app)
+            throw failed(key, name, app: app, why: (reason as? ServiceError)?.message ?? "\(reason)")
+        }
+    }
+
+    /// The refusal of a hook that failed, logged and audited.
+    private func failed(_ key: String, _ name: String, app: AppRuntime, why: String) -> ServiceError {
+        logger.warning("hook failed: \(why)", metadata: ["app": "\(app.id)", "hook": "\(key)", "plugin": "\(name)"])
+        AuditTrail.record("hook_failed", app: app.id, outcome: "failure", detail: "\(key) (\(name)): \(why)")
+        return ServiceError(.hookRefused, "refused: the \(key) hook failed: \(why)")
+    }
+
+    /// The argument of the login hooks: `{user, identity, provider, address, app}`.
+    private static func argument(_ login: Login, app: AppRuntime) -> EJSONDocument {
+        [
+            "user": user(login.user), "identity": identity(login.identity), "provider": .string(login.identity.providerType),
+            "address": .string(login.address), "app": .string(app.id),
+        ]
+    }
+
+    /// A user as hooks see it: `{id, type, identities, data, custom_data}` (App Services' shape).
+    static func user(_ user: UserRecord) -> EJSON {
+        var doc: EJSONDocument = [
+            "id": .string(user.id), "type": .string(user.type), "identities": .array(user.identities.map(identity)),
+            "data": .document(user.data),
+        ]
+        if let custom = user.customData { doc["custom_data"] = .document(custom) }
+        return .document(doc)
+    }
+
+    /// An identity: `{id, provider_type, provider_id, provider_data, email}` (`email` when the
+    /// provider vouches for it).
+    static func identity(_ identity: IdentityRecord) -> EJSON {
+        var doc: EJSONDocument = [
+            "id": .string(identity.externalId), "provider_type": .string(identity.providerType),
+            "provider_id": .string(identity.providerId), "provider_data": .document(identity.data),
+        ]
+        if let email = identity.email { doc["email"] = .string(email) }
+        return .document(doc)
+    }
+}

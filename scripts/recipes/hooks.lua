@@ -1,0 +1,50 @@
+-- hooks.lua: the app's hooks, driven from Lua on the embedded server.
+--
+-- Turns on the hooks of plugins/hooks.lua through the dev API: `onlyOurDomains` refuses a
+-- sign-up from outside the app's email domains and gives new members a role, and
+-- `rolesClaim` puts the user's roles in every access token. The hooks are turned off again at
+-- the end, even when something fails.
+--
+-- Run: authsh scripts/recipes/hooks.lua
+
+local function useHooks(on)
+  auth.dev.config{
+    hooks = on and { beforeUserCreated = "onlyOurDomains", accessTokenClaims = "rolesClaim" }
+      or { beforeUserCreated = auth.ejson.null, accessTokenClaims = auth.ejson.null },
+    values = { signupDomains = on and { "example.com" } or auth.ejson.null },
+  }
+end
+
+local function main()
+  local n = math.random(1 << 53)
+  local member, outsider = ("dana+%d@example.com"):format(n), ("eve+%d@example.org"):format(n)
+  for _, email in ipairs{ member, outsider } do
+    register{ email = email, password = "hooks-pass" }
+    local mails = outbox{ email = email, kind = "confirm" }
+    confirm(mails[#mails])
+  end
+
+  -- An address of another domain: the beforeUserCreated hook refuses, with its reason.
+  local ok, err = pcall(login, credentials.emailPassword(outsider, "hooks-pass"))
+  assert(not ok and err.code == "HookRefused", "the outsider should be refused: " .. tostring(err))
+  print(("%s refused: %s (%s, HTTP %d)"):format(outsider, err.message, err.code, err.status))
+
+  -- A member: created with the role the hook gave, and the roles claim in the access token.
+  local user = login(credentials.emailPassword(member, "hooks-pass"))
+  assert(user.customData.roles[1] == "member", "the hook should give the member role")
+  assert(user.claims.roles[1] == "member", "the access token should carry the roles claim")
+  print(("%s signed up: roles %s in the token"):format(member, auth.ejson.encode(user.claims.roles)))
+
+  -- The claim follows the user's custom data at every refresh: `visit` (plugins/functions.lua)
+  -- replaces the custom data, roles and all.
+  user:callFunction("visit")
+  user:refreshCustomData()
+  assert(user.customData.visits == 1 and user.claims.roles == nil, "a refresh asks the hook again")
+  print("after visit and a refresh: no roles, no roles claim")
+end
+
+useHooks(true)
+local ok, err = pcall(main)
+useHooks(false)
+if not ok then error(err, 0) end
+print("ok: hooks")
