@@ -1,5 +1,7 @@
--- plugins/hooks.lua: hooks an app turns on in its config, e.g.
---   "hooks": {"beforeUserCreated": "onlyOurDomains", "accessTokenClaims": "rolesClaim"}
+-- plugins/hooks.lua: hooks and triggers an app turns on in its config, e.g.
+--   "hooks": {"beforeUserCreated": "onlyOurDomains", "accessTokenClaims": "rolesClaim"},
+--   "triggers": [{"name": "onSignup", "type": "AUTHENTICATION", "function_name": "recordSignup",
+--                 "config": {"operation_type": "CREATE"}}]
 -- Until a config names them they are ordinary functions (the guards below refuse direct calls).
 local hooks = {}
 
@@ -27,6 +29,20 @@ function hooks.rolesClaim(event)
   if context.user ~= nil then error("rolesClaim is a hook, not a callable function") end
   local custom = event.user.custom_data or {}
   return { roles = custom.roles }
+end
+
+-- A CREATE trigger: runs after a user is created (not in the login's request; retried when it
+-- fails), and records the sign-up in the app's store.
+function hooks.recordSignup(event)
+  if context.user ~= nil then error("recordSignup is a trigger, not a callable function") end
+  context.store.set("signup:" .. event.user.id, {
+    provider = event.providers[1], email = event.user.data.email, at = event.time,
+  })
+end
+
+-- Callable: the caller's sign-up record, as recordSignup wrote it (nil before it ran).
+function hooks.mySignup()
+  return context.store.get("signup:" .. context.user.id)
 end
 
 return hooks

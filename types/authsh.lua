@@ -483,6 +483,16 @@ function auth.dev.advanceClock(seconds) end
 ---Deletes every user of the app on the server (the client's store keeps its copies).
 function auth.dev.wipeUsers() end
 
+---The app's recent authentication trigger runs, newest first: each with its event and what became of it (`state` `queued`, `done` or `failed`, the last error); `state` filters.
+---@param filter? {state: string?, limit: integer?}
+---@return {id: string, trigger: string, function: string, operation: string, state: string, attempts: integer, lastError: string?, createdAt: integer, finishedAt: integer?, event: table}[]
+function auth.dev.triggerRuns(filter) end
+
+---Waits until every queued trigger run of the app has run (or been given up), for up to `timeout` seconds (30 by default, at most 300); returns how many still wait, 0 when all ran: after a login, `assert(auth.dev.waitForTriggers() == 0)`, then look at what the trigger did.
+---@param timeout? integer
+---@return integer
+function auth.dev.waitForTriggers(timeout) end
+
 ---The dev identity provider, which stands in for GitHub and Google.
 auth.dev.idp = {}
 

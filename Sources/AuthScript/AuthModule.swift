@@ -124,6 +124,32 @@ enum AuthModule {
                     try await dev.wipeUsers(); return []
                 }
             })
+        t.add(
+            LuaFunction(
+                "auth.dev.triggerRuns",
+                "(filter?: {state: string?, limit: integer?}): {id: string, trigger: string, function: string, operation: string, "
+                    + "state: string, attempts: integer, lastError: string?, createdAt: integer, finishedAt: integer?, event: table}[]",
+                "The app's recent authentication trigger runs, newest first: each with its event and what became of it "
+                    + "(`state` `queued`, `done` or `failed`, the last error); `state` filters."
+            ) { call in
+                let filter = call.isNil(1) ? LuaTable() : try call.table(1)
+                let state = filter["state"].stringValue
+                var limit: Int?
+                if case .integer(let n) = filter["limit"] { limit = Int(n) }
+                let max = limit
+                return perform(call) { [LuaEJSON.lua(try await dev.triggerRuns(state: state, limit: max))] }
+            })
+        t.add(
+            LuaFunction(
+                "auth.dev.waitForTriggers", "(timeout?: integer): integer",
+                "Waits until every queued trigger run of the app has run (or been given up), for up to `timeout` seconds "
+                    + "(30 by default, at most 300); returns how many still wait, 0 when all ran: after a login, "
+                    + "`assert(auth.dev.waitForTriggers() == 0)`, then look at what the trigger did."
+            ) { call in
+                let timeout = call.isNil(1) ? 30 : try call.integer(1)
+                guard (0...300).contains(timeout) else { throw LuaArgumentError(index: 1, message: "timeout must be 0 to 300 seconds") }
+                return perform(call) { [.integer(try await dev.waitForTriggers(seconds: timeout))] }
+            })
         var idp = LuaModule("auth.dev.idp", summary: "The dev identity provider, which stands in for GitHub and Google.")
         idp.add(
             LuaFunction(

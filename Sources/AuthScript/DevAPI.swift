@@ -34,6 +34,24 @@ struct DevAPI: Sendable {
         _ = try await send("DELETE", "/apps/\(FormEncoding.escape(appId))/users")
     }
 
+    /// The app's recent trigger runs, newest first; `state` filters.
+    func triggerRuns(state: String?, limit: Int?) async throws -> EJSON {
+        var query: [(String, String)] = []
+        if let state { query.append(("state", state)) }
+        if let limit { query.append(("limit", String(limit))) }
+        let path = "/apps/\(FormEncoding.escape(appId))/triggers" + (query.isEmpty ? "" : "?" + FormEncoding.encode(query))
+        return try await send("GET", path)
+    }
+
+    /// Waits until none of the app's trigger runs is queued, for up to `seconds`; returns how
+    /// many still are.
+    func waitForTriggers(seconds: Int64) async throws -> Int64 {
+        var api = self
+        api.requestTimeout = .seconds(seconds + 30)
+        let answer = try await api.send("POST", "/apps/\(FormEncoding.escape(appId))/triggers/wait", body: ["timeoutSeconds": .int64(seconds)])
+        return answer["pending"]?.integerValue ?? 0
+    }
+
     /// A scripted request to the dev identity provider (`/dev/idp/api/...`).
     func idp(_ path: String, body: EJSON) async throws -> EJSON {
         try await send("POST", "/dev/idp/api" + path, body: body, root: "")

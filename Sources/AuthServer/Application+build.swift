@@ -27,7 +27,7 @@ public func buildApplication(
     let background: [any Service] =
         configuration.adminOnly
         ? []
-        : [services.sweeper]
+        : [services.sweeper, services.triggers]
             + (services.mailSender.flatMap { $0.transport.isLocal ? nil : [$0] } ?? [])
             + (metrics.map { metrics in
                 [
@@ -117,7 +117,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
             .addRoutes(to: router)
     }
     if let outbox = s.outbox {
-        DevController(dev: s.dev, outbox: outbox, store: s.store, apps: s.apps, origin: s.origin).addRoutes(to: router)
+        DevController(dev: s.dev, triggers: s.triggers, outbox: outbox, store: s.store, apps: s.apps, origin: s.origin).addRoutes(to: router)
     }
     if let idp = s.devIdP {
         DevIdPController(idp: idp, origin: s.origin.address, listenHost: s.origin.listenHost, publicURL: s.origin.publicURL)

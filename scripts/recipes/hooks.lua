@@ -1,9 +1,10 @@
--- hooks.lua: the app's hooks, driven from Lua on the embedded server.
+-- hooks.lua: the app's hooks and triggers, driven from Lua on the embedded server.
 --
--- Turns on the hooks of plugins/hooks.lua through the dev API: `onlyOurDomains` refuses a
--- sign-up from outside the app's email domains and gives new members a role, and
--- `rolesClaim` puts the user's roles in every access token. The hooks are turned off again at
--- the end, even when something fails.
+-- Turns on the hooks and the trigger of plugins/hooks.lua through the dev API:
+-- `onlyOurDomains` refuses a sign-up from outside the app's email domains and gives new
+-- members a role, `rolesClaim` puts the user's roles in every access token, and the CREATE
+-- trigger `recordSignup` records each sign-up after the fact. They are turned off again at the
+-- end, even when something fails.
 --
 -- Run: authsh scripts/recipes/hooks.lua
 
@@ -12,6 +13,9 @@ local function useHooks(on)
     hooks = on and { beforeUserCreated = "onlyOurDomains", accessTokenClaims = "rolesClaim" }
       or { beforeUserCreated = auth.ejson.null, accessTokenClaims = auth.ejson.null },
     values = { signupDomains = on and { "example.com" } or auth.ejson.null },
+    triggers = on and {
+      { name = "onSignup", type = "AUTHENTICATION", function_name = "recordSignup", config = { operation_type = "CREATE" } },
+    } or {},
   }
 end
 
@@ -34,6 +38,13 @@ local function main()
   assert(user.customData.roles[1] == "member", "the hook should give the member role")
   assert(user.claims.roles[1] == "member", "the access token should carry the roles claim")
   print(("%s signed up: roles %s in the token"):format(member, auth.ejson.encode(user.claims.roles)))
+
+  -- The CREATE trigger ran after the login answered: wait for the queue, then read its record.
+  assert(auth.dev.waitForTriggers() == 0, "the trigger should have run")
+  local signup = user:callFunction("mySignup")
+  assert(signup and signup.email == member and signup.provider == "local-userpass", "the trigger should record the sign-up")
+  local runs = auth.dev.triggerRuns{ state = "done" }
+  print(("the onSignup trigger ran (%s, %d attempt): recorded %s"):format(runs[1].state, runs[1].attempts, signup.email))
 
   -- The claim follows the user's custom data at every refresh: `visit` (plugins/functions.lua)
   -- replaces the custom data, roles and all.

@@ -18,6 +18,7 @@ struct AdminController {
         group.put("users/:id/custom_data", use: setCustomData)
         group.post("users/:id/reset", use: sendReset)
         group.post("confirm", use: confirm)
+        group.get("triggers", use: triggerRuns)
     }
 
     /// `{"users": [...], "next": cursor or null}`, filtered and paged by the query.
@@ -79,6 +80,14 @@ struct AdminController {
         }
         let confirmed = try await admin.adminConfirm(email: email, app: app, by: AdminActor(request, context))
         return AdminRoutes.json(["email": .string(confirmed), "confirmed": true])
+    }
+
+    /// The app's recent trigger runs, newest first (`?state=failed` for the runs given up).
+    @Sendable func triggerRuns(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let (state, limit) = try DevController.runQuery(request)
+        let runs = try await admin.store.triggerRuns(app: app.id, state: state, limit: limit)
+        return AdminRoutes.json(["runs": .array(runs.map(TriggerRunner.json))])
     }
 
     private func setDisabled(_ disabled: Bool, _ request: Request, _ context: AuthRequestContext) async throws -> Response {

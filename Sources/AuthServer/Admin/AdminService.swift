@@ -36,6 +36,8 @@ struct AdminService {
     let adminRefusals = AuditFailureBudget(perMinute: 120)
     /// Sends the reset mails an admin asks for.
     let userpass: UserpassService
+    /// Runs the `DELETE` triggers a deletion queues.
+    let triggers: TriggerRunner
 
     static let noSuchUser = ServiceError(.userNotFound, "no user with that id in this app")
 
@@ -66,8 +68,8 @@ struct AdminService {
     }
 
     func adminDelete(app: AppRuntime, id: String, by actor: AdminActor) async throws {
-        guard try await store.user(id: id, app: app.id) != nil else { throw Self.noSuchUser }
-        try await store.deleteUser(id: id, app: app.id)
+        guard let user = try await store.user(id: id, app: app.id) else { throw Self.noSuchUser }
+        try await triggers.deleteUser(user, app: app)
         await adminRecord("user_deleted", app: app, user: id, by: actor)
     }
 

@@ -39,6 +39,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var allowedRequestOrigins: RequestOrigins?
     /// The plugin functions that run inside the app's auth requests (``HookConfiguration``).
     public var hooks = HookConfiguration()
+    /// Authentication triggers (``TriggerConfiguration``), run after the fact.
+    public var triggers: [TriggerConfiguration] = []
 
     /// The authentication providers of an app; nil or false means disabled. In code, and for a
     /// config app with no `providers` key, anonymous, email/password and API keys are on; a
@@ -157,6 +159,23 @@ extension AppConfiguration {
         if let v = r.value("hooks") {
             hooks = try HookConfiguration(ejson: v, path: r.keyPath("hooks"))
         }
+        if let v = r.value("triggers") {
+            // `{}` too: an empty Lua table (a script's `auth.dev.config{triggers = {}}`) converts to one.
+            let items: [EJSON]
+            switch v {
+            case .array(let list): items = list
+            case .document(let d) where d.isEmpty: items = []
+            default: throw r.mismatch("triggers", "an array of triggers", v)
+            }
+            var names = Set<String>()
+            for (i, item) in items.enumerated() {
+                let trigger = try TriggerConfiguration(ejson: item, path: r.keyPath("triggers[\(i)]"))
+                guard names.insert(trigger.name).inserted else {
+                    throw ConfigError(key: r.keyPath("triggers[\(i)].name"), reason: "another trigger is named \"\(trigger.name)\"")
+                }
+                triggers.append(trigger)
+            }
+        }
         try r.finish()
     }
 
@@ -212,6 +231,7 @@ extension AppConfiguration {
         doc["recentLoginSeconds"] = recentLoginSeconds.map(EJSON.int64) ?? .null
         doc["allowedRequestOrigins"] = allowedRequestOrigins.map { .array($0.entries.map(EJSON.string)) } ?? .null
         doc["hooks"] = hooks.ejson
+        doc["triggers"] = .array(triggers.map(\.ejson))
         return .document(doc)
     }
 }

@@ -17,6 +17,8 @@ struct PluginInvocation: Sendable {
     var quota = PluginQuota()
     /// Mails this call has sent so far.
     var mailsSent = 0
+    /// This call's deadline when not the plugins' own (a trigger's).
+    var deadline: Duration?
 }
 
 /// What `context` reaches, all of it scoped to one app: a plugin state serves one app only,

@@ -53,7 +53,7 @@ final class PluginState: @unchecked Sendable {
         context.slot.withLock { $0 = invocation }
         defer { context.slot.withLock { $0 = nil } }
         do {
-            let results = try lua.run(invoke, arguments: [.string(LuaString(name))] + arguments)
+            let results = try lua.run(invoke, arguments: [.string(LuaString(name))] + arguments, deadline: invocation.deadline)
             guard results.count > 0 else { return .nil }
             return try results.values()[0]
         } catch let error as LuaError {

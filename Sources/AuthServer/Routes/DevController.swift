@@ -5,6 +5,7 @@ import Hummingbird
 /// does not exist otherwise, and behind ``DevRequestGuard``.
 struct DevController {
     let dev: DevOperations
+    let triggers: TriggerRunner
     let outbox: DevOutbox
     let store: any AuthStore
     let apps: [String: AppRuntime]
@@ -20,6 +21,8 @@ struct DevController {
         app.delete("users", use: wipeUsers)
         app.get("config", use: config)
         app.patch("config", use: patchConfig)
+        app.get("triggers", use: triggerRuns)
+        app.post("triggers/wait", use: waitForTriggers)
         group.get("clock", use: clock)
         group.post("clock", use: advanceClock)
     }
@@ -54,6 +57,48 @@ struct DevController {
         let app = try context.app
         let body = try await RequestBody.read(request, context: context)
         return JSONResponse.make(try await dev.patchConfig(app: app, patch: body.document), mode: .relaxed)
+    }
+
+    /// The app's recent trigger runs, newest first (`?state=queued|done|failed`, `?limit=`).
+    @Sendable func triggerRuns(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let (state, limit) = try Self.runQuery(request)
+        let runs = try await store.triggerRuns(app: app.id, state: state, limit: limit)
+        return JSONResponse.make(.array(runs.map(TriggerRunner.json)), mode: .relaxed)
+    }
+
+    /// Waits until none of the app's trigger runs is queued (`{"timeoutSeconds": N}`, 30 by
+    /// default, at most 300); answers `{"pending": N}`, 0 when all ran.
+    @Sendable func waitForTriggers(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let body = try await RequestBody.read(request, context: context)
+        var timeout: Int64 = 30
+        if let value = body.document["timeoutSeconds"] {
+            guard let n = value.integerValue, (0...300).contains(n) else {
+                throw ServiceError(.invalidParameter, "parameter 'timeoutSeconds' must be an integer from 0 to 300")
+            }
+            timeout = n
+        }
+        let pending = try await triggers.waitUntilDone(app: app.id, timeout: .seconds(timeout))
+        return JSONResponse.make(["pending": .int64(Int64(pending))], mode: .relaxed)
+    }
+
+    /// `?state=` and `?limit=` (1 to 1000, 100 by default) of a trigger-run listing.
+    static func runQuery(_ request: Request) throws(ServiceError) -> (TriggerRun.State?, Int) {
+        let query = request.uri.queryParameters
+        var state: TriggerRun.State?
+        if let s = query.get("state") {
+            guard let parsed = TriggerRun.State(rawValue: s) else {
+                throw ServiceError(.invalidParameter, "state must be \"queued\", \"done\" or \"failed\"")
+            }
+            state = parsed
+        }
+        var limit = 100
+        if let l = query.get("limit") {
+            guard let n = Int(l), (1...1000).contains(n) else { throw ServiceError(.invalidParameter, "limit must be 1 to 1000") }
+            limit = n
+        }
+        return (state, limit)
     }
 
     @Sendable func clock(_ request: Request, context: AuthRequestContext) async throws -> Response {

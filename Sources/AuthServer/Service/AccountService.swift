@@ -8,11 +8,13 @@ struct AccountService {
     let sessions: SessionService
     let passwords: Passwords
     let abuse: AbuseControls
+    /// Runs the `DELETE` triggers a deletion queues.
+    let triggers: TriggerRunner
 
     /// `DELETE /auth/delete`.
     func deleteUser(token: String) async throws {
         let (app, user, _) = try await sessions.recentUser(token)
-        try await store.deleteUser(id: user.id, app: app.id)
+        try await triggers.deleteUser(user, app: app)
     }
 
     /// `GET /auth/sessions`: `[{id, device_id, created, last_used, current}]`, oldest first.

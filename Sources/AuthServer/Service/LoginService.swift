@@ -9,6 +9,8 @@ struct LoginService {
     let abuse: AbuseControls
     let functions: PluginFunctions
     let hooks: AuthHooks
+    /// Runs the triggers whose runs a login writes.
+    let triggers: TriggerRunner
     /// Sign-ins under way in the browser flows, and their login codes.
     let flows: OAuthFlows
 
@@ -90,9 +92,11 @@ struct LoginService {
         try await hooks.beforeLogin(login, app: app)
         // The claims before the user is written: a hook that refuses leaves nothing behind.
         let claims = try await hooks.accessTokenClaims(user: user, app: app)
+        let providers = [proof.identity.providerType]
         if isNew {
+            let created = TriggerRunner.runs(of: .create, user: user, providers: providers, app: app, clock: clock)
             try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
-                try await store.insertUser(user)
+                try await store.insertUser(user, events: created)
             }
             AuditTrail.user(user.id, app: app.id)
         } else if proof.owner == nil {
@@ -100,7 +104,9 @@ struct LoginService {
         }
         let tokens = try await sessions.startSession(
             app: app, user: user, providerType: proof.identity.providerType,
-            identityId: proof.identity.externalId, deviceId: deviceId, claims: claims)
+            identityId: proof.identity.externalId, deviceId: deviceId, claims: claims,
+            events: TriggerRunner.runs(of: .login, user: user, providers: providers, app: app, clock: clock))
+        if !app.config.triggers.isEmpty { triggers.queued() }
         var answer: EJSONDocument = [
             "access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
             "user_id": .string(user.id), "device_id": .string(tokens.deviceId),

@@ -41,6 +41,9 @@ struct PluginFunctions {
         for (key, function) in app.hooks.named {
             try check(function, key: "hooks.\(key)", switch: "hooks.\(key)")
         }
+        for (i, trigger) in app.triggers.enumerated() where !trigger.disabled {
+            try check(trigger.functionName, key: "triggers[\(i)].function_name", switch: "trigger \(trigger.name)")
+        }
     }
 
     /// True when the app's config gives function `name` a role (confirmation, reset, custom
@@ -51,14 +54,23 @@ struct PluginFunctions {
             if u.runResetFunction && u.resetFunctionName == name { return true }
         }
         return app.providers.customFunction?.authFunctionName == name || app.hooks.named.contains { $0.function == name }
+            || app.triggers.contains { $0.functionName == name }
     }
 
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
-    func runPlugin(_ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil) async throws -> LuaValue {
-        let invocation = PluginInvocation(function: name, values: app.config.values, userId: userId, quota: app.config.pluginLimits)
-        guard let metrics else { return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation) }
+    /// `deadline` replaces the plugins' time limit (a trigger's own); `inline` false keeps it off
+    /// the caller's thread (``PluginExecutor``).
+    func runPlugin(
+        _ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil, deadline: Duration? = nil,
+        inline: Bool = true
+    ) async throws -> LuaValue {
+        var invocation = PluginInvocation(function: name, values: app.config.values, userId: userId, quota: app.config.pluginLimits)
+        invocation.deadline = deadline
+        guard let metrics else {
+            return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation, inline: inline)
+        }
         do {
-            let result = try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation)
+            let result = try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation, inline: inline)
             metrics.pluginCall("ok")
             return result
         } catch {

@@ -37,6 +37,8 @@ struct ServerServices {
     let functionCalls: FunctionCalls
     let admin: AdminService
     let sweeper: StoreSweeper
+    /// Runs the apps' authentication triggers.
+    let triggers: TriggerRunner
     let dev: DevOperations
 
     init(configuration c: ServerConfiguration, store: any AuthStore, metrics: ServerMetrics? = nil) async throws {
@@ -96,6 +98,9 @@ struct ServerServices {
             backoff: LoginBackoff(store: store), abuse: abuse, clock: c.clock)
         let functions = PluginFunctions(plugins: plugins, logger: c.logger, metrics: metrics)
         let hooks = AuthHooks(functions: functions, logger: c.logger)
+        let triggers = TriggerRunner(
+            store: store, clock: c.clock, apps: apps, functions: functions, logger: c.logger, auditWriter: auditWriter)
+        self.triggers = triggers
         let sessions = SessionService(store: store, clock: c.clock, tokens: tokens, apps: apps, hooks: hooks)
         let userpass = UserpassService(
             store: store, clock: c.clock, passwords: passwords, abuse: abuse, functions: functions, mailer: mailer,
@@ -107,13 +112,13 @@ struct ServerServices {
         self.sweeper = sweeper
         login = LoginService(
             store: store, clock: c.clock, sessions: sessions, passwords: passwords, abuse: abuse, functions: functions,
-            hooks: hooks, flows: flows)
-        accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse)
+            hooks: hooks, triggers: triggers, flows: flows)
+        accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock)
         functionCalls = FunctionCalls(functions: functions, sessions: sessions, abuse: abuse)
         admin = AdminService(
             store: store, clock: c.clock, logger: c.logger, apps: apps, auditWriter: auditWriter, adminAuditWriter: writer,
-            userpass: userpass)
+            userpass: userpass, triggers: triggers)
         dev = DevOperations(clock: c.clock, plugins: plugins, sweeper: sweeper)
     }
 

@@ -25,7 +25,7 @@ struct SessionService {
     /// Nothing is written unless the tokens are made.
     func startSession(
         app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
-        deviceId: String, claims: EJSONDocument? = nil
+        deviceId: String, claims: EJSONDocument? = nil, events: [TriggerRun] = []
     ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
@@ -43,7 +43,8 @@ struct SessionService {
             SessionRecord(
                 id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
                 identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
-                expiresAt: anonymous ? nil : refreshExp))
+                expiresAt: anonymous ? nil : refreshExp),
+            events: events)
         return Tokens(access: access, refresh: refresh, deviceId: deviceId)
     }
 

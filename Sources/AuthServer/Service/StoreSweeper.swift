@@ -39,6 +39,7 @@ struct StoreSweeper: Service {
             ("sign-ins", { [store] in try await store.deleteExpiredSignIns(at: now) }),
             ("failed-password counts", { [store] in try await store.deleteLoginFailures(lastBefore: now - LoginBackoff.memory) }),
             ("finished mail", { [store] in try await store.deleteFinishedMail(before: now - 7 * 86_400) }),
+            ("finished trigger runs", { [store] in try await store.deleteFinishedTriggerRuns(before: now - 7 * 86_400) }),
             ("audit events", { [store, auditRetention] in try await store.deleteAuditEvents(before: now - auditRetention) }),
         ]
         for (what, step) in steps {

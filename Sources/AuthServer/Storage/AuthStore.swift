@@ -31,8 +31,9 @@ public protocol AuthStore: Sendable {
     func existingSigningKey(app: String, algorithm: String) async throws -> [UInt8]?
 
     // Users and identities
-    /// Inserts a user with its identities; conflict if an identity belongs to someone already.
-    func insertUser(_ user: UserRecord) async throws
+    /// Inserts a user with its identities, and queues `events` (its triggers' runs) in the same
+    /// transaction; conflict if an identity belongs to someone already.
+    func insertUser(_ user: UserRecord, events: [TriggerRun]) async throws
     /// The user with its identities, or nil.
     func user(id: String, app: String) async throws -> UserRecord?
     /// The id of the user holding this identity, or nil.
@@ -47,8 +48,9 @@ public protocol AuthStore: Sendable {
     /// Sets the user's custom data document; false when the app has no such user.
     @discardableResult
     func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws -> Bool
-    /// Deletes the user, its identities, sessions, API keys and email/password accounts.
-    func deleteUser(id: String, app: String) async throws
+    /// Deletes the user, its identities, sessions, API keys and email/password accounts, and
+    /// queues `events` in the same transaction (none when there was no such user).
+    func deleteUser(id: String, app: String, events: [TriggerRun]) async throws
 
     /// Sets the verified email of an identity (its provider's email changed since the last login).
     func setIdentityEmail(_ email: String?, app: String, providerType: String, externalId: String) async throws
@@ -89,7 +91,8 @@ public protocol AuthStore: Sendable {
     func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
 
     // Sessions
-    func insertSession(_ session: SessionRecord) async throws
+    /// Inserts a session (a login), and queues `events` in the same transaction.
+    func insertSession(_ session: SessionRecord, events: [TriggerRun]) async throws
     /// The session and its user (for a refresh: one read); the user's identities only when
     /// `identities` (a refresh does not need them).
     func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)?
@@ -165,6 +168,21 @@ public protocol AuthStore: Sendable {
     /// Deletes the mails delivered or given up before `time`; returns how many.
     func deleteFinishedMail(before time: Int64) async throws -> Int
 
+    // Trigger runs (the queue of ``TriggerRunner``; rules as the mail queue's)
+    func leaseDueTriggerRun(now: Int64, leaseUntil: Int64) async throws -> TriggerRun?
+    func leaseTriggerRun(id: String, now: Int64, leaseUntil: Int64) async throws -> TriggerRun?
+    /// Marks it done or given up, if lease `attempt` is still its latest; true when it did.
+    @discardableResult
+    func finishTriggerRun(id: String, attempt: Int, state: TriggerRun.State, error: String?, at time: Int64) async throws -> Bool
+    @discardableResult
+    func retryTriggerRun(id: String, attempt: Int, error: String, next: Int64) async throws -> Bool
+    /// The app's runs, newest first, all or those in `state`.
+    func triggerRuns(app: String, state: TriggerRun.State?, limit: Int) async throws -> [TriggerRun]
+    /// How many of the app's runs wait.
+    func queuedTriggerRunCount(app: String) async throws -> Int
+    /// Deletes the runs finished before `time`; returns how many.
+    func deleteFinishedTriggerRuns(before time: Int64) async throws -> Int
+
     // Audit log
     func insertAuditEvents(_ events: [AuditEvent]) async throws
     /// Newest first; oldest first with `after` (``AuditFilter/after``).
@@ -210,6 +228,15 @@ public protocol AuthStore: Sendable {
 }
 
 extension AuthStore {
+    /// Inserts a user that starts no trigger.
+    func insertUser(_ user: UserRecord) async throws { try await insertUser(user, events: []) }
+
+    /// Deletes a user without trigger runs.
+    func deleteUser(id: String, app: String) async throws { try await deleteUser(id: id, app: app, events: []) }
+
+    /// Inserts a session that starts no trigger.
+    func insertSession(_ session: SessionRecord) async throws { try await insertSession(session, events: []) }
+
     /// Stores a token that no queued mail carries (see ``insertToken(_:now:keep:mail:)``).
     func insertToken(_ token: OneTimeToken, now: Int64, keep: Int) async throws {
         try await insertToken(token, now: now, keep: keep, mail: nil)

@@ -5,36 +5,21 @@ extension SQLStore {
     }
 
     public func leaseDueMail(now: Int64, leaseUntil: Int64, limit: Int) async throws -> [QueuedMail] {
-        try await engine.write("lease mail") { r in
-            var leased: [QueuedMail] = []
-            for id in try await r.all(MailQueueTable.due, [.integer(now), .integer(now), .integer(limit)], { try $0.text("id") }) {
-                // Another instance may have leased it since the read: the UPDATE checks again.
-                if let mail = try await r.first(MailQueueTable.lease, [.integer(leaseUntil), .text(id), .integer(now)], MailQueueTable.mail) {
-                    leased.append(mail)
-                }
-            }
-            return leased
-        }
+        try await leaseDue(MailQueueTable.queue, now: now, leaseUntil: leaseUntil, limit: limit, QueuedMail.self)
     }
 
     public func leaseMail(id: String, now: Int64, leaseUntil: Int64) async throws -> QueuedMail? {
-        try await engine.write("lease mail") { r in
-            try await r.first(MailQueueTable.lease, [.integer(leaseUntil), .text(id), .integer(now)], MailQueueTable.mail)
-        }
+        try await lease(MailQueueTable.queue, id: id, now: now, leaseUntil: leaseUntil, QueuedMail.self)
     }
 
     @discardableResult
     public func finishMail(id: String, attempt: Int, state: QueuedMail.State, error: String?, at time: Int64) async throws -> Bool {
-        try await engine.write("finish mail") { r in
-            try await r.count(MailQueueTable.finish, [.text(state.rawValue), .text(error), .integer(time), .text(id), .integer(Int64(attempt))]) > 0
-        }
+        try await finish(MailQueueTable.queue, id: id, attempt: attempt, state: state.rawValue, error: error, at: time)
     }
 
     @discardableResult
     public func retryMail(id: String, attempt: Int, error: String, next: Int64) async throws -> Bool {
-        try await engine.write("retry mail") { r in
-            try await r.count(MailQueueTable.retry, [.integer(next), .text(error), .text(id), .integer(Int64(attempt))]) > 0
-        }
+        try await retry(MailQueueTable.queue, id: id, attempt: attempt, error: error, next: next)
     }
 
     public func queuedMail(id: String) async throws -> QueuedMail? {
@@ -46,6 +31,6 @@ extension SQLStore {
     }
 
     public func deleteFinishedMail(before time: Int64) async throws -> Int {
-        try await engine.write("delete old mail") { r in try await r.count(MailQueueTable.deleteFinished, [.integer(time)]) }
+        try await engine.write("delete old mail") { r in try await r.count(MailQueueTable.queue.deleteFinished, [.integer(time)]) }
     }
 }

@@ -4,8 +4,9 @@ import AuthProtocol
 extension SQLStore {
     // MARK: sessions
 
-    public func insertSession(_ session: SessionRecord) async throws {
+    public func insertSession(_ session: SessionRecord, events: [TriggerRun]) async throws {
         try await engine.write("create session") { r in
+            for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
             try await r.run(SessionsTable.insert, SessionsTable.insertArguments(session))
             try await r.run(UsersTable.setLastLogin, [.integer(session.createdAt), .text(session.userId)])
         }

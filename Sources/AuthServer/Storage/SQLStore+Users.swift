@@ -2,8 +2,9 @@ import AuthProtocol
 
 /// Users and identities.
 extension SQLStore {
-    public func insertUser(_ user: UserRecord) async throws {
+    public func insertUser(_ user: UserRecord, events: [TriggerRun]) async throws {
         try await engine.write("create user") { r in
+            for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
             try await r.run(UsersTable.insert, UsersTable.insertArguments(user))
             for (position, identity) in user.identities.enumerated() {
                 try await r.run(
@@ -78,10 +79,11 @@ extension SQLStore {
         }
     }
 
-    public func deleteUser(id: String, app: String) async throws {
+    public func deleteUser(id: String, app: String, events: [TriggerRun]) async throws {
         try await engine.write("delete user") { r in
             try await r.run(UserpassAccountsTable.deleteOfUser, [.text(app), .text(id), .text(ProviderType.userpass)])
-            try await r.run(UsersTable.delete, [.text(id), .text(app)])
+            guard try await r.count(UsersTable.delete, [.text(id), .text(app)]) > 0 else { return }
+            for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
         }
     }
 

@@ -92,7 +92,7 @@ final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
 private enum WipeStatements {
     static let all: [SQL] = [
         "users", "userpass_accounts", "one_time_tokens", "sessions", "api_keys", "pending_credentials",
-        "sign_ins", "mail_queue",
+        "sign_ins", "mail_queue", "trigger_runs",
     ]
     .map { SQL("DELETE FROM \($0) WHERE app_id = ?") }
 }

@@ -125,6 +125,20 @@ enum PostgresSchema {
                 "CREATE INDEX userpass_accounts_identity ON userpass_accounts(app_id, identity_id)",
             ]
         ),
+        (
+            "v8",
+            [
+                """
+                CREATE TABLE trigger_runs (
+                    id TEXT PRIMARY KEY, app_id TEXT NOT NULL, trigger_name TEXT NOT NULL, function_name TEXT NOT NULL,
+                    operation TEXT NOT NULL, event TEXT NOT NULL, created_at BIGINT NOT NULL, next_attempt BIGINT NOT NULL,
+                    attempts BIGINT NOT NULL, state TEXT NOT NULL, last_error TEXT, lease_until BIGINT NOT NULL,
+                    finished_at BIGINT)
+                """,
+                "CREATE INDEX trigger_runs_due ON trigger_runs(state, next_attempt)",
+                "CREATE INDEX trigger_runs_app ON trigger_runs(app_id, created_at)",
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

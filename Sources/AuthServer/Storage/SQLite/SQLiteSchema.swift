@@ -118,6 +118,18 @@ enum SQLiteSchema {
             CREATE INDEX userpass_accounts_identity ON userpass_accounts(app_id, identity_id);
             """
         ),
+        (
+            "v8: trigger runs",
+            """
+            CREATE TABLE trigger_runs (
+                id TEXT PRIMARY KEY, app_id TEXT NOT NULL, trigger_name TEXT NOT NULL, function_name TEXT NOT NULL,
+                operation TEXT NOT NULL, event TEXT NOT NULL, created_at INTEGER NOT NULL, next_attempt INTEGER NOT NULL,
+                attempts INTEGER NOT NULL, state TEXT NOT NULL, last_error TEXT, lease_until INTEGER NOT NULL,
+                finished_at INTEGER);
+            CREATE INDEX trigger_runs_due ON trigger_runs(state, next_attempt);
+            CREATE INDEX trigger_runs_app ON trigger_runs(app_id, created_at);
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -24,32 +24,10 @@ enum MailQueueTable {
             attempts: Int(try row.int64("attempts")), state: state, lastError: try row.optionalText("last_error"))
     }
 
-    /// Queued mail due at a time and leased by no one (arguments: now, now, limit); on
-    /// PostgreSQL rows another instance is leasing are passed over, so instances take different mail.
-    static let due = SQL(
-        """
-        SELECT id FROM mail_queue WHERE state = 'queued' AND next_attempt <= ? AND lease_until <= ? ORDER BY next_attempt LIMIT ?
-        """, lock: .skipLocked)
-    /// Leases one for an attempt, unless someone else did meanwhile (arguments: lease end, id, now).
-    static let lease = SQL(
-        """
-        UPDATE mail_queue SET lease_until = ?, attempts = attempts + 1
-        WHERE id = ? AND state = 'queued' AND lease_until <= ? RETURNING \(columns)
-        """)
-    /// Delivered or given up: the content goes (arguments: state, error, time, id, the lease's
-    /// attempt: a lease another sender took since changes nothing).
-    static let finish: SQL = """
-        UPDATE mail_queue SET state = ?, last_error = ?, finished_at = ?, content = '', lease_until = 0
-        WHERE id = ? AND attempts = ? AND state = 'queued' RETURNING 1
-        """
-    /// Another attempt later (arguments: next attempt, error, id, the lease's attempt).
-    static let retry: SQL = """
-        UPDATE mail_queue SET next_attempt = ?, last_error = ?, lease_until = 0
-        WHERE id = ? AND attempts = ? AND state = 'queued' RETURNING 1
-        """
+    /// Leasing, finishing and retrying, as every queue does; a finished mail's content goes.
+    static let queue = QueueStatements("mail", table: "mail_queue", columns: columns, finishing: ", content = ''")
     static let select = SQL("SELECT \(columns) FROM mail_queue WHERE id = ?")
     static let queuedCount: SQL = "SELECT COUNT(*) AS queued FROM mail_queue WHERE state = 'queued'"
-    static let deleteFinished: SQL = "DELETE FROM mail_queue WHERE state <> 'queued' AND finished_at < ? RETURNING 1"
 }
 
 // MARK: the record
@@ -74,4 +52,8 @@ public struct QueuedMail: Sendable, Equatable {
     public var state: State = .queued
     /// Why the last attempt failed (a server's reply or a connection error; never content).
     public var lastError: String?
+}
+
+extension QueuedMail: QueueRecord {
+    init<Row: SQLRow>(row: Row) throws { self = try MailQueueTable.mail(row) }
 }

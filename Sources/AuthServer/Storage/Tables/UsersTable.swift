@@ -97,7 +97,7 @@ enum UsersTable {
     static let setData: SQL = "UPDATE users SET data = ? WHERE id = ?"
     static let setCustomData: SQL = "UPDATE users SET custom_data = ? WHERE id = ? AND app_id = ? RETURNING 1"
     /// Identities, sessions and API keys go with it (ON DELETE CASCADE).
-    static let delete: SQL = "DELETE FROM users WHERE id = ? AND app_id = ?"
+    static let delete: SQL = "DELETE FROM users WHERE id = ? AND app_id = ? RETURNING 1"
 
     /// Users created before a time whose every identity is anonymous (arguments: the time,
     /// then `anon-user` twice).

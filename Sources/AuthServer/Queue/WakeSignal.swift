@@ -25,8 +25,9 @@ final class WakeSignal: Sendable {
     /// Whether a signal is kept for the next wait (for tests).
     var isPending: Bool { state.withLock { $0.pending } }
 
-    /// Returns when signalled, or after `timeout`. One waiter at a time. A wait ended by a
-    /// signal leaves no signal behind from its timer (which once woke the next wait at once,
+    /// Returns when signalled, after `timeout`, or when the waiting task is cancelled (a
+    /// server shutting down does not wait for the timer). One waiter at a time. A wait ended by
+    /// a signal leaves no signal behind from its timer (which once woke the next wait at once,
     /// and the mail sender then read the queue in a loop with no pause).
     func wait(timeout: Duration) async {
         let timer = Task { [self] in
@@ -34,16 +35,20 @@ final class WakeSignal: Sendable {
             guard (try? await Task.sleep(for: timeout)) != nil else { return }
             signal()
         }
-        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
-            let now = state.withLock { s -> Bool in
-                if s.pending {
-                    s.pending = false
-                    return true
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                let now = state.withLock { s -> Bool in
+                    if s.pending {
+                        s.pending = false
+                        return true
+                    }
+                    s.waiter = waiter
+                    return false
                 }
-                s.waiter = waiter
-                return false
+                if now { waiter.resume() }
             }
-            if now { waiter.resume() }
+        } onCancel: {
+            signal()
         }
         // Settled when it returns: the timer ended, and left a signal only if it fired.
         timer.cancel()
