@@ -32,12 +32,19 @@ function hooks.rolesClaim(event)
 end
 
 -- A CREATE trigger: runs after a user is created (not in the login's request; retried when it
--- fails), and records the sign-up in the app's store.
+-- fails), records the sign-up in the app's store and, when the config names a webhook
+-- (`values.signupWebhook`, its origin listed in `httpAllowList`), posts it there.
 function hooks.recordSignup(event)
   if context.user ~= nil then error("recordSignup is a trigger, not a callable function") end
-  context.store.set("signup:" .. event.user.id, {
-    provider = event.providers[1], email = event.user.data.email, at = event.time,
-  })
+  local signup = { user = event.user.id, provider = event.providers[1], email = event.user.data.email }
+  context.store.set("signup:" .. event.user.id, signup)
+  local webhook = context.values.signupWebhook
+  if webhook then
+    local answer = context.http.post{ url = webhook, body = signup }
+    -- An error makes the trigger try again later (a run is at least once: the store write is
+    -- the same every time).
+    if answer.status >= 300 then error("the sign-up webhook answered " .. answer.status) end
+  end
 end
 
 -- Callable: the caller's sign-up record, as recordSignup wrote it (nil before it ran).

@@ -493,6 +493,14 @@ function auth.dev.triggerRuns(filter) end
 ---@return integer
 function auth.dev.waitForTriggers(timeout) end
 
+---What the dev server's webhook sink (`auth.dev.webhookURL`) received for the app, oldest first: a place a plugin's `context.http.post` can reach in a script, with no server of your own.
+---@return {method: string, contentType: string?, body: string, receivedAt: integer}[]
+function auth.dev.webhooks() end
+
+---The URL of the app's webhook sink on the dev server (the embedded one's real `http://127.0.0.1:PORT` origin, started if need be); list that origin in the app's `httpAllowList` for plugins to post there (JSON bodies only).
+---@return string
+function auth.dev.webhookURL() end
+
 ---The dev identity provider, which stands in for GitHub and Google.
 auth.dev.idp = {}
 

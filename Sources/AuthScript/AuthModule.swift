@@ -150,6 +150,23 @@ enum AuthModule {
                 guard (0...300).contains(timeout) else { throw LuaArgumentError(index: 1, message: "timeout must be 0 to 300 seconds") }
                 return perform(call) { [.integer(try await dev.waitForTriggers(seconds: timeout))] }
             })
+        t.add(
+            LuaFunction(
+                "auth.dev.webhooks", "(): {method: string, contentType: string?, body: string, receivedAt: integer}[]",
+                "What the dev server's webhook sink (`auth.dev.webhookURL`) received for the app, oldest first: a place a "
+                    + "plugin's `context.http.post` can reach in a script, with no server of your own."
+            ) { call in
+                perform(call) { [LuaEJSON.lua(try await dev.webhooks())] }
+            })
+        t.add(
+            LuaFunction(
+                "auth.dev.webhookURL", "(): string",
+                "The URL of the app's webhook sink on the dev server (the embedded one's real `http://127.0.0.1:PORT` "
+                    + "origin, started if need be); list that origin in the app's `httpAllowList` for plugins to post there "
+                    + "(JSON bodies only)."
+            ) { call in
+                perform(call) { [.string(LuaString(try await dev.webhookURL()))] }
+            })
         var idp = LuaModule("auth.dev.idp", summary: "The dev identity provider, which stands in for GitHub and Google.")
         idp.add(
             LuaFunction(

@@ -52,6 +52,17 @@ struct DevAPI: Sendable {
         return answer["pending"]?.integerValue ?? 0
     }
 
+    /// What the dev server's webhook sink received for the app, oldest first.
+    func webhooks() async throws -> EJSON {
+        try await send("GET", "/apps/\(FormEncoding.escape(appId))/webhooks")
+    }
+
+    /// The URL of the app's webhook sink, for a plugin's `context.http.post`: on the server's
+    /// real origin (the embedded server's `http://127.0.0.1:PORT`, started if need be).
+    func webhookURL() async throws -> String {
+        try await server.origin() + Routes.dev + "/apps/\(FormEncoding.escape(appId))/webhooks"
+    }
+
     /// A scripted request to the dev identity provider (`/dev/idp/api/...`).
     func idp(_ path: String, body: EJSON) async throws -> EJSON {
         try await send("POST", "/dev/idp/api" + path, body: body, root: "")

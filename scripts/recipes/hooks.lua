@@ -1,18 +1,26 @@
--- hooks.lua: the app's hooks and triggers, driven from Lua on the embedded server.
+-- hooks.lua: the app's hooks, triggers and outbound HTTP, driven from Lua on the embedded server.
 --
 -- Turns on the hooks and the trigger of plugins/hooks.lua through the dev API:
 -- `onlyOurDomains` refuses a sign-up from outside the app's email domains and gives new
 -- members a role, `rolesClaim` puts the user's roles in every access token, and the CREATE
--- trigger `recordSignup` records each sign-up after the fact. They are turned off again at the
--- end, even when something fails.
+-- trigger `recordSignup` records each sign-up after the fact and posts it to a webhook with
+-- `context.http` (here the dev server's own webhook sink, its origin in `httpAllowList`). They
+-- are turned off again at the end, even when something fails.
 --
 -- Run: authsh scripts/recipes/hooks.lua
 
+local webhook = auth.dev.webhookURL()
+local origin = webhook:match("^(https?://[^/]+)")
+
 local function useHooks(on)
   auth.dev.config{
+    httpAllowList = on and { origin } or {},
     hooks = on and { beforeUserCreated = "onlyOurDomains", accessTokenClaims = "rolesClaim" }
       or { beforeUserCreated = auth.ejson.null, accessTokenClaims = auth.ejson.null },
-    values = { signupDomains = on and { "example.com" } or auth.ejson.null },
+    values = {
+      signupDomains = on and { "example.com" } or auth.ejson.null,
+      signupWebhook = on and webhook or auth.ejson.null,
+    },
     triggers = on and {
       { name = "onSignup", type = "AUTHENTICATION", function_name = "recordSignup", config = { operation_type = "CREATE" } },
     } or {},
@@ -45,6 +53,10 @@ local function main()
   assert(signup and signup.email == member and signup.provider == "local-userpass", "the trigger should record the sign-up")
   local runs = auth.dev.triggerRuns{ state = "done" }
   print(("the onSignup trigger ran (%s, %d attempt): recorded %s"):format(runs[1].state, runs[1].attempts, signup.email))
+  local posted = auth.dev.webhooks()
+  local last = auth.ejson.decode(posted[#posted].body)
+  assert(last.email == member, "the trigger should post the sign-up to the webhook")
+  print(("and posted it to the webhook: %s %s"):format(posted[#posted].method, posted[#posted].body))
 
   -- The claim follows the user's custom data at every refresh: `visit` (plugins/functions.lua)
   -- replaces the custom data, roles and all.

@@ -41,6 +41,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var hooks = HookConfiguration()
     /// Authentication triggers (``TriggerConfiguration``), run after the fact.
     public var triggers: [TriggerConfiguration] = []
+    /// Where plugins may send HTTP requests (``HTTPAllowList``); empty: nowhere.
+    public var httpAllowList = HTTPAllowList()
 
     /// The authentication providers of an app; nil or false means disabled. In code, and for a
     /// config app with no `providers` key, anonymous, email/password and API keys are on; a
@@ -159,6 +161,9 @@ extension AppConfiguration {
         if let v = r.value("hooks") {
             hooks = try HookConfiguration(ejson: v, path: r.keyPath("hooks"))
         }
+        if let list = try r.strings("httpAllowList") {
+            httpAllowList = try HTTPAllowList(list, path: r.keyPath("httpAllowList"))
+        }
         if let v = r.value("triggers") {
             // `{}` too: an empty Lua table (a script's `auth.dev.config{triggers = {}}`) converts to one.
             let items: [EJSON]
@@ -232,6 +237,7 @@ extension AppConfiguration {
         doc["allowedRequestOrigins"] = allowedRequestOrigins.map { .array($0.entries.map(EJSON.string)) } ?? .null
         doc["hooks"] = hooks.ejson
         doc["triggers"] = .array(triggers.map(\.ejson))
+        doc["httpAllowList"] = httpAllowList.ejson
         return .document(doc)
     }
 }

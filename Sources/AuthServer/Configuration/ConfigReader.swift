@@ -47,6 +47,8 @@ struct ConfigReader {
     mutating func strings(_ key: String) throws(ConfigError) -> [String]? {
         guard let v = value(key) else { return nil }
         if case .string(let s) = v { return [s] }
+        // `{}` too: an empty Lua table (a script's `auth.dev.config`) converts to one.
+        if case .document(let d) = v, d.isEmpty { return [] }
         guard case .array(let items) = v else { throw mismatch(key, "an array of strings", v) }
         var out: [String] = []
         for (i, item) in items.enumerated() {

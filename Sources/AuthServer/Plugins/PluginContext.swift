@@ -1,6 +1,7 @@
 import AuthProtocol
 import Logging
 import Lua
+import NIOHTTP1
 import LuaEJSON
 import Synchronization
 
@@ -19,6 +20,10 @@ struct PluginInvocation: Sendable {
     var mailsSent = 0
     /// This call's deadline when not the plugins' own (a trigger's).
     var deadline: Duration?
+    /// When the call started (`context.http` ends by the call's deadline).
+    var started = ContinuousClock.now
+    /// Where `context.http` may go (the app's `httpAllowList`).
+    var httpAllowList = HTTPAllowList()
 }
 
 /// What `context` reaches, all of it scoped to one app: a plugin state serves one app only,
@@ -33,6 +38,8 @@ struct PluginServices: Sendable {
     var templates = MailTemplates.defaults
     /// Mails per address per hour, for the app's states together (a class: copies share it).
     let mailsPerAddress = RateLimiter()
+    /// The plugins' deadline, when a call has none of its own.
+    var timeLimit: Duration = .seconds(1)
 }
 
 /// Limits on what plugins hand to `context`.
@@ -75,6 +82,7 @@ final class PluginContext: Sendable {
         t["delete"] = .function(delete)
         t["setCustomData"] = .function(setCustomData)
         t["current"] = .function(current)
+        t["http"] = .function(http)
         return .table(t)
     }
 
@@ -139,6 +147,65 @@ final class PluginContext: Sendable {
             }
             services.logger.info("\(line)", metadata: ["app": "\(services.appId)", "plugin": "\(invocation.function)"])
             return .none
+        }
+    }
+
+    /// `context.http.get/post/put/delete{url, headers, body}` (the prelude passes the method
+    /// first): `{status, headers, body}`, through ``OutboundHTTP``'s gate. A table `body` is sent
+    /// as JSON.
+    private var http: LuaFunction {
+        LuaFunction("http") { [self] call in
+            let invocation = try invocation("context.http")
+            let method = HTTPMethod(rawValue: try call.string(1))
+            let request = try call.table(2)
+            guard let text = request["url"].stringValue, let url = OutboundURL(text) else {
+                throw LuaArgumentError(index: 1, message: "field 'url' must be an http or https URL with a host")
+            }
+            var headers: [(String, String)] = []
+            if case .table(let t) = request["headers"] {
+                for (key, value) in t.fields {
+                    guard let name = key.stringValue, let value = value.stringValue,
+                        !name.isEmpty, name.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != 58 }),
+                        !value.utf8.contains(where: { $0 == 10 || $0 == 13 || $0 == 0 })
+                    else { throw LuaArgumentError(index: 1, message: "field 'headers' must map header names to strings") }
+                    guard name.lowercased() != "host" else { throw LuaArgumentError(index: 1, message: "the Host header is the URL's") }
+                    headers.append((name, value))
+                }
+            }
+            var body: [UInt8]?
+            switch request["body"] {
+            case .nil: break
+            case .string(let s): body = Array(s.bytes)
+            case let value:
+                body = try LuaEJSON.ejson(value).encoded(.relaxed)
+                if !headers.contains(where: { $0.0.lowercased() == "content-type" }) { headers.append(("Content-Type", "application/json")) }
+            }
+            if let body, body.count > OutboundHTTP.maxRequestBytes {
+                throw LuaArgumentError(index: 1, message: "field 'body' is over \(OutboundHTTP.maxRequestBytes / 1024) KiB")
+            }
+            let deadline = invocation.deadline ?? services.timeLimit
+            let left = deadline - invocation.started.duration(to: .now)
+            guard left > .zero else { throw LuaRaise("context.http: the call's deadline has passed") }
+            let allowList = invocation.httpAllowList
+            let sendBody = body, sendHeaders = headers
+            return .async {
+                let answer: OutboundHTTP.Answer
+                do {
+                    answer = try await OutboundHTTP.send(
+                        method: method, url: url, headers: sendHeaders, body: sendBody, allowList: allowList, timeout: left)
+                } catch let failure as OutboundHTTP.Failure {
+                    throw LuaError(.runtime, failure.description)
+                }
+                var headerTable = LuaTable()
+                for (name, value) in answer.headers { headerTable[name] = .string(LuaString(value)) }
+                return [
+                    .table(
+                        LuaTable([
+                            "status": .integer(Int64(answer.status)), "headers": .table(headerTable),
+                            "body": .string(LuaString(bytes: answer.body)),
+                        ]))
+                ]
+            }
         }
     }
 

@@ -22,6 +22,12 @@ enum PluginPrelude {
           email = readonly({ send = host.send }, "context.email"),
           store = readonly({ get = host.get, set = host.set, delete = host.delete }, "context.store"),
           users = readonly({ setCustomData = host.setCustomData }, "context.users"),
+          http = readonly({
+            get = function(request) return host.http("GET", request) end,
+            post = function(request) return host.http("POST", request) end,
+            put = function(request) return host.http("PUT", request) end,
+            delete = function(request) return host.http("DELETE", request) end,
+          }, "context.http"),
         }
         local current = host.current
         local context = readonly(setmetatable({}, {

@@ -7,6 +7,7 @@ struct DevController {
     let dev: DevOperations
     let triggers: TriggerRunner
     let outbox: DevOutbox
+    let webhooks = DevWebhookSink()
     let store: any AuthStore
     let apps: [String: AppRuntime]
     let origin: PublicOrigin
@@ -23,6 +24,8 @@ struct DevController {
         app.patch("config", use: patchConfig)
         app.get("triggers", use: triggerRuns)
         app.post("triggers/wait", use: waitForTriggers)
+        app.post("webhooks", use: receiveWebhook)
+        app.get("webhooks", use: receivedWebhooks)
         group.get("clock", use: clock)
         group.post("clock", use: advanceClock)
     }
@@ -81,6 +84,26 @@ struct DevController {
         }
         let pending = try await triggers.waitUntilDone(app: app.id, timeout: .seconds(timeout))
         return JSONResponse.make(["pending": .int64(Int64(pending))], mode: .relaxed)
+    }
+
+    /// Keeps a request posted to the sink (any body up to the server's limit):
+    /// `{method, contentType, body, receivedAt}`, the body as text.
+    @Sendable func receiveWebhook(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let body = try await request.body.collect(upTo: context.maxUploadSize)
+        webhooks.keep(
+            [
+                "method": .string(request.method.rawValue),
+                "contentType": request.headers[.contentType].map(EJSON.string) ?? .null,
+                "body": .string(String(decoding: body.readableBytesView, as: UTF8.self)),
+                "receivedAt": .int64(dev.clock.now),
+            ], app: app.id)
+        return JSONResponse.empty
+    }
+
+    /// The requests the sink received for the app, oldest first.
+    @Sendable func receivedWebhooks(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(.array(webhooks.requests(app: try context.app.id)), mode: .relaxed)
     }
 
     /// `?state=` and `?limit=` (1 to 1000, 100 by default) of a trigger-run listing.

@@ -66,6 +66,7 @@ struct PluginFunctions {
     ) async throws -> LuaValue {
         var invocation = PluginInvocation(function: name, values: app.config.values, userId: userId, quota: app.config.pluginLimits)
         invocation.deadline = deadline
+        invocation.httpAllowList = app.config.httpAllowList
         guard let metrics else {
             return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation, inline: inline)
         }

@@ -86,7 +86,7 @@ struct ServerServices {
             apps: c.apps.map {
                 PluginServices(
                     appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger,
-                    templates: templates)
+                    templates: templates, timeLimit: c.pluginTimeLimit)
             },
             logger: c.logger)
         apps = try await Self.apps(c, plugins: plugins, devIdP: devIdP, origin: listening)

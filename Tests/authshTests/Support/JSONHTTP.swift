@@ -26,6 +26,9 @@ struct JSONHTTP {
     /// How long an answer may take (a test under load may want longer: it asserts what the
     /// answer is, not how soon it came).
     var timeout: TimeAmount = .seconds(20)
+    /// The client that sends (a probe beside a load sends on its own, so that requests the
+    /// load left waiting do not hold every connection of its pool).
+    var client: HTTPClient = JSONHTTP.client
 
     /// `{origin}/api/client/v2.0/app/{app}`.
     func app(_ app: String = "local") -> String { "/api/client/v2.0/app/\(app)" }
@@ -38,7 +41,7 @@ struct JSONHTTP {
             request.body = .bytes(Array(json.utf8))
         }
         if let token { request.headers.add(name: "Authorization", value: "Bearer \(token)") }
-        let response = try await Self.client.execute(request, timeout: timeout)
+        let response = try await client.execute(request, timeout: timeout)
         return Reply(status: Int(response.status.code), text: String(buffer: try await response.body.collect(upTo: 1 << 20)))
     }
 
