@@ -125,9 +125,7 @@ struct SessionService {
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
         }
-        // An `accessTokenClaims` hook sees the user's identities, so a refresh reads them too.
-        let withIdentities = identities || app.config.hooks.accessTokenClaims != nil
-        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: withIdentities),
+        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: identities),
             session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, Secrets.digest(token))
         else {
             throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")
