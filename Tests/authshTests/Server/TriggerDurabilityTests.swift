@@ -82,14 +82,18 @@ import Testing
             .POST, server.app() + "/functions/call", json: #"{"name":"logins","arguments":[\#(JSONHTTP.quoted(user))]}"#, token: token)
         #expect(count.integer == 1, "the trigger ran once: \(count.text)")
     }
+}
 
+/// In `PostgresRestartTests`' suite, which is serialized: two PostgreSQL-backed pairs of
+/// servers at once made the restart test's servers slow enough to miss its bounds.
+extension PostgresRestartTests {
     @Test(.timeLimit(.minutes(4))) func twoInstancesOnOnePostgreSQLRunEachEventOnce() async throws {
         let cluster = try await PostgresCluster.makePrivate()
         let url = cluster.url(database: try await cluster.makeDatabase())
-        let dir = try Self.setUp(gated: false)
+        let dir = try TriggerDurabilityTests.setUp(gated: false)
         let processes = [
-            try await ServerProcess(["--database", url] + Self.arguments(dir), examplePlugins: false),
-            try await ServerProcess(["--database", url] + Self.arguments(dir), examplePlugins: false),
+            try await ServerProcess(["--database", url] + TriggerDurabilityTests.arguments(dir), examplePlugins: false),
+            try await ServerProcess(["--database", url] + TriggerDurabilityTests.arguments(dir), examplePlugins: false),
         ]
         let servers = processes.map { JSONHTTP(origin: $0.origin, timeout: .seconds(60)) }
         // Logins on both instances, each a new user with one LOGIN run.
@@ -100,9 +104,9 @@ import Testing
             #expect(login.status == 200, "\(login.text)")
             users.append((try #require(login["user_id"]), try #require(login["access_token"])))
         }
-        let pending = (try await Self.wait(servers[0]), try await Self.wait(servers[1]))
+        let pending = (try await TriggerDurabilityTests.wait(servers[0]), try await TriggerDurabilityTests.wait(servers[1]))
         #expect(pending.0 == 0 && pending.1 == 0)
-        let runs = try await Self.runs(servers[1])
+        let runs = try await TriggerDurabilityTests.runs(servers[1])
         #expect(runs.count == 40 && runs.allSatisfy { $0["state"] as? String == "done" && $0["attempts"] as? Int == 1 }, "\(runs.prefix(3))")
         for (i, user) in users.enumerated() {
             let server = servers[i % 2]
