@@ -82,11 +82,7 @@ struct AuthHooks {
     /// reads none (reading them halved the refresh rate), and a hook sees the same at login.
     func accessTokenClaims(user: UserRecord, app: AppRuntime) async throws -> EJSONDocument {
         guard let name = app.config.hooks.accessTokenClaims else { return [:] }
-        var bare = user
-        bare.identities = []
-        guard case .document(var shown) = Self.user(bare) else { return [:] }
-        shown["identities"] = nil
-        let argument: EJSONDocument = ["user": .document(shown), "app": .string(app.id)]
+        let argument: EJSONDocument = ["user": Self.user(user, identities: false), "app": .string(app.id)]
         let result = try await run("accessTokenClaims", name, app: app, argument: argument)
         if case .nil = result { return [:] }
         let claims: EJSON
@@ -138,12 +134,11 @@ struct AuthHooks {
         ]
     }
 
-    /// A user as hooks see it: `{id, type, identities, data, custom_data}` (App Services' shape).
-    static func user(_ user: UserRecord) -> EJSON {
-        var doc: EJSONDocument = [
-            "id": .string(user.id), "type": .string(user.type), "identities": .array(user.identities.map(identity)),
-            "data": .document(user.data),
-        ]
+    /// A user as hooks see it: `{id, type, identities, data, custom_data}` (App Services' shape);
+    /// without `identities` when `identities` is false.
+    static func user(_ user: UserRecord, identities: Bool = true) -> EJSON {
+        var doc: EJSONDocument = ["id": .string(user.id), "type": .string(user.type), "data": .document(user.data)]
+        if identities { doc["identities"] = .array(user.identities.map(identity)) }
         if let custom = user.customData { doc["custom_data"] = .document(custom) }
         return .document(doc)
     }

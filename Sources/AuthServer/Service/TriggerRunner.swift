@@ -70,9 +70,6 @@ final class TriggerRunner: Service, Sendable {
         await cancelWhenGracefulShutdown { await self.worker.run() }
     }
 
-    /// Runs every run due now (for tests).
-    func runDue() async { await worker.workDue() }
-
     // MARK: Events
 
     /// The runs of the app's triggers that follow `operation` for `user`, to be written with

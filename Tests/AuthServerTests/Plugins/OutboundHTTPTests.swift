@@ -39,7 +39,9 @@ import Testing
         let local = try await LocalServer()
         let plugins = try PluginDirectory(["http.lua": plugin])
         let port = local.port
-        let config = TestServer.withPlugins(plugins.path) { app in
+        // A deadline a busy machine does not reach before the request starts (the slow answer
+        // still ends by it, long before the 30 s the local server takes).
+        let config = TestServer.withPlugins(plugins.path, timeLimit: .seconds(10)) { app in
             app.httpAllowList = try! HTTPAllowList(["http://127.0.0.1:\(port)", "http://localhost:\(port)"], path: "httpAllowList")
         }
         try await TestServer.run(config) { c in
@@ -99,7 +101,7 @@ import Testing
         try await Self.run { c, token, port in
             let huge = try await Self.fetch(c, token, "get", "http://127.0.0.1:\(port)/huge")
             #expect(huge.code == "FunctionExecutionError" && huge.message?.contains("answered more than 1024 KiB") == true, "\(huge.body)")
-            // The plugins' deadline (1 s here) bounds the request: the server answers after 30 s.
+            // The plugins' deadline (10 s here) bounds the request: the server answers after 30 s.
             let slow = try await Self.fetch(c, token, "get", "http://127.0.0.1:\(port)/slow")
             #expect(slow.status == 400, "\(slow.body)")
             #expect(

@@ -40,9 +40,6 @@ final class ServerProcess {
         }
     }
 
-    /// The server's log (its standard error) so far.
-    var log: String { (try? String(contentsOfFile: directory + "/err", encoding: .utf8)) ?? "" }
-
     deinit {
         // A server that does not finish its graceful shutdown must not hold the tests for ever:
         // after 30 s it is killed (and the test that stopped it has said what went wrong).
