@@ -48,7 +48,7 @@ final class PostgresEngine: SQLEngine {
     func read<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         do {
             return try await PostgresLease.run(client, transaction: false, logger: logger, operation: operation) { connection in
-                try await body(PostgresRunner(target: .connection(connection), logger: logger))
+                try await body(PostgresRunner(connection: connection, logger: logger))
             }
         } catch {
             throw Self.translate(error, operation)
@@ -72,7 +72,7 @@ final class PostgresEngine: SQLEngine {
     func write<T: Sendable>(_ operation: String, deadline: Duration, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         do {
             return try await PostgresLease.run(client, transaction: true, logger: logger, operation: operation, deadline: deadline) { connection in
-                try await body(PostgresRunner(target: .connection(connection), logger: logger))
+                try await body(PostgresRunner(connection: connection, logger: logger))
             }
         } catch {
             throw Self.translate(error, operation)
@@ -94,28 +94,15 @@ final class PostgresEngine: SQLEngine {
 
     static func sqlState(of error: any Error) -> String? {
         switch error {
-        case let e as PSQLError:
-            return e.serverInfo?[.sqlState]
-        case let t as PostgresTransactionError:
-            for inner in [t.closureError, t.commitError, t.beginError] {
-                if let inner, let state = sqlState(of: inner) { return state }
-            }
-            return nil
-        default:
-            return nil
+        case let e as PSQLError: e.serverInfo?[.sqlState]
+        default: nil
         }
     }
 }
 
-/// Runs statements on the pool (each on whichever connection is free) or on the connection
-/// of a transaction.
+/// Runs statements on the connection of an operation (``PostgresLease``).
 struct PostgresRunner: SQLRunner {
-    enum Target {
-        case pool(PostgresClient)
-        case connection(PostgresConnection)
-    }
-
-    let target: Target
+    let connection: PostgresConnection
     let logger: Logger
 
     func each(_ sql: SQL, _ arguments: [SQLValue], _ row: (PostgresRandomAccessRow) throws -> Void) async throws {
@@ -129,6 +116,7 @@ struct PostgresRunner: SQLRunner {
             case .null: binds.appendNull()
             }
         }
+        try PostgresLease.ensureOpen(connection)
         // Drained before the rows are decoded: a statement's errors surface only while its
         // rows are read.
         let rows =
@@ -142,21 +130,14 @@ struct PostgresRunner: SQLRunner {
 
     private func prepared<Slot: PostgresStatementSlot>(_ slot: Slot.Type, _ binds: PostgresBindings) async throws -> [PostgresRow] {
         let statement = PostgresSlotStatement<Slot>(bindings: binds)
-        let sequence =
-            switch target {
-            case .pool(let client): try await client.execute(statement, logger: logger)
-            case .connection(let connection): try await connection.execute(statement, logger: logger)
-            }
+        let sequence = try await connection.execute(statement, logger: logger)
         var rows: [PostgresRow] = []
         for try await row in sequence { rows.append(row) }
         return rows
     }
 
     private func unnamed(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        switch target {
-        case .pool(let client): try await client.query(query, logger: logger).collect()
-        case .connection(let connection): try await connection.query(query, logger: logger).collect()
-        }
+        try await connection.query(query, logger: logger).collect()
     }
 }
 

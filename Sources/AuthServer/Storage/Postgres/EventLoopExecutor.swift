@@ -1,0 +1,16 @@
+import NIOCore
+
+/// A task executor that runs its jobs on one NIO event loop: the loop of a PostgreSQL
+/// connection, so that what an operation does on the connection happens on the thread that
+/// owns it (``PostgresLease`` says why that matters).
+final class EventLoopExecutor: TaskExecutor {
+    let loop: any EventLoop
+
+    init(_ loop: any EventLoop) { self.loop = loop }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        loop.execute { job.runSynchronously(on: executor) }
+    }
+}
