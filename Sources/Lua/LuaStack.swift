@@ -108,15 +108,23 @@ enum LuaStack {
     /// The value at `index` as a `LuaValue`. Tables are read raw; cycles, deep nesting and
     /// values that cannot leave Lua are refused with an error that says where they were.
     static func value(at index: Int32, on L: OpaquePointer) throws -> LuaValue {
-        var visiting = Set<UnsafeRawPointer>()
-        return try read(lua_absindex(L, index), on: L, path: "", visiting: &visiting)
+        var reading = Reading()
+        return try read(lua_absindex(L, index), on: L, &reading)
     }
 
     static let maxDepth = 100
 
-    private static func read(
-        _ index: Int32, on L: OpaquePointer, path: String, visiting: inout Set<UnsafeRawPointer>
-    ) throws -> LuaValue {
+    /// Where a read is: the tables open (to refuse a cycle) and the keys that led there (for an
+    /// error's "at x.y", built only when there is an error). Arrays, not a set and a string:
+    /// nesting is shallow, and a read that succeeds never formats a key.
+    private struct Reading {
+        var tables: [UnsafeRawPointer] = []
+        var keys: [LuaValue] = []
+
+        var path: String { keys.map(LuaStack.describe(key:)).joined() }
+    }
+
+    private static func read(_ index: Int32, on L: OpaquePointer, _ reading: inout Reading) throws -> LuaValue {
         switch lua_type(L, index) {
         case LUA_TNIL, LUA_TNONE: return .nil
         case LUA_TBOOLEAN: return .boolean(lua_toboolean(L, index) != 0)
@@ -132,24 +140,27 @@ enum LuaStack {
             {
                 return .object(LuaObjectBox(object))
             }
-            throw LuaError(.conversion, "cannot convert a userdata value\(where: path) to a Swift value")
+            throw LuaError(.conversion, "cannot convert a userdata value\(where: reading.path) to a Swift value")
         case LUA_TTABLE:
             guard let pointer = lua_topointer(L, index) else { return .table(LuaTable()) }
-            guard visiting.count < maxDepth else {
-                throw LuaError(.conversion, "table nested too deeply\(where: path)")
+            guard reading.tables.count < maxDepth else {
+                throw LuaError(.conversion, "table nested too deeply\(where: reading.path)")
             }
-            guard visiting.insert(pointer).inserted else {
-                throw LuaError(.conversion, "table contains a cycle\(where: path)")
+            guard !reading.tables.contains(pointer) else {
+                throw LuaError(.conversion, "table contains a cycle\(where: reading.path)")
             }
-            defer { visiting.remove(pointer) }
+            reading.tables.append(pointer)
+            defer { reading.tables.removeLast() }
             guard lua_checkstack(L, 3) != 0 else { throw LuaError(.conversion, "stack overflow") }
             var table = LuaTable()
             var pairs: [(LuaValue, LuaValue)] = []
             lua_pushnil(L)  // stack: key
             while lua_next(L, index) != 0 {  // stack: key, value
                 let keyIndex = lua_gettop(L) - 1
-                let key = try read(keyIndex, on: L, path: path, visiting: &visiting)
-                let value = try read(keyIndex + 1, on: L, path: path + describe(key: key), visiting: &visiting)
+                let key = try read(keyIndex, on: L, &reading)
+                reading.keys.append(key)
+                let value = try read(keyIndex + 1, on: L, &reading)
+                reading.keys.removeLast()
                 pairs.append((key, value))
                 clua_pop(L, 1)  // stack: key
             }
@@ -163,11 +174,11 @@ enum LuaStack {
             return .table(table)
         default:
             let name = String(cString: clua_typename(L, index))
-            throw LuaError(.conversion, "cannot convert a \(name) value\(where: path) to a Swift value")
+            throw LuaError(.conversion, "cannot convert a \(name) value\(where: reading.path) to a Swift value")
         }
     }
 
-    private static func describe(key: LuaValue) -> String {
+    fileprivate static func describe(key: LuaValue) -> String {
         switch key {
         case .string(let s): if let t = s.text, t.isLuaIdentifier { ".\(t)" } else { "[\(s.description.debugDescription)]" }
         case .integer(let i): "[\(i)]"

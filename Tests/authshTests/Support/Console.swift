@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// A tmux server with named windows, each a shell in a scratch directory with the built
 /// `authsh` first on the PATH: what a person reading the docs would have open.
@@ -23,9 +24,48 @@ final class Console {
         try await tmux(["set-option", "-g", "history-limit", "100000"], capture: false)
     }
 
+    /// Ends the windows' programs, then tmux. Killed here, at once and from `/proc` alone (a
+    /// thread left to do it may not run before the test process exits), not left to tmux's
+    /// SIGHUP: a server started in a window ignores SIGHUP (it reloads its plugins on it), so
+    /// it outlived the test run.
     deinit {
         let socket = socket
+        let tmux = Self.processes().filter { $0.value.command.contains("-L\u{0}\(socket)\u{0}") }.map(\.key)
+        for pid in Self.descendants(of: Set(tmux)) { kill(pid, SIGKILL) }
         Thread.detachNewThread { _ = Terminal.spawnAndWait(["/usr/bin/tmux", "-L", socket, "kill-server"]) }
+    }
+
+    /// This machine's processes: each one's parent and command line (arguments joined by NUL).
+    private static func processes() -> [pid_t: (parent: pid_t, command: String)] {
+        var found: [pid_t: (parent: pid_t, command: String)] = [:]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // "pid (comm) state ppid ...": the command may hold spaces and parentheses.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            guard fields.count > 1, let parent = pid_t(fields[1]) else { continue }
+            let command = (try? String(contentsOfFile: "/proc/\(entry)/cmdline", encoding: .utf8)) ?? ""
+            found[pid] = (parent, command)
+        }
+        return found
+    }
+
+    /// Every process below `roots` (children, their children, ...).
+    private static func descendants(of roots: Set<pid_t>) -> [pid_t] {
+        let parents = processes().mapValues(\.parent)
+        var found: [pid_t] = []
+        var below = roots
+        var changed = true
+        while changed {
+            changed = false
+            for (pid, parent) in parents where below.contains(parent) && !below.contains(pid) {
+                below.insert(pid)
+                found.append(pid)
+                changed = true
+            }
+        }
+        return found
     }
 
     /// Opens window `name`: a shell, ready at its prompt.
