@@ -35,6 +35,24 @@ public enum Files {
         return Array(source[newline...])
     }
 
+    /// Writes `text` to a new file `path` readable by its owner only; false when it cannot
+    /// (the file exists, or errno says why).
+    public static func writePrivate(_ path: String, _ text: String) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return false
+            }
+            bytes = bytes.dropFirst(n)
+        }
+        return true
+    }
+
     /// Creates `path` and its parents with mode 0700 (an existing directory is fine).
     public static func makeDirectory(_ path: String) -> Bool {
         var current = path.hasPrefix("/") ? "" : "."

@@ -20,6 +20,8 @@ enum Help {
           authsh -e 'CHUNK'         run a chunk (repeatable; runs before the script)
           authsh -                  run standard input as a script
           authsh -i FILE.lua        enter the REPL after the script
+          authsh test [PATH...]     run busted spec files, each against a fresh embedded
+                                    server (authsh test --help)
           authsh serve [...]        run the auth server alone (authsh serve --help)
           authsh admin [...] CMD    administer users (authsh admin --help)
           authsh audit [...]        read the audit log (authsh audit --help)

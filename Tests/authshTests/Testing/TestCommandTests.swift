@@ -1,0 +1,183 @@
+import Foundation
+import Testing
+
+#if canImport(FoundationXML)
+    import FoundationXML
+#endif
+
+/// `authsh test`: busted spec files, each in its own process against a fresh embedded server,
+/// reported as one run in every format.
+@Suite(.binary, .timeLimit(.minutes(5))) struct TestCommandTests {
+    /// A spec directory with a passing, a failing, an erroring and a pending test, and two
+    /// files that register the same email (each passes only if the other's user is not there).
+    static func specDirectory() throws -> String {
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec/nested", withIntermediateDirectories: true)
+        try Binary.write(
+            """
+            describe("flows", function()
+              it("logs in anonymously", function()
+                local user = login(credentials.anonymous())
+                assert.is_string(user.id)
+              end)
+              it("fails", function() assert.are.same(1, 2) end)
+              it("errors", function() error("boom") end)
+              pending("is pending")
+            end)
+            """, to: dir + "/spec/flows_spec.lua")
+        for name in ["spec/one_spec.lua", "spec/nested/two_spec.lua"] {
+            try Binary.write(
+                """
+                describe("isolation", function()
+                  it("registers an email no other file has", function()
+                    register("same@example.com", "password1")
+                  end)
+                end)
+                """, to: dir + "/" + name)
+        }
+        // Not a spec: its name does not match.
+        try Binary.write(#"error("helper.lua is not a spec")"#, to: dir + "/spec/helper.lua")
+        return dir
+    }
+
+    @Test func theTerminalReportCountsEveryFileAndExitsOneOnAFailure() async throws {
+        let dir = try Self.specDirectory()
+        let r = try await Binary.run(["test"], directory: dir)
+        #expect(r.status == 1, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 3 files, 3 successes / 1 failure / 1 error / 1 pending\n"), "\(r.stdout)")
+        // Each file's busted output, in file order.
+        let flows = try #require(r.stdout.range(of: "spec/flows_spec.lua:6: Expected objects to be the same."))
+        let boom = try #require(r.stdout.range(of: "spec/flows_spec.lua:7: boom"))
+        #expect(flows.lowerBound < boom.lowerBound)
+        #expect(!r.stdout.contains("AccountNameInUse"), "one file's user leaked into another's server")
+    }
+
+    @Test func onlyPassingSpecsExitZero() async throws {
+        let dir = try Self.specDirectory()
+        let r = try await Binary.run(["test", "spec/one_spec.lua", "spec/nested"], directory: dir)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 2 files, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+        // busted's filters pass through.
+        let filtered = try await Binary.run(["test", "--filter", "logs in", "spec/flows_spec.lua"], directory: dir)
+        #expect(filtered.status == 0, "\(filtered.stdout)")
+        #expect(filtered.stdout.hasSuffix("authsh test: 1 file, 1 success / 0 failures / 0 errors / 0 pending\n"), "\(filtered.stdout)")
+    }
+
+    @Test func junitIsOneDocumentWithASuitePerFile() async throws {
+        let dir = try Self.specDirectory()
+        let r = try await Binary.run(["test", "-o", "junit", "-j", "2"], directory: dir)
+        #expect(r.status == 1)
+        let document = try XMLDocument(xmlString: r.stdout)
+        let root = try #require(document.rootElement())
+        #expect(root.name == "testsuites")
+        #expect(root.attribute(forName: "tests")?.stringValue == "6")
+        #expect(root.attribute(forName: "failures")?.stringValue == "1")
+        #expect(root.attribute(forName: "errors")?.stringValue == "1")
+        #expect(root.attribute(forName: "skip")?.stringValue == "1")
+        let suites = root.elements(forName: "testsuite")
+        #expect(
+            suites.compactMap { $0.attribute(forName: "name")?.stringValue } == [
+                "spec/flows_spec.lua", "spec/nested/two_spec.lua", "spec/one_spec.lua",
+            ])
+        let cases = suites.flatMap { $0.elements(forName: "testcase") }
+        #expect(cases.count == 6)
+        #expect(cases.filter { !$0.elements(forName: "failure").isEmpty }.count == 1)
+        #expect(cases.filter { !$0.elements(forName: "error").isEmpty }.count == 1)
+    }
+
+    @Test func tapNumbersTheWholeRunInOneSequence() async throws {
+        let dir = try Self.specDirectory()
+        let r = try await Binary.run(["test", "-o", "tap"], directory: dir)
+        #expect(r.status == 1)
+        let results = r.stdout.split(separator: "\n").filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") }
+        #expect(results.count == 6, "\(r.stdout)")
+        for (n, line) in results.enumerated() {
+            #expect(line.hasPrefix("ok \(n + 1) ") || line.hasPrefix("not ok \(n + 1) "), "\(line)")
+        }
+        #expect(results.filter { $0.hasPrefix("not ok") }.count == 2)
+        #expect(r.stdout.split(separator: "\n").filter { $0.hasPrefix("1..") } == ["1..6"])
+    }
+
+    @Test func jsonJoinsTheFilesResults() async throws {
+        let dir = try Self.specDirectory()
+        let r = try await Binary.run(["test", "-o", "json"], directory: dir)
+        #expect(r.status == 1)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(r.stdout.utf8)) as? [String: Any], "\(r.stdout)")
+        #expect((object["successes"] as? [Any])?.count == 3)
+        #expect((object["failures"] as? [Any])?.count == 1)
+        #expect((object["errors"] as? [Any])?.count == 1)
+        #expect((object["pendings"] as? [Any])?.count == 1)
+    }
+
+    @Test func oneJobAndTwoGiveTheSameResults() async throws {
+        let dir = try Self.specDirectory()
+        let one = try await Binary.run(["test", "-o", "tap", "-j", "1"], directory: dir)
+        let two = try await Binary.run(["test", "-o", "tap", "-j", "2"], directory: dir)
+        let results = { (text: String) in text.split(separator: "\n").filter { $0.hasPrefix("ok ") || $0.hasPrefix("not ok ") } }
+        #expect(one.status == two.status)
+        #expect(results(one.stdout) == results(two.stdout))
+    }
+
+    @Test func badUsageExits64AndNoSpecsExitsOne() async throws {
+        let dir = try Self.specDirectory()
+        for arguments in [
+            ["test", "-j", "0"], ["test", "-o", "xml"], ["test", "--frobnicate"], ["test", "missing_spec.lua"], ["test", "-p", "["],
+        ] {
+            let r = try await Binary.run(arguments, directory: dir)
+            #expect(r.status == 64, "\(arguments): \(r.stderr)")
+            #expect(r.stderr.hasPrefix("authsh test: "), "\(arguments): \(r.stderr)")
+        }
+        let empty = try Binary.temporaryDirectory()
+        let none = try await Binary.run(["test"], directory: empty)
+        #expect(none.status == 1 && none.stderr.contains("no spec files found"), "\(none.stderr)")
+    }
+}
+
+extension TestCommandTests {
+    /// The spec file of docs/testing-auth-flows.md passes as the document shows it.
+    @Test func theDocumentsSpecFilePasses() async throws {
+        let document = try String(contentsOfFile: Binary.repository + "/docs/testing-auth-flows.md", encoding: .utf8)
+        let block = try #require(document.firstMatch(of: #/```lua\n(-- spec/signup_spec.lua\n[\s\S]*?)```/#)?.1)
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try Binary.write(String(block), to: dir + "/spec/signup_spec.lua")
+        let r = try await Binary.run(["test"], directory: dir)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+    }
+}
+
+extension TestCommandTests {
+    /// An auth error is luassert's to match: by code, by code and message, by a table of its
+    /// fields, and printed with its code, message and status when an assertion fails.
+    @Test func authErrorsAreMatchedAndPrintedByLuassert() async throws {
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try Binary.write(
+            """
+            describe("auth errors", function()
+              setup(function() register("kim@example.com", "password1") end)
+              local function wrong() login(credentials.emailPassword("kim@example.com", "wrong")) end
+              it("by code", function() assert.auth_error("InvalidPassword", wrong) end)
+              it("has_error by code", function() assert.has_error(wrong, "InvalidPassword") end)
+              it("has_error by code and message", function()
+                assert.has_error(wrong, "InvalidPassword: invalid username/password")
+              end)
+              it("has_error by fields", function() assert.has_error(wrong, { code = "InvalidPassword", status = 401 }) end)
+              it("has_no_error", function() assert.has_no_error(function() end) end)
+              it("other errors as before", function() assert.has_error(function() error("boom") end, "boom") end)
+              it("a wrong code fails", function() assert.auth_error("AccountNameInUse", wrong) end)
+              it("a wrong status fails", function() assert.has_error(wrong, { status = 403 }) end)
+              it("no error fails", function() assert.auth_error("InvalidPassword", function() end) end)
+            end)
+            """, to: dir + "/spec/auth_spec.lua")
+        let r = try await Binary.run(["test"], directory: dir)
+        #expect(r.status == 1)
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 6 successes / 3 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+        #expect(
+            r.stdout.contains(
+                "Expected an auth error AccountNameInUse, but got:\n(AuthError) InvalidPassword: invalid username/password (HTTP 401)"),
+            "\(r.stdout)")
+        #expect(r.stdout.contains("Expected an auth error InvalidPassword, but got:\n(no error)"), "\(r.stdout)")
+    }
+}
