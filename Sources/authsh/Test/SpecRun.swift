@@ -70,7 +70,7 @@ struct SpecRunner {
     func run(_ files: [String], finished: (SpecRun) -> Void) throws(TestUsageError) {
         let runner = scratch + "/runner.lua", helper = scratch + "/helper.lua"
         guard Files.writePrivate(runner, SpecRunnerScripts.runner),
-            Files.writePrivate(helper, SpecRunnerScripts.helper + SpecRunnerScripts.assertions)
+            Files.writePrivate(helper, SpecRunnerScripts.helper + SpecRunnerScripts.assertions + SpecRunnerScripts.fixtures)
         else {
             throw TestUsageError("cannot write to \(scratch)")
         }

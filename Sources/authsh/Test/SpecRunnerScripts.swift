@@ -124,4 +124,47 @@ enum SpecRunnerScripts {
         assert:register('assertion', 'auth_error', auth_error, 'assertion.auth_error.positive', 'assertion.auth_error.negative')
 
         """#
+
+    /// `auth.test`, the fixtures a spec file gets: confirmed email/password users, the last
+    /// mail to an address, a wipe, the server's clock.
+    static let fixtures = #"""
+        local fixtures = {}
+        local made = 0
+
+        --- A confirmed email/password user, logged in: `auth.test.user{email = ..., password = ...}`
+        --- (both optional: a new address and `password1`). Returns the User and its password.
+        function fixtures.user(options)
+          options = options or {}
+          made = made + 1
+          local email = options.email or string.format('user%d-%d@example.com', made, math.random(1, 1 << 30))
+          local password = options.password or 'password1'
+          register(email, password)
+          local mail = fixtures.lastMail(email, 'confirm')
+          assert(mail, 'auth.test.user: no confirmation mail to ' .. email)
+          confirm(mail)
+          return login(credentials.emailPassword(email, password)), password
+        end
+
+        --- `n` users made by `auth.test.user`, in a list.
+        function fixtures.users(n, options)
+          local list = {}
+          for i = 1, n do list[i] = fixtures.user(options and { password = options.password }) end
+          return list
+        end
+
+        --- The newest mail to `address` (of `kind`, when given), or nil.
+        function fixtures.lastMail(address, kind)
+          local mails = auth.dev.outbox{ email = address, kind = kind }
+          return mails[#mails]
+        end
+
+        --- Deletes every user of the app on the server.
+        function fixtures.wipe() auth.dev.wipeUsers() end
+
+        --- Moves the server's clock forward by `seconds`.
+        function fixtures.advanceClock(seconds) return auth.dev.advanceClock(seconds) end
+
+        auth.test = fixtures
+
+        """#
 }

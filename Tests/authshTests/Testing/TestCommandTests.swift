@@ -181,3 +181,39 @@ extension TestCommandTests {
         #expect(r.stdout.contains("Expected an auth error InvalidPassword, but got:\n(no error)"), "\(r.stdout)")
     }
 }
+
+extension TestCommandTests {
+    /// `auth.test`: confirmed users made in one call, the last mail, a wipe, the clock.
+    @Test func fixturesMakeUsersAndReadMail() async throws {
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try Binary.write(
+            """
+            describe("fixtures", function()
+              it("makes confirmed users", function()
+                local user, password = auth.test.user{ email = "a@example.com" }
+                assert.are.equal("a@example.com", user.profile.email)
+                assert.are.equal("password1", password)
+                -- Confirmed: the password logs in again.
+                login(credentials.emailPassword("a@example.com", "password1"))
+                local list = auth.test.users(3)
+                assert.are.equal(3, #list)
+                assert.are_not.equal(list[1].id, list[2].id)
+                assert.are.equal("a@example.com", auth.test.lastMail("a@example.com", "confirm").to)
+                assert.is_nil(auth.test.lastMail("nobody@example.com"))
+              end)
+              it("wipes and moves the clock", function()
+                auth.test.wipe()
+                assert.auth_error("InvalidPassword", function()
+                  login(credentials.emailPassword("a@example.com", "password1"))
+                end)
+                local before = auth.test.advanceClock(0).now
+                assert.are.equal(before + 3600, auth.test.advanceClock(3600).now)
+              end)
+            end)
+            """, to: dir + "/spec/fixtures_spec.lua")
+        let r = try await Binary.run(["test"], directory: dir)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+    }
+}
