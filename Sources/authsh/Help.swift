@@ -77,6 +77,8 @@ enum Help {
         .users      the users this client knows (* marks the current one)
         .whoami     the current user and its identities (provider, email, id)
         .outbox [EMAIL]  the dev server's outbox (confirmation and reset mails)
+        .save FILE  write the statements that ran without an error as a script (authsh FILE
+                    replays it; auth.password() prompts again)
         signIn("github")  sign in with GitHub (the dev identity provider on the embedded
                     server); {as = {email = "ada@example.com"}} skips the browser,
                     {device = true} shows a code; Ctrl-C cancels a sign-in that waits

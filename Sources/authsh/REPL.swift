@@ -21,8 +21,10 @@ struct REPL {
         })
         let history = History(directory: session.dataDirectory)
         let formatter = LuaFormatter(color: Output.useColor)
+        var saved = SavedSession()
         while true {
             let source: LuaReference
+            var statement = ""
             switch readChunk(editor) {
             case .end:
                 print("")
@@ -36,6 +38,8 @@ struct REPL {
                 case ".exit": return 0
                 case ".help" where parts.count > 1: help(parts[1].trimmingSpaces)
                 case ".help": print(Help.repl)
+                case ".save" where parts.count > 1: saved.write(to: parts[1].trimmingSpaces)
+                case ".save": Output.error("authsh: .save needs a file name: .save FILE")
                 case ".users", ".whoami", ".outbox":
                     runMeta(parts[0], argument: parts.count > 1 ? parts[1].trimmingSpaces : nil)
                 default: Output.error("authsh: unknown command \(command) (try .help)")
@@ -44,9 +48,11 @@ struct REPL {
             case .chunk(let chunk, let entry):
                 history.record(entry, editor: editor)
                 source = chunk
+                statement = entry
             }
             do {
                 let results = try session.interruptible { try lua.run(source) }
+                saved.ran(statement, in: lua)
                 if results.count > 0 {
                     lua.setGlobal("_", results.reference(0))
                     print(formatter.format(results).joined(separator: "\t"))

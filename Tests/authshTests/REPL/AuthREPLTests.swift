@@ -144,3 +144,45 @@ struct AuthREPLTests {
         try await term.waitFor(completed)
     }
 }
+
+extension AuthREPLTests {
+    /// `.save FILE`: the statements that ran, in order, as a script that replays them; a line
+    /// that failed is left out, an expression is printed, and a typed password is not written.
+    @Test func saveWritesAScriptThatReplaysTheSession() async throws {
+        let data = try Binary.temporaryDirectory()
+        let script = data + "/session.lua"
+        let term = try await Terminal(arguments: [], dataDirectory: data)
+        try await term.waitFor("authsh local>")
+        try await term.type("register('sam@example.com', 'sam-secret')")
+        try await term.type("confirm(outbox{ email = 'sam@example.com' }[1])")
+        try await term.type("login(credentials.emailPassword('sam@example.com', 'no-such-password'))")
+        try await term.waitFor("InvalidPassword")
+        try await term.type("u = login(credentials.emailPassword('sam@example.com', auth.password()))")
+        try await term.waitFor("Password:")
+        try await term.type("typed-secret-1")
+        try await term.waitFor("InvalidPassword: invalid username/password")
+        try await term.type("u = login(credentials.emailPassword('sam@example.com', 'sam-secret'))")
+        try await term.type("u.profile.email")
+        try await term.waitFor("\"sam@example.com\"")
+        try await term.type(".save \(script)")
+        try await term.waitFor("saved 4 statements to \(script)")
+        #expect(try await term.quit())
+
+        let text = try String(contentsOfFile: script, encoding: .utf8)
+        #expect(
+            text == """
+                register('sam@example.com', 'sam-secret')
+                confirm(outbox{ email = 'sam@example.com' }[1])
+                u = login(credentials.emailPassword('sam@example.com', 'sam-secret'))
+                print(u.profile.email)
+
+                """, "\(text)")
+        #expect(!text.contains("typed-secret-1") && !text.contains("no-such-password"))
+        var info = stat()
+        #expect(stat(script, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        // Replayed on a fresh data directory (a fresh embedded server): the same user again.
+        let replay = try await Binary.run(["--data", try Binary.temporaryDirectory(), script])
+        #expect(replay.status == 0, "\(replay.stderr)")
+        #expect(replay.stdout == "sam@example.com\n", "\(replay.stdout)")
+    }
+}
