@@ -501,6 +501,13 @@ function auth.dev.webhooks() end
 ---@return string
 function auth.dev.webhookURL() end
 
+---Runs plugin function `name` on the dev server as a unit test, in its real sandbox and limits, with `arguments` (a list) and what the call finds: `context.user` (`user`), `context.values` (`values`, else the app's), `context.now()` (`now`), the store's values (`store`, else empty) and the answers of `context.http` (`http`: the first for a request's method and URL; the allow list still holds). Returns its result or `error`, and what it did, none of which reached the server: log lines, mails, store writes, custom data set, HTTP requests, and the store after the call.
+---@param name string
+---@param arguments? any[]
+---@param context? {user: table?, values: table?, now: integer?, store: table?, http: {method: string?, url: string, status: integer?, headers: table?, body: any}[]?}
+---@return {result: any, error: {code: string, message: string}?, logs: string[], mails: {to: string, subject: string, body: string}[], storeWrites: {key: string, value: any}[], customData: {userId: string, customData: table?}[], http: {method: string, url: string, headers: table, body: string?}[], store: table}
+function auth.dev.plugin(name, arguments, context) end
+
 ---The dev identity provider, which stands in for GitHub and Google.
 auth.dev.idp = {}
 

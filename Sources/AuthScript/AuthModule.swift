@@ -167,6 +167,46 @@ enum AuthModule {
             ) { call in
                 perform(call) { [.string(LuaString(try await dev.webhookURL()))] }
             })
+        t.add(
+            LuaFunction(
+                "auth.dev.plugin",
+                "(name: string, arguments?: any[], context?: {user: table?, values: table?, now: integer?, store: table?, "
+                    + "http: {method: string?, url: string, status: integer?, headers: table?, body: any}[]?}): "
+                    + "{result: any, error: {code: string, message: string}?, logs: string[], "
+                    + "mails: {to: string, subject: string, body: string}[], storeWrites: {key: string, value: any}[], "
+                    + "customData: {userId: string, customData: table?}[], http: {method: string, url: string, headers: table, "
+                    + "body: string?}[], store: table}",
+                "Runs plugin function `name` on the dev server as a unit test, in its real sandbox and limits, with "
+                    + "`arguments` (a list) and what the call finds: `context.user` (`user`), `context.values` (`values`, else "
+                    + "the app's), `context.now()` (`now`), the store's values (`store`, else empty) and the answers of "
+                    + "`context.http` (`http`: the first for a request's method and URL; the allow list still holds). Returns "
+                    + "its result or `error`, and what it did, none of which reached the server: log lines, mails, store "
+                    + "writes, custom data set, HTTP requests, and the store after the call."
+            ) { call in
+                let name = try call.string(1)
+                var request: EJSONDocument = ["name": .string(name)]
+                if !call.isNil(2) {
+                    guard case .array(let list) = try LuaEJSON.ejson(.table(try call.table(2))) else {
+                        throw LuaArgumentError(index: 2, message: "arguments must be a list")
+                    }
+                    request["arguments"] = .array(list)
+                } else {
+                    request["arguments"] = .array([])
+                }
+                if !call.isNil(3) {
+                    guard case .document(let context) = try LuaEJSON.ejson(.table(try call.table(3))) else {
+                        throw LuaArgumentError(index: 3, message: "context must be a table with named fields")
+                    }
+                    for (key, value) in context {
+                        guard ["user", "values", "now", "store", "http"].contains(key) else {
+                            throw LuaArgumentError(index: 3, message: "unknown field '\(key)' (user, values, now, store, http)")
+                        }
+                        request[key] = value
+                    }
+                }
+                let body = request
+                return perform(call) { [LuaEJSON.lua(try await dev.runPlugin(body))] }
+            })
         var idp = LuaModule("auth.dev.idp", summary: "The dev identity provider, which stands in for GitHub and Google.")
         idp.add(
             LuaFunction(

@@ -57,6 +57,12 @@ struct DevAPI: Sendable {
         try await send("GET", "/apps/\(FormEncoding.escape(appId))/webhooks")
     }
 
+    /// Runs plugin function `name` as a unit test; `request` holds its `arguments` and what the
+    /// call finds (`user`, `values`, `now`, `store`, `http`). Returns what it did.
+    func runPlugin(_ request: EJSONDocument) async throws -> EJSON {
+        try await send("POST", "/apps/\(FormEncoding.escape(appId))/plugins/run", body: .document(request))
+    }
+
     /// The URL of the app's webhook sink, for a plugin's `context.http.post`: on the server's
     /// real origin (the embedded server's `http://127.0.0.1:PORT`, started if need be).
     func webhookURL() async throws -> String {
@@ -78,7 +84,7 @@ struct DevAPI: Sendable {
         let parsed = response.body.isEmpty ? EJSON.document([:]) : (try? EJSON(parsing: response.body))
         if (200..<300).contains(response.status), let parsed { return parsed }
         let error = parsed.flatMap { ServiceError(body: $0, status: response.status) }
-        if response.status == 404, error?.code != .appNotFound {
+        if response.status == 404, error?.code != .appNotFound, error?.code != .functionNotFound {
             throw AuthClientError(
                 code: ScriptError.notInDevMode,
                 message: "\(server.isEmbedded ? "the embedded server" : server.baseURL) is not in dev mode"

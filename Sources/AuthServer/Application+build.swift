@@ -117,7 +117,10 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
             .addRoutes(to: router)
     }
     if let outbox = s.outbox {
-        DevController(dev: s.dev, triggers: s.triggers, outbox: outbox, store: s.store, apps: s.apps, origin: s.origin).addRoutes(to: router)
+        DevController(
+            dev: s.dev, triggers: s.triggers, functions: s.functionCalls.functions, outbox: outbox, store: s.store, apps: s.apps,
+            origin: s.origin
+        ).addRoutes(to: router)
     }
     if let idp = s.devIdP {
         DevIdPController(idp: idp, origin: s.origin.address, listenHost: s.origin.listenHost, publicURL: s.origin.publicURL)

@@ -39,13 +39,16 @@ enum OutboundHTTP {
         var body: [UInt8]
     }
 
+    /// The refusal of a URL the allow list does not hold.
+    static func refusal(_ url: OutboundURL) -> Failure {
+        let h = url.host.contains(":") ? "[\(url.host)]" : url.host
+        return Failure("\(url.scheme)://\(h):\(url.port) is not in the app's httpAllowList")
+    }
+
     /// Where `url` may be reached: nil for a listed address literal (connect to it), else the
     /// checked address of the listed name.
     static func gate(_ url: OutboundURL, allowList: HTTPAllowList) async throws -> String? {
-        guard allowList.allows(url) else {
-            let h = url.host.contains(":") ? "[\(url.host)]" : url.host
-            throw Failure("\(url.scheme)://\(h):\(url.port) is not in the app's httpAllowList")
-        }
+        guard allowList.allows(url) else { throw refusal(url) }
         if IPAddressBytes(url.host) != nil { return nil }
         let addresses = try await resolve(url.host)
         guard let first = addresses.first else { throw Failure("\(url.host) does not resolve") }

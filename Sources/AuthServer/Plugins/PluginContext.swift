@@ -24,6 +24,9 @@ struct PluginInvocation: Sendable {
     var started = ContinuousClock.now
     /// Where `context.http` may go (the app's `httpAllowList`).
     var httpAllowList = HTTPAllowList()
+    /// Set for a call run as a unit test (``PluginProbe``): what `context` reaches is the
+    /// test's, and what it does is recorded instead of done.
+    var probe: PluginProbe?
 }
 
 /// What `context` reaches, all of it scoped to one app: a plugin state serves one app only,
@@ -92,6 +95,7 @@ final class PluginContext: Sendable {
             let key = try call.string(1)
             let invocation = try invocation("context.\(key)")
             if key == "values" { return .one(LuaEJSON.lua(invocation.values)) }
+            if let probe = invocation.probe { return probe.user.map { .one(LuaEJSON.lua(.document($0))) } ?? .none }
             guard let id = invocation.userId else { return .none }
             let store = services.store, app = services.appId
             return .async {
@@ -146,6 +150,7 @@ final class PluginContext: Sendable {
                 line = String(decoding: line.utf8.prefix(PluginLimits.logLineBytes), as: UTF8.self) + "..."
             }
             services.logger.info("\(line)", metadata: ["app": "\(services.appId)", "plugin": "\(invocation.function)"])
+            invocation.probe?.log(line)
             return .none
         }
     }
@@ -188,6 +193,24 @@ final class PluginContext: Sendable {
             guard left > .zero else { throw LuaRaise("context.http: the call's deadline has passed") }
             let allowList = invocation.httpAllowList
             let sendBody = body, sendHeaders = headers
+            if let probe = invocation.probe {
+                return .async {
+                    // The allow list holds as in production; the answer is the test's.
+                    guard allowList.allows(url) else { throw LuaError(.runtime, OutboundHTTP.refusal(url).description) }
+                    guard let answer = probe.answer(method: method.rawValue, url: text, headers: sendHeaders, body: sendBody) else {
+                        throw LuaError(.runtime, "context.http: the test gave no answer for \(method.rawValue) \(text)")
+                    }
+                    var headerTable = LuaTable()
+                    for (name, value) in answer.headers { headerTable[name] = .string(LuaString(value)) }
+                    return [
+                        .table(
+                            LuaTable([
+                                "status": .integer(Int64(answer.status)), "headers": .table(headerTable),
+                                "body": .string(LuaString(bytes: answer.body)),
+                            ]))
+                    ]
+                }
+            }
             return .async {
                 let answer: OutboundHTTP.Answer
                 do {
@@ -211,7 +234,9 @@ final class PluginContext: Sendable {
 
     /// `context.now()`: the server clock in Unix seconds (the dev clock moves it).
     private var now: LuaFunction {
-        LuaFunction("now") { [self] _ in .one(.integer(services.clock.now)) }
+        LuaFunction("now") { [self] _ in
+            .one(.integer(slot.withLock { $0?.probe?.now } ?? services.clock.now))
+        }
     }
 
     /// `context.email.send{to=, subject=, body=}`.
@@ -242,6 +267,10 @@ final class PluginContext: Sendable {
             let message = OutboxMessage(
                 to: to, subject: mail.subject, body: mail.text, kind: "plugin",
                 token: "", tokenId: "", link: "", sentAt: services.clock.now, html: mail.html)
+            if let probe = try invocation("context.email.send").probe {
+                probe.mail(to: to, subject: message.subject, body: message.body)
+                return .none
+            }
             let mailer = services.mailer, app = services.appId
             return .async {
                 try await mailer.send(message, app: app)
@@ -261,6 +290,8 @@ final class PluginContext: Sendable {
         guard quota.mailsPerCall == 0 || sent <= quota.mailsPerCall else {
             throw LuaRaise("context.email.send: at most \(quota.mailsPerCall) mails per call (pluginLimits.mailsPerCall)")
         }
+        // A test's mails reach no one: they take nothing of an address's hourly share.
+        guard try invocation("context.email.send").probe == nil else { return }
         let key = services.appId + "\u{0}" + Self.mailbox(to)
         if quota.mailsPerAddressPerHour > 0,
             services.mailsPerAddress.take(key, limit: quota.mailsPerAddressPerHour, window: 3600, now: services.clock.now) != nil
@@ -296,6 +327,7 @@ final class PluginContext: Sendable {
     private var get: LuaFunction {
         LuaFunction("get") { [self] call in
             let key = try key(call, "context.store.get")
+            if let probe = try invocation("context.store.get").probe { return .one(probe.get(key).map(LuaEJSON.lua) ?? .nil) }
             let store = services.store, app = services.appId
             return .async {
                 guard let value = try await store.pluginValue(app: app, key: key) else { return [.nil] }
@@ -309,6 +341,11 @@ final class PluginContext: Sendable {
         LuaFunction("set") { [self] call in
             let key = try key(call, "context.store.set")
             let store = services.store, app = services.appId
+            let probe = try invocation("context.store.set").probe
+            if call.isNil(2), let probe {
+                _ = probe.set(key, nil, keyLimit: .max)
+                return .none
+            }
             if call.isNil(2) {
                 return .async {
                     try await store.deletePluginValue(app: app, key: key); return []
@@ -328,6 +365,13 @@ final class PluginContext: Sendable {
             }
             let quota = try invocation("context.store.set").quota.storeKeys
             let limit = quota == 0 ? Int.max : quota
+            if let probe {
+                guard probe.set(key, value, keyLimit: limit) else {
+                    throw LuaRaise(
+                        "context.store.set: the app's store holds \(limit) keys, its limit (pluginLimits.storeKeys): delete some first")
+                }
+                return .none
+            }
             return .async {
                 guard try await store.setPluginValue(value, app: app, key: key, keyLimit: limit) else {
                     throw LuaError(
@@ -344,6 +388,10 @@ final class PluginContext: Sendable {
     private var delete: LuaFunction {
         LuaFunction("delete") { [self] call in
             let key = try key(call, "context.store.delete")
+            if let probe = try invocation("context.store.delete").probe {
+                _ = probe.set(key, nil, keyLimit: .max)
+                return .none
+            }
             let store = services.store, app = services.appId
             return .async {
                 try await store.deletePluginValue(app: app, key: key); return []
@@ -371,6 +419,10 @@ final class PluginContext: Sendable {
                 }
                 document = d
                 if let problem = CustomDataLimits.problem(d) { throw LuaArgumentError(index: 2, message: problem) }
+            }
+            if let probe = try invocation("context.users.setCustomData").probe {
+                probe.setCustomData(document, userId: userId)
+                return .none
             }
             let store = services.store, app = services.appId, data = document
             return .async {

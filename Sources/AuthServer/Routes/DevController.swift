@@ -6,6 +6,7 @@ import Hummingbird
 struct DevController {
     let dev: DevOperations
     let triggers: TriggerRunner
+    let functions: PluginFunctions
     let outbox: DevOutbox
     let webhooks = DevWebhookSink()
     let store: any AuthStore
@@ -26,6 +27,7 @@ struct DevController {
         app.post("triggers/wait", use: waitForTriggers)
         app.post("webhooks", use: receiveWebhook)
         app.get("webhooks", use: receivedWebhooks)
+        app.post("plugins/run", use: runPlugin)
         group.get("clock", use: clock)
         group.post("clock", use: advanceClock)
     }

@@ -60,13 +60,16 @@ struct PluginFunctions {
     /// Runs plugin function `name` for `app`; errors stay Lua errors (see ``pluginError``).
     /// `deadline` replaces the plugins' time limit (a trigger's own); `inline` false keeps it off
     /// the caller's thread (``PluginExecutor``).
+    /// `probe` runs it as a unit test (``PluginProbe``), with `values` in place of the app's.
     func runPlugin(
         _ name: String, app: AppRuntime, arguments: [LuaValue], userId: String? = nil, deadline: Duration? = nil,
-        inline: Bool = true
+        inline: Bool = true, probe: PluginProbe? = nil, values: EJSONDocument? = nil
     ) async throws -> LuaValue {
-        var invocation = PluginInvocation(function: name, values: app.config.values, userId: userId, quota: app.config.pluginLimits)
+        var invocation = PluginInvocation(
+            function: name, values: values ?? app.config.values, userId: userId, quota: app.config.pluginLimits)
         invocation.deadline = deadline
         invocation.httpAllowList = app.config.httpAllowList
+        invocation.probe = probe
         guard let metrics else {
             return try await plugins.call(app: app.id, function: name, arguments: arguments, invocation: invocation, inline: inline)
         }
@@ -110,6 +113,11 @@ struct PluginFunctions {
                 "plugin_killed", app: app.id, outcome: "failure",
                 detail: "\(lua.code == .timeout ? "time" : "memory") limit: \(function)")
         }
+        return Self.wireError(lua, function: function)
+    }
+
+    /// The wire error of a plugin's Lua failure (nothing logged).
+    static func wireError(_ lua: LuaError, function: String) -> ServiceError {
         switch lua.code {
         case .timeout:
             return ServiceError(.executionTimeLimitExceeded, "execution time limit exceeded")

@@ -217,3 +217,86 @@ extension TestCommandTests {
         #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
     }
 }
+
+extension TestCommandTests {
+    /// `auth.dev.plugin`: one plugin function in its real sandbox, with the user, values,
+    /// clock, store values and HTTP answers the test gives; what it did comes back, and none of
+    /// it reaches the server (no mail in the outbox, no key in the store).
+    @Test func aPluginUnitTestSeesItsMailLogStoreAndAStubbedHTTPAnswer() async throws {
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: dir + "/plugins", withIntermediateDirectories: true)
+        try Binary.write(
+            """
+            local m = {}
+            function m.welcome(details, extra)
+              context.log("welcoming", details.email)
+              context.email.send{ to = details.email, subject = "Welcome", body = "Hello " .. (context.values.greeting or "there") }
+              local n = (context.store.get("count") or 0) + 1
+              context.store.set("count", n)
+              local r = context.http.post{ url = "https://hooks.example.com/new", body = { email = details.email } }
+              if context.user then context.users.setCustomData(context.user.id, { welcomed = true }) end
+              return { count = n, status = r.status, echoed = r.body, now = context.now(), extra = extra }
+            end
+            function m.readCount() return context.store.get("count") end
+            function m.boom() error("no such thing") end
+            return m
+            """, to: dir + "/plugins/signup.lua")
+        try Binary.write(
+            """
+            describe("welcome", function()
+              it("runs with the test's world and says what it did", function()
+                auth.dev.config{ httpAllowList = { "https://hooks.example.com" } }
+                local run = auth.dev.plugin("welcome", { { email = "ann@example.com" }, 7 }, {
+                  user = { id = "u1" }, values = { greeting = "friend" }, now = 1000, store = { count = 41 },
+                  http = { { method = "POST", url = "https://hooks.example.com/new", status = 202, body = "ok" } },
+                })
+                assert.is_nil(run.error)
+                assert.are.same({ count = 42, status = 202, echoed = "ok", now = 1000, extra = 7 }, run.result)
+                assert.are.same({ "welcoming\\tann@example.com" }, run.logs)
+                assert.are.same({ { to = "ann@example.com", subject = "Welcome", body = "Hello friend" } }, run.mails)
+                assert.are.same({ { key = "count", value = 42 } }, run.storeWrites)
+                assert.are.same({ count = 42 }, run.store)
+                assert.are.same({ { userId = "u1", customData = { welcomed = true } } }, run.customData)
+                assert.are.equal(1, #run.http)
+                assert.are.equal("POST", run.http[1].method)
+                assert.are.equal('{"email":"ann@example.com"}', run.http[1].body)
+                -- Nothing reached the server: no mail, no stored value.
+                assert.are.equal(0, #auth.dev.outbox())
+                assert.is_nil(auth.dev.plugin("readCount").result)
+              end)
+              it("reports failures as the run's", function()
+                local run = auth.dev.plugin("boom")
+                assert.are.equal("FunctionExecutionError", run.error.code)
+                assert.matches("no such thing", run.error.message)
+                local unanswered = auth.dev.plugin("welcome", { { email = "a@example.com" } })
+                assert.matches("the test gave no answer for POST https://hooks.example.com/new", unanswered.error.message)
+                assert.are.equal(1, #unanswered.mails)
+                auth.dev.config{ httpAllowList = { "https://other.example.com" } }
+                local refused = auth.dev.plugin("welcome", { { email = "a@example.com" } }, {
+                  http = { { url = "https://hooks.example.com/new" } },
+                })
+                assert.matches("not in the app's httpAllowList", refused.error.message)
+                assert.auth_error("FunctionNotFound", function() auth.dev.plugin("nope") end)
+              end)
+            end)
+            """, to: dir + "/spec/plugin_spec.lua")
+        let r = try await Binary.run(["test", "--plugins", dir + "/plugins"], directory: dir)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+    }
+}
+
+extension TestCommandTests {
+    /// The plugin unit test of docs/plugins.md passes against the repository's reset plugin.
+    @Test func thePluginDocumentsSpecFilePasses() async throws {
+        let document = try String(contentsOfFile: Binary.repository + "/docs/plugins.md", encoding: .utf8)
+        let block = try #require(document.firstMatch(of: #/```lua\n(-- spec/reset_spec.lua[\s\S]*?)```/#)?.1)
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try Binary.write(String(block), to: dir + "/spec/reset_spec.lua")
+        let r = try await Binary.run(["test", "--plugins", Binary.repository + "/plugins"], directory: dir)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+    }
+}

@@ -1,0 +1,89 @@
+import AuthProtocol
+import Synchronization
+
+/// A plugin call run as a unit test (dev mode's `plugins/run`): the test gives what the call
+/// would find (the calling user, the clock, the store's values, the answers of `context.http`)
+/// and gets back what it did (its log lines, the mails it sent, the store keys it wrote, the
+/// custom data it set, the requests it made), none of which reaches the server's store, mail
+/// queue or the network. Everything else is the production path: the same sandbox, limits,
+/// argument checks and allow list.
+final class PluginProbe: Sendable {
+    /// A canned answer of `context.http`, for the first request of its method (any, when nil)
+    /// and URL.
+    struct Answer: Sendable {
+        var method: String?
+        var url: String
+        var status: Int
+        var headers: [(String, String)]
+        var body: [UInt8]
+    }
+
+    /// `context.user`: the document given, or none.
+    let user: EJSONDocument?
+    /// `context.now()`, when fixed.
+    let now: Int64?
+    let answers: [Answer]
+    private let state: Mutex<State>
+
+    private struct State {
+        var store: [String: EJSON]
+        var logs: [EJSON] = []
+        var mails: [EJSON] = []
+        var storeWrites: [EJSON] = []
+        var customData: [EJSON] = []
+        var requests: [EJSON] = []
+    }
+
+    init(user: EJSONDocument?, now: Int64?, store: [String: EJSON], answers: [Answer]) {
+        self.user = user
+        self.now = now
+        self.answers = answers
+        state = Mutex(State(store: store))
+    }
+
+    func log(_ line: String) { state.withLock { $0.logs.append(.string(line)) } }
+
+    func mail(to: String, subject: String, body: String) {
+        state.withLock { $0.mails.append(["to": .string(to), "subject": .string(subject), "body": .string(body)]) }
+    }
+
+    func get(_ key: String) -> EJSON? { state.withLock { $0.store[key] } }
+
+    /// Sets (or, for nil, deletes) `key`; false when a new key would pass `keyLimit`.
+    func set(_ key: String, _ value: EJSON?, keyLimit: Int) -> Bool {
+        state.withLock { s in
+            if let value, s.store[key] == nil, s.store.count >= keyLimit { return false }
+            s.store[key] = value
+            s.storeWrites.append(["key": .string(key), "value": value ?? .null])
+            return true
+        }
+    }
+
+    func setCustomData(_ document: EJSONDocument?, userId: String) {
+        state.withLock { $0.customData.append(["userId": .string(userId), "customData": document.map(EJSON.document) ?? .null]) }
+    }
+
+    /// Records a request and returns its canned answer, or nil when the test gave none.
+    func answer(method: String, url: String, headers: [(String, String)], body: [UInt8]?) -> Answer? {
+        var request: EJSONDocument = ["method": .string(method), "url": .string(url)]
+        var headerDocument: EJSONDocument = [:]
+        for (name, value) in headers { headerDocument[name] = .string(value) }
+        request["headers"] = .document(headerDocument)
+        request["body"] = body.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
+        state.withLock { $0.requests.append(.document(request)) }
+        return answers.first { ($0.method == nil || $0.method?.uppercased() == method) && $0.url == url }
+    }
+
+    /// What the call did: `logs`, `mails`, `storeWrites`, `customData`, `http` (the requests,
+    /// in order) and `store` (the values after the call).
+    var report: EJSONDocument {
+        state.withLock { s in
+            var store: EJSONDocument = [:]
+            for key in s.store.keys.sorted() { store[key] = s.store[key] }
+            return [
+                "logs": .array(s.logs), "mails": .array(s.mails), "storeWrites": .array(s.storeWrites),
+                "customData": .array(s.customData), "http": .array(s.requests), "store": .document(store),
+            ]
+        }
+    }
+}
