@@ -25,6 +25,10 @@ final class PluginProbe: Sendable {
     let answers: [Answer]
     private let state: Mutex<State>
 
+    /// The most entries each list of the report keeps: a call that logs or writes in a loop
+    /// until its deadline must not fill the server's memory. Past it, `dropped` counts.
+    static let keep = 1000
+
     private struct State {
         var store: [String: EJSON]
         var logs: [EJSON] = []
@@ -32,6 +36,11 @@ final class PluginProbe: Sendable {
         var storeWrites: [EJSON] = []
         var customData: [EJSON] = []
         var requests: [EJSON] = []
+        var dropped = 0
+
+        mutating func append(_ entry: EJSON, to list: WritableKeyPath<State, [EJSON]>) {
+            if self[keyPath: list].count < PluginProbe.keep { self[keyPath: list].append(entry) } else { dropped += 1 }
+        }
     }
 
     init(user: EJSONDocument?, now: Int64?, store: [String: EJSON], answers: [Answer]) {
@@ -41,10 +50,10 @@ final class PluginProbe: Sendable {
         state = Mutex(State(store: store))
     }
 
-    func log(_ line: String) { state.withLock { $0.logs.append(.string(line)) } }
+    func log(_ line: String) { state.withLock { $0.append(.string(line), to: \.logs) } }
 
     func mail(to: String, subject: String, body: String) {
-        state.withLock { $0.mails.append(["to": .string(to), "subject": .string(subject), "body": .string(body)]) }
+        state.withLock { $0.append(["to": .string(to), "subject": .string(subject), "body": .string(body)], to: \.mails) }
     }
 
     func get(_ key: String) -> EJSON? { state.withLock { $0.store[key] } }
@@ -54,13 +63,15 @@ final class PluginProbe: Sendable {
         state.withLock { s in
             if let value, s.store[key] == nil, s.store.count >= keyLimit { return false }
             s.store[key] = value
-            s.storeWrites.append(["key": .string(key), "value": value ?? .null])
+            s.append(["key": .string(key), "value": value ?? .null], to: \.storeWrites)
             return true
         }
     }
 
     func setCustomData(_ document: EJSONDocument?, userId: String) {
-        state.withLock { $0.customData.append(["userId": .string(userId), "customData": document.map(EJSON.document) ?? .null]) }
+        state.withLock {
+            $0.append(["userId": .string(userId), "customData": document.map(EJSON.document) ?? .null], to: \.customData)
+        }
     }
 
     /// Records a request and returns its canned answer, or nil when the test gave none.
@@ -70,20 +81,23 @@ final class PluginProbe: Sendable {
         for (name, value) in headers { headerDocument[name] = .string(value) }
         request["headers"] = .document(headerDocument)
         request["body"] = body.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
-        state.withLock { $0.requests.append(.document(request)) }
+        state.withLock { $0.append(.document(request), to: \.requests) }
         return answers.first { ($0.method == nil || $0.method?.uppercased() == method) && $0.url == url }
     }
 
     /// What the call did: `logs`, `mails`, `storeWrites`, `customData`, `http` (the requests,
-    /// in order) and `store` (the values after the call).
+    /// in order), `store` (the values after the call) and, when a list passed ``keep``,
+    /// `dropped` (how many entries were left out).
     var report: EJSONDocument {
         state.withLock { s in
             var store: EJSONDocument = [:]
             for key in s.store.keys.sorted() { store[key] = s.store[key] }
-            return [
+            var report: EJSONDocument = [
                 "logs": .array(s.logs), "mails": .array(s.mails), "storeWrites": .array(s.storeWrites),
                 "customData": .array(s.customData), "http": .array(s.requests), "store": .document(store),
             ]
+            if s.dropped > 0 { report["dropped"] = .int64(Int64(s.dropped)) }
+            return report
         }
     }
 }

@@ -239,6 +239,7 @@ extension TestCommandTests {
               return { count = n, status = r.status, echoed = r.body, now = context.now(), extra = extra }
             end
             function m.readCount() return context.store.get("count") end
+            function m.chatty() for i = 1, 5000 do context.log("line", i) end end
             function m.boom() error("no such thing") end
             return m
             """, to: dir + "/plugins/signup.lua")
@@ -279,11 +280,16 @@ extension TestCommandTests {
                 assert.matches("not in the app's httpAllowList", refused.error.message)
                 assert.auth_error("FunctionNotFound", function() auth.dev.plugin("nope") end)
               end)
+              it("keeps at most 1,000 entries a list", function()
+                local run = auth.dev.plugin("chatty")
+                assert.are.equal(1000, #run.logs)
+                assert.are.equal(4000, run.dropped)
+              end)
             end)
             """, to: dir + "/spec/plugin_spec.lua")
         let r = try await Binary.run(["test", "--plugins", dir + "/plugins"], directory: dir)
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
-        #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 3 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
     }
 }
 
