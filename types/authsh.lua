@@ -196,6 +196,7 @@ local Credentials = {}
 ---@field message string the text
 ---@field status integer? the HTTP status; nil when there was no answer
 ---@field link string? the server's log link, when it gives one (authsh's server does not)
+---@field request string? the request that failed, as `METHOD /path` (no host, no query: never a token); nil when the error is no answer to one
 ---@field where string `file:line: ` of the Lua call that failed, or `""`
 ---@field email string? `AccountExistsWithDifferentCredential` only: the email
 ---@field providers string[]? `AccountExistsWithDifferentCredential` only: the providers its account signs in with

@@ -109,6 +109,16 @@ extension App {
     }
 
     private func exchange(_ method: String, _ url: String, body: EJSON?, token: String?) async throws(AuthClientError) -> EJSON {
+        do {
+            return try await exchangeUnnamed(method, url, body: body, token: token)
+        } catch {
+            var named = error
+            named.request = AuthClientError.requestLine(method, url)
+            throw named
+        }
+    }
+
+    private func exchangeUnnamed(_ method: String, _ url: String, body: EJSON?, token: String?) async throws(AuthClientError) -> EJSON {
         var headers = [("Accept", "application/json")]
         if body != nil { headers.append(("Content-Type", "application/json")) }
         if let token { headers.append(("Authorization", "Bearer \(token)")) }

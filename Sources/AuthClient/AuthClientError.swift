@@ -13,6 +13,9 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public var link: String?
     /// The fields of the server's error body beyond `error`, `error_code` and `link`.
     public var details: EJSONDocument = [:]
+    /// The request that failed, as `METHOD /path` (no host, no query string: never a token), when
+    /// the error is an answer to one.
+    public var request: String?
     /// True when the request never reached a server (its connection was refused): sending it
     /// again cannot do anything twice.
     public var neverSent = false
@@ -22,6 +25,14 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
         self.message = message
         self.status = status
         self.link = link
+    }
+
+    /// `method` and the path of `url` as ``request`` names them.
+    public static func requestLine(_ method: String, _ url: String) -> String {
+        var rest = Substring(url)
+        if let scheme = rest.firstRange(of: "://") { rest = rest[scheme.upperBound...].drop { $0 != "/" } }
+        if let query = rest.firstIndex(where: { $0 == "?" || $0 == "#" }) { rest = rest[..<query] }
+        return method + " " + (rest.isEmpty ? "/" : rest)
     }
 
     /// A server's error body.

@@ -91,10 +91,13 @@ struct DevAPI: Sendable {
                     + " (the dev API, outbox included, needs a server started with --dev)",
                 status: 404)
         }
-        if let error { throw AuthClientError(error) }
-        throw AuthClientError(
-            code: AuthClientError.malformedResponse,
-            message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
+        var failure =
+            error.map(AuthClientError.init)
+            ?? AuthClientError(
+                code: AuthClientError.malformedResponse,
+                message: "\(server.baseURL) answered \(response.status) without an error body", status: response.status)
+        failure.request = AuthClientError.requestLine(method, request.url)
+        throw failure
     }
 
 }

@@ -1,4 +1,5 @@
 import AuthClient
+import Synchronization
 import Lua
 import LuaEJSON
 
@@ -15,10 +16,21 @@ public final class AuthErrorObject: LuaObject {
         self.position = position
     }
 
-    /// `where code: message (HTTP status)`.
+    /// Whether ``line`` names the request that failed (`AUTHSH_ERROR_REQUEST=1`, which
+    /// `authsh test` sets for its spec files). Set once at start-up, before any error exists.
+    public static let namesRequests = Atomic<Bool>(false)
+
+    /// `where code: message (HTTP status)`, or `(HTTP status, METHOD /path)` when
+    /// ``namesRequests``.
     public var line: String {
         var text = position + error.code + ": " + error.message
-        if let status = error.status { text += " (HTTP \(status))" }
+        let request = Self.namesRequests.load(ordering: .relaxed) ? error.request : nil
+        switch (error.status, request) {
+        case (let status?, let request?): text += " (HTTP \(status), \(request))"
+        case (let status?, nil): text += " (HTTP \(status))"
+        case (nil, let request?): text += " (\(request))"
+        case (nil, nil): break
+        }
         return text
     }
 
@@ -60,6 +72,11 @@ public final class AuthErrorObject: LuaObject {
             .property("link", "string?", "the server's log link, when it gives one (authsh's server does not)") {
                 $0.error.link.map { .string(LuaString($0)) } ?? .nil
             },
+            .property(
+                "request", "string?",
+                "the request that failed, as `METHOD /path` (no host, no query: never a token); nil when the error is no "
+                    + "answer to one"
+            ) { $0.error.request.map { .string(LuaString($0)) } ?? .nil },
             .property("where", "string", "`file:line: ` of the Lua call that failed, or `\"\"`") { .string(LuaString($0.position)) },
             .property("email", "string?", "`AccountExistsWithDifferentCredential` only: the email") {
                 $0.error.email.map { .string(LuaString($0)) } ?? .nil

@@ -31,6 +31,7 @@ enum Authsh {
             Output.error("authsh: \(error.message)\n\(Help.usage)")
             return ExitStatus.usage
         }
+        if Paths.environment("AUTHSH_ERROR_REQUEST") == "1" { AuthErrorObject.namesRequests.store(true, ordering: .relaxed) }
         let bindings = AuthScript(configuration)
         let session: Session
         do {

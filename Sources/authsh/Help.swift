@@ -60,7 +60,8 @@ enum Help {
         auth.sleep(seconds) pauses the current task while others run.
 
         Environment: AUTHSH_SERVER, AUTHSH_APP (as --server, --app), AUTHSH_DATA (data
-        directory), NO_COLOR (no colors in the REPL).
+        directory), NO_COLOR (no colors in the REPL), AUTHSH_ERROR_REQUEST=1 (auth errors
+        name the request that failed).
         Exit status: 0 ok, 1 a Lua error (message and traceback on stderr), 64 bad usage,
         or the value given to os.exit.
 

@@ -138,3 +138,13 @@ import Testing
         }
     }
 }
+
+/// An error's request is named by method and path only: no host, no query string.
+@Test func anErrorsRequestIsItsMethodAndPath() {
+    #expect(AuthClientError.requestLine("POST", "http://127.0.0.1:9090/api/client/v2.0/auth/session") == "POST /api/client/v2.0/auth/session")
+    #expect(
+        AuthClientError.requestLine("GET", "https://h.example/api/dev/v1/apps/local/outbox?email=a%40b&kind=confirm")
+            == "GET /api/dev/v1/apps/local/outbox")
+    #expect(AuthClientError.requestLine("GET", "https://h.example/x#frag") == "GET /x")
+    #expect(AuthClientError.requestLine("GET", "https://h.example") == "GET /")
+}

@@ -56,6 +56,8 @@ enum TestCommand {
             return ExitStatus.failure
         }
         defer { removeTree(scratch) }
+        // The spec files' auth errors name the request that failed (inherited by each process).
+        setenv("AUTHSH_ERROR_REQUEST", "1", 1)
         let format = options.format ?? .terminal(Output.useColor ? "utfTerminal" : "plainTerminal")
         let runner = SpecRunner(
             program: program, authshOptions: options.authshOptions,

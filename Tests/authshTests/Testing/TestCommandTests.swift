@@ -169,11 +169,22 @@ extension TestCommandTests {
               it("a wrong code fails", function() assert.auth_error("AccountNameInUse", wrong) end)
               it("a wrong status fails", function() assert.has_error(wrong, { status = 403 }) end)
               it("no error fails", function() assert.auth_error("InvalidPassword", function() end) end)
+              it("names its request", function()
+                local ok, err = pcall(wrong)
+                assert.are.equal("POST /api/client/v2.0/app/local/auth/providers/local-userpass/login", err.request)
+              end)
+              it("uncaught, says what failed", function() wrong() end)
             end)
             """, to: dir + "/spec/auth_spec.lua")
         let r = try await Binary.run(["test"], directory: dir)
         #expect(r.status == 1)
-        #expect(r.stdout.hasSuffix("authsh test: 1 file, 6 successes / 3 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+        #expect(r.stdout.hasSuffix("authsh test: 1 file, 7 successes / 3 failures / 1 error / 0 pending\n"), "\(r.stdout)")
+        // An uncaught one: where, code, message, status and the request (never a password).
+        #expect(
+            r.stdout.contains(
+                "spec/auth_spec.lua:3: InvalidPassword: invalid username/password "
+                    + "(HTTP 401, POST /api/client/v2.0/app/local/auth/providers/local-userpass/login)"), "\(r.stdout)")
+        #expect(!r.stdout.contains("password1") && !r.stdout.contains("\"wrong\""))
         #expect(
             r.stdout.contains(
                 "Expected an auth error AccountNameInUse, but got:\n(AuthError) InvalidPassword: invalid username/password (HTTP 401)"),
