@@ -1,0 +1,1 @@
+assert(false,'should not be executed')
