@@ -317,3 +317,21 @@ extension TestCommandTests {
         #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
     }
 }
+
+extension TestCommandTests {
+    /// `--server URL`: every file runs against that server, so what one file registers the next
+    /// finds there (no isolation: the specs' business).
+    @Test func withServerEveryFileTalksToThatServer() async throws {
+        let server = try await ServerProcess(["--dev"])
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try Binary.write(
+            #"it("registers", function() register("shared@example.com", "password1") end)"#, to: dir + "/spec/a_spec.lua")
+        try Binary.write(
+            #"it("finds it taken", function() assert.auth_error("AccountNameInUse", function() register("shared@example.com", "password1") end) end)"#,
+            to: dir + "/spec/b_spec.lua")
+        let r = try await Binary.run(["test", "-j", "1", "--server", server.origin], directory: dir)
+        #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
+        #expect(r.stdout.hasSuffix("authsh test: 2 files, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+    }
+}
