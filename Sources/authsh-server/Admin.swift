@@ -24,6 +24,8 @@ enum Admin {
         } catch {
             return CommandLineUsage.report(error, of: AdminCommand.self)
         }
+        if let backup = parsed as? AdminCommand.Backup { return Self.backup(backup.admin, file: backup.file, restore: false) }
+        if let restore = parsed as? AdminCommand.Restore { return Self.backup(restore.admin, file: restore.file, restore: true) }
         guard let leaf = parsed as? any AdminLeaf else {
             if parsed is AdminCommand || parsed is AdminCommand.Users {  // `authsh admin` or `authsh admin users` alone
                 return CommandLineUsage.report(ValidationError("a command is needed"), of: AdminCommand.self)
@@ -71,6 +73,45 @@ enum Admin {
                 Output.error("authsh admin: \(error)")
                 return ExitStatus.failure
             }
+        }
+    }
+
+    /// `authsh admin backup FILE` and `restore FILE`: the database file itself, never through a
+    /// server.
+    static func backup(_ admin: AdminCommand, file: String, restore: Bool) -> Int32 {
+        let verb = restore ? "restore" : "backup"
+        func bad(_ message: String) -> Int32 { CommandLineUsage.report(ValidationError(message), of: AdminCommand.self) }
+        guard admin.server == nil else {
+            return bad("\(verb) works on the database file: run it where the database is, with --data, --database sqlite:PATH or --config")
+        }
+        guard let configuration = admin.place.configuration(command: "authsh admin") else { return Serve.configError }
+        let database: String
+        switch configuration.database {
+        case .directory(let dir):
+            if restore && !Files.makeDirectory(dir) {
+                Output.error("authsh admin: cannot make \(dir): \(String(cString: strerror(errno)))")
+                return ExitStatus.failure
+            }
+            database = dir + "/authsh.sqlite"
+        case .sqliteFile(let path): database = path
+        case .postgres:
+            Output.error("authsh admin: \(verb) is for SQLite databases; for PostgreSQL use pg_dump and pg_restore (see Administering users)")
+            return ExitStatus.failure
+        case .memory:
+            return bad("\(verb) needs a database on disk")
+        }
+        do {
+            let copy = restore ? try SQLiteBackup.restore(from: file, to: database) : try SQLiteBackup.copy(from: database, to: file)
+            let size = String(format: "%.1f", Double(copy.bytes) / 1_048_576)
+            if admin.json {
+                print(AdminOutput.json(["file": .string(file), "database": .string(database), "bytes": .int64(Int64(copy.bytes))]))
+            } else {
+                print(restore ? "restored \(database) from \(file) (\(size) MiB)" : "backed up \(database) to \(file) (\(size) MiB)")
+            }
+            return 0
+        } catch {
+            Output.error("authsh admin: \(error.description)")
+            return ExitStatus.failure
         }
     }
 

@@ -19,6 +19,8 @@ struct AdminCommand: ParsableCommand {
               users confirm EMAIL     confirm a pending email/password account
               export FILE             every user, as NDJSON (FILE - for standard output)
               import FILE [--continue-on-error]
+              backup FILE             a consistent copy of a live SQLite database (FILE must be new)
+              restore FILE            a backup in place of a stopped server's SQLite database
             """,
         discussion: """
             With --server, the server's admin API, with the key in AUTHSH_ADMIN_KEY (the server's
@@ -34,11 +36,18 @@ struct AdminCommand: ParsableCommand {
             whose email, the app has already are skipped, so importing twice changes nothing.
             Argon2id and bcrypt hashes are kept; bcrypt ones become Argon2id at the next login.
 
+            `backup` copies the SQLite database of --data, --database sqlite:PATH or --config with
+            SQLite's online backup, while a server serves and writes: the copy is the database as
+            it was at one moment, checked, flushed and made 0600 before it gets its name. For
+            PostgreSQL, use pg_dump (see Administering users). `restore` puts a backup in place of
+            the database (creating it, and the data directory, when missing), and refuses while a
+            server or another authsh command has that database open.
+
             T is unix seconds, an ISO-8601 time, or 30m, 2h, 7d (that long ago). `users list` prints
             one page (--limit, default 50; --all for every page); --json prints one JSON object per
             user per line (and the user for `show`).
             """,
-        subcommands: [Users.self, Export.self, Import.self])
+        subcommands: [Users.self, Export.self, Import.self, Backup.self, Restore.self])
 
     @Option(help: ArgumentHelp("A server's URL: act through its admin API (key in AUTHSH_ADMIN_KEY).", valueName: "url"))
     var server: String?
@@ -177,6 +186,20 @@ struct AdminCommand: ParsableCommand {
         @Argument(help: "The NDJSON file.") var file: String
         @Flag(help: "Import the lines that pass, and report the others.") var continueOnError = false
         var command: Admin.Command { .import(file) }
+    }
+}
+
+extension AdminCommand {
+    struct Backup: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A consistent copy of a live SQLite database (FILE must be new).")
+        @ParentCommand var admin: AdminCommand
+        @Argument(help: "The file to write.") var file: String
+    }
+
+    struct Restore: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "A backup in place of a stopped server's SQLite database.")
+        @ParentCommand var admin: AdminCommand
+        @Argument(help: "The backup file.") var file: String
     }
 }
 

@@ -18,6 +18,8 @@ final class SQLiteEngine: SQLEngine {
     /// Read-only connections of a file (nil for an in-memory database).
     private let reads: SQLiteReadPool?
     let poolSize: Int
+    /// Says the file is in use while the engine lives (``DatabaseUseLock``).
+    private let inUse: DatabaseUseLock?
 
     /// Opens (creating and migrating) the database.
     /// - Parameter path: a file path, or nil for an in-memory database.
@@ -40,6 +42,7 @@ final class SQLiteEngine: SQLEngine {
             // names no bound value.
             throw StoreError.unavailable("open \(path ?? "database"): \(failure.message)")
         }
+        inUse = path.flatMap { DatabaseUseLock(sharedOn: $0) }
         let readers = max(2, ProcessInfo.processInfo.activeProcessorCount * 2)
         reads = path.map { SQLiteReadPool(path: $0, capacity: readers) }
         // Readers beyond the pool's capacity open and close as a burst needs them.
