@@ -96,6 +96,14 @@ struct ServeCommand: ParsableCommand {
             """, valueName: "address"))
     var trustedProxies: [String] = []
 
+    @Flag(
+        help: """
+            Check the configuration (the config file, the apps and their providers and keys, the \
+            plugins and the functions the config names, mail, the database URL) and exit: 0 when \
+            it can be served, 78 when not. Nothing is served and no database is opened or made.
+            """)
+    var check = false
+
     @Argument(help: "`migrate`: create or migrate the schema, then exit.")
     var action: Action?
 
@@ -157,6 +165,13 @@ enum Serve {
             logger.warning("email delivery is not configured: confirmation and reset emails are not sent (config mail; --dev for an outbox)")
         }
         let finalConfig = config
+        if command.check {
+            return runReporting {
+                let result = try await ConfigurationCheck.run(finalConfig)
+                let functions = result.functions.isEmpty ? "no plugin functions" : "plugin functions \(result.functions.joined(separator: ", "))"
+                print("configuration ok: apps \(result.apps.joined(separator: ", ")); \(functions); database \(Self.describe(finalConfig.database))")
+            }
+        }
         if command.action == .migrate {
             return runReporting {
                 let name = try await migrateDatabase(finalConfig)
@@ -175,6 +190,16 @@ enum Serve {
                     fflush(nil)
                 })
             try await app.runService()
+        }
+    }
+
+    /// The database as `--check` names it (never a password: none is allowed in a URL).
+    private static func describe(_ database: ServerConfiguration.Database) -> String {
+        switch database {
+        case .memory: "in memory"
+        case .directory(let dir): "\(dir)/authsh.sqlite"
+        case .sqliteFile(let path): path
+        case .postgres(let p): "PostgreSQL \(p.database) (not connected)"
         }
     }
 

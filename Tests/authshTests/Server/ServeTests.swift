@@ -40,7 +40,7 @@ import Testing
         for option in [
             "--host", "--port", "--config", "--data", "--database", "--plugins", "--dev", "--dev-allow-remote",
             "--public-url", "--log-level", "--log-format", "--metrics-port", "--metrics-host", "--trusted-proxy",
-            "migrate",
+            "--check", "migrate",
         ] {
             #expect(r.stdout.contains(option), "\(option) missing from:\n\(r.stdout)")
         }
@@ -103,5 +103,27 @@ import Testing
         #expect(log.contains("POST /api/client/v2.0/app/local/auth/providers/local-userpass/register 201"))
         #expect(!log.contains("hunter22") && !log.contains("token="), "the log holds no secret")
         #expect(FileManager.default.fileExists(atPath: dir + "/data/authsh.sqlite"))
+    }
+}
+
+extension ServeTests {
+    /// `--check`: everything a server builds from its configuration, against no real database
+    /// and no port: 0 when it could be served (nothing made on disk), 78 naming the problem.
+    @Test func checkSaysWhetherTheConfigurationCanBeServed() async throws {
+        let dir = try Binary.temporaryDirectory()
+        let good = try await Binary.run(["serve", "--check", "--data", dir + "/data", "--plugins", Binary.repository + "/plugins"])
+        #expect(good.status == 0, "\(good.stderr)")
+        #expect(good.stdout.hasPrefix("configuration ok: apps local; plugin functions "), "\(good.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: dir + "/data"), "--check made the data directory")
+        try Binary.write(
+            #"{"apps": [{"id": "local", "providers": {"local-userpass": {"runResetFunction": true, "resetFunctionName": "nope"}}}]}"#,
+            to: dir + "/bad.json")
+        let bad = try await Binary.run(["serve", "--check", "--config", dir + "/bad.json", "--data", dir + "/data"])
+        #expect(bad.status == 78, "\(bad.stderr)")
+        #expect(bad.stderr.contains("resetFunctionName: no plugin function 'nope'"), "\(bad.stderr)")
+        try Binary.write(#"{"apps": ["#, to: dir + "/broken.json")
+        let broken = try await Binary.run(["serve", "--check", "--config", dir + "/broken.json"])
+        #expect(broken.status == 78 && broken.stderr.contains("invalid JSON"), "\(broken.stderr)")
+        #expect(good.stdout.split(separator: "\n").count == 1 && bad.stdout.isEmpty)
     }
 }
