@@ -81,7 +81,9 @@ let package = Package(
         // C: Linux calls Swift's Glibc module leaves out (pipe2, posix_spawn's closefrom).
         .target(name: "CLinux"),
         // What both commands share: files, paths, output (libc only).
-        .target(name: "CommandSupport"),
+        // The commit a build came from, for --version.
+        .plugin(name: "BuildInfo", capability: .buildTool(), path: "Plugins/BuildInfo"),
+        .target(name: "CommandSupport", plugins: ["BuildInfo"]),
         // The command: the Lua host, the REPL and the batch runner. It holds no server: `serve`,
         // `admin` and `audit` run authsh-server, and so does the embedded dev server (as a child
         // process), so that starting it costs what a Lua host costs (README: Start-up).

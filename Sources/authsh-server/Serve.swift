@@ -20,6 +20,7 @@ struct ServeCommand: ParsableCommand {
                          [--metrics-port PORT] [--metrics-host 127.0.0.1]
                          [--trusted-proxy ADDRESS[/BITS]]...
             authsh serve [--data DIR | --database URL | --config FILE] migrate
+            authsh serve [options] --check | --version
             """,
         discussion: """
             `migrate` creates or migrates the database's schema and exits (the server does it at
@@ -29,7 +30,8 @@ struct ServeCommand: ParsableCommand {
             http://HOST:PORT/metrics` for the metrics listener). SIGINT or SIGTERM stops it
             gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin exits 78, bad
             usage 64.
-            """)
+            """,
+        version: "authsh serve \(Version.number), \(Version.commit)")
 
     @Option(help: ArgumentHelp("Address to listen on (default 127.0.0.1).", valueName: "host"))
     var host: String?

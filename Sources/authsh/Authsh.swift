@@ -6,7 +6,7 @@ import Lua
 /// The `authsh` command: lua's command line (`-e`, `-l`, `-i`, `-`, script and args), a REPL
 /// when stdin is a terminal, and authsh's own options.
 enum Authsh {
-    static let version = "0.1.0"
+    static let version = Version.number
 
     /// Runs the command; returns the process exit status.
     static func main(_ argv: [String]) -> Int32 {
@@ -21,7 +21,7 @@ enum Authsh {
             print(Help.text)
             return 0
         }
-        if invocation.showVersion { print(Help.versionLine) }
+        if invocation.showVersion { print(Help.versionLine + ", " + Version.commit) }
 
         let dataDirectory = invocation.dataDirectory ?? Paths.defaultDataDirectory()
         let configuration: AuthScript.Configuration

@@ -91,7 +91,7 @@ enum TestCommand {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array((base + "/authsh-test-XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else { return nil }
-        return String(cString: template)
+        return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     /// Removes `path` and everything under it (the scratch directory: files this command made).

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite(.binary, .timeLimit(.minutes(5))) struct BatchTests {
@@ -103,6 +104,13 @@ import Testing
         }
         let version = try await Binary.run(["--version"])
         #expect(version.stdout.hasPrefix("authsh ") && version.stdout.contains("Lua 5.4"))
+        // The commit it was built from: this checkout's (the build is of these sources).
+        let head = try ChildProcess.run(["/usr/bin/git", "-C", Binary.repository, "rev-parse", "--short=12", "HEAD"])
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(version.stdout.contains(", commit \(head)"), "\(version.stdout) (HEAD \(head))")
+        let serve = try await Binary.run(["serve", "--version"])
+        #expect(
+            serve.status == 0 && serve.stdout.hasPrefix("authsh serve \(version.stdout.split(separator: " ")[1]), commit \(head)"), "\(serve.stdout)")
     }
 
     @Test func asyncHelpersAreInstalledInTheCommand() async throws {
