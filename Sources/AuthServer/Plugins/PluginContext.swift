@@ -200,15 +200,7 @@ final class PluginContext: Sendable {
                     guard let answer = probe.answer(method: method.rawValue, url: text, headers: sendHeaders, body: sendBody) else {
                         throw LuaError(.runtime, "context.http: the test gave no answer for \(method.rawValue) \(text)")
                     }
-                    var headerTable = LuaTable()
-                    for (name, value) in answer.headers { headerTable[name] = .string(LuaString(value)) }
-                    return [
-                        .table(
-                            LuaTable([
-                                "status": .integer(Int64(answer.status)), "headers": .table(headerTable),
-                                "body": .string(LuaString(bytes: answer.body)),
-                            ]))
-                    ]
+                    return [Self.lua(answer)]
                 }
             }
             return .async {
@@ -219,17 +211,20 @@ final class PluginContext: Sendable {
                 } catch let failure as OutboundHTTP.Failure {
                     throw LuaError(.runtime, failure.description)
                 }
-                var headerTable = LuaTable()
-                for (name, value) in answer.headers { headerTable[name] = .string(LuaString(value)) }
-                return [
-                    .table(
-                        LuaTable([
-                            "status": .integer(Int64(answer.status)), "headers": .table(headerTable),
-                            "body": .string(LuaString(bytes: answer.body)),
-                        ]))
-                ]
+                return [Self.lua(answer)]
             }
         }
+    }
+
+    /// An answer as `context.http` returns it: `{status, headers, body}`.
+    private static func lua(_ answer: OutboundHTTP.Answer) -> LuaValue {
+        var headerTable = LuaTable()
+        for (name, value) in answer.headers { headerTable[name] = .string(LuaString(value)) }
+        return .table(
+            LuaTable([
+                "status": .integer(Int64(answer.status)), "headers": .table(headerTable),
+                "body": .string(LuaString(bytes: answer.body)),
+            ]))
     }
 
     /// `context.now()`: the server clock in Unix seconds (the dev clock moves it).

@@ -13,9 +13,7 @@ final class PluginProbe: Sendable {
     struct Answer: Sendable {
         var method: String?
         var url: String
-        var status: Int
-        var headers: [(String, String)]
-        var body: [UInt8]
+        var answer: OutboundHTTP.Answer
     }
 
     /// `context.user`: the document given, or none.
@@ -75,14 +73,14 @@ final class PluginProbe: Sendable {
     }
 
     /// Records a request and returns its canned answer, or nil when the test gave none.
-    func answer(method: String, url: String, headers: [(String, String)], body: [UInt8]?) -> Answer? {
+    func answer(method: String, url: String, headers: [(String, String)], body: [UInt8]?) -> OutboundHTTP.Answer? {
         var request: EJSONDocument = ["method": .string(method), "url": .string(url)]
         var headerDocument: EJSONDocument = [:]
         for (name, value) in headers { headerDocument[name] = .string(value) }
         request["headers"] = .document(headerDocument)
         request["body"] = body.map { .string(String(decoding: $0, as: UTF8.self)) } ?? .null
         state.withLock { $0.append(.document(request), to: \.requests) }
-        return answers.first { ($0.method == nil || $0.method?.uppercased() == method) && $0.url == url }
+        return answers.first { ($0.method == nil || $0.method?.uppercased() == method) && $0.url == url }?.answer
     }
 
     /// What the call did: `logs`, `mails`, `storeWrites`, `customData`, `http` (the requests,

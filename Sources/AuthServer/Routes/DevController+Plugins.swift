@@ -84,7 +84,8 @@ extension DevController {
             guard (100...599).contains(status) else {
                 throw ServiceError(.invalidParameter, "parameter 'http[\(i)].status' must be an HTTP status")
             }
-            answers.append(.init(method: d["method"]?.stringValue, url: url, status: Int(status), headers: headers, body: body))
+            answers.append(
+                .init(method: d["method"]?.stringValue, url: url, answer: .init(status: Int(status), headers: headers, body: body)))
         }
         return answers
     }

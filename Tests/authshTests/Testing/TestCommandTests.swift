@@ -136,14 +136,22 @@ import Testing
 extension TestCommandTests {
     /// The spec file of docs/testing-auth-flows.md passes as the document shows it.
     @Test func theDocumentsSpecFilePasses() async throws {
-        let document = try String(contentsOfFile: Binary.repository + "/docs/testing-auth-flows.md", encoding: .utf8)
-        let block = try #require(document.firstMatch(of: #/```lua\n(-- spec/signup_spec.lua\n[\s\S]*?)```/#)?.1)
-        let dir = try Binary.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
-        try Binary.write(String(block), to: dir + "/spec/signup_spec.lua")
-        let r = try await Binary.run(["test"], directory: dir)
+        let r = try await Self.runDocumentSpec("docs/testing-auth-flows.md", file: "signup_spec.lua")
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+    }
+
+    /// Runs the ```lua block of `document` that starts `-- spec/FILE` as that spec file, with
+    /// `options` before it.
+    static func runDocumentSpec(_ document: String, file: String, options: [String] = []) async throws -> Binary.Result {
+        let text = try String(contentsOfFile: Binary.repository + "/" + document, encoding: .utf8)
+        let start = "```lua\n-- spec/" + file
+        let block = try #require(text.ranges(of: start).first.map { text[$0.lowerBound...].dropFirst("```lua\n".count) })
+        let end = try #require(block.firstRange(of: "```"))
+        let dir = try Binary.temporaryDirectory()
+        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
+        try Binary.write(String(block[..<end.lowerBound]), to: dir + "/spec/" + file)
+        return try await Binary.run(["test"] + options, directory: dir)
     }
 }
 
@@ -307,12 +315,7 @@ extension TestCommandTests {
 extension TestCommandTests {
     /// The plugin unit test of docs/plugins.md passes against the repository's reset plugin.
     @Test func thePluginDocumentsSpecFilePasses() async throws {
-        let document = try String(contentsOfFile: Binary.repository + "/docs/plugins.md", encoding: .utf8)
-        let block = try #require(document.firstMatch(of: #/```lua\n(-- spec/reset_spec.lua[\s\S]*?)```/#)?.1)
-        let dir = try Binary.temporaryDirectory()
-        try FileManager.default.createDirectory(atPath: dir + "/spec", withIntermediateDirectories: true)
-        try Binary.write(String(block), to: dir + "/spec/reset_spec.lua")
-        let r = try await Binary.run(["test", "--plugins", Binary.repository + "/plugins"], directory: dir)
+        let r = try await Self.runDocumentSpec("docs/plugins.md", file: "reset_spec.lua", options: ["--plugins", Binary.repository + "/plugins"])
         #expect(r.status == 0, "\(r.stdout)\n\(r.stderr)")
         #expect(r.stdout.hasSuffix("authsh test: 1 file, 2 successes / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
     }
