@@ -85,8 +85,8 @@ struct AdminController {
     /// The app's recent trigger runs, newest first (`?state=failed` for the runs given up).
     @Sendable func triggerRuns(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        let (state, limit) = try DevController.runQuery(request)
-        let runs = try await admin.store.triggerRuns(app: app.id, state: state, limit: limit)
+        let query = try TriggerRunQuery(request)
+        let runs = try await admin.store.triggerRuns(app: app.id, state: query.state, limit: query.limit)
         return AdminRoutes.json(["runs": .array(runs.map(TriggerRunner.json))])
     }
 

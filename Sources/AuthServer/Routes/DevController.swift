@@ -67,8 +67,8 @@ struct DevController {
     /// The app's recent trigger runs, newest first (`?state=queued|done|failed`, `?limit=`).
     @Sendable func triggerRuns(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        let (state, limit) = try Self.runQuery(request)
-        let runs = try await store.triggerRuns(app: app.id, state: state, limit: limit)
+        let query = try TriggerRunQuery(request)
+        let runs = try await store.triggerRuns(app: app.id, state: query.state, limit: query.limit)
         return JSONResponse.make(.array(runs.map(TriggerRunner.json)), mode: .relaxed)
     }
 
@@ -106,24 +106,6 @@ struct DevController {
     /// The requests the sink received for the app, oldest first.
     @Sendable func receivedWebhooks(_ request: Request, context: AuthRequestContext) async throws -> Response {
         JSONResponse.make(.array(webhooks.requests(app: try context.app.id)), mode: .relaxed)
-    }
-
-    /// `?state=` and `?limit=` (1 to 1000, 100 by default) of a trigger-run listing.
-    static func runQuery(_ request: Request) throws(ServiceError) -> (TriggerRun.State?, Int) {
-        let query = request.uri.queryParameters
-        var state: TriggerRun.State?
-        if let s = query.get("state") {
-            guard let parsed = TriggerRun.State(rawValue: s) else {
-                throw ServiceError(.invalidParameter, "state must be \"queued\", \"done\" or \"failed\"")
-            }
-            state = parsed
-        }
-        var limit = 100
-        if let l = query.get("limit") {
-            guard let n = Int(l), (1...1000).contains(n) else { throw ServiceError(.invalidParameter, "limit must be 1 to 1000") }
-            limit = n
-        }
-        return (state, limit)
     }
 
     @Sendable func clock(_ request: Request, context: AuthRequestContext) async throws -> Response {

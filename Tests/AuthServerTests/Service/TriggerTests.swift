@@ -170,3 +170,20 @@ import Testing
         }
     }
 }
+
+extension TriggerTests {
+    /// A listing's `state` and `limit` are checked the same way by the dev and the admin API: a
+    /// 400 naming the parameter.
+    @Test func aListingsQueryIsCheckedByBothAPIs() async throws {
+        try await Self.withServer { c, _ in
+            for (query, named) in [("state=bogus", "state must be"), ("limit=0", "limit must be 1 to 1000"), ("limit=x", "limit must be")] {
+                let dev = try await c.call(.get, "\(Routes.dev)/apps/local/triggers?\(query)")
+                #expect(dev.status == 400 && dev.body["error"]?.stringValue?.hasPrefix(named) == true, "\(query): \(dev.body)")
+                let admin = try await AdminAPITests.admin(c, .get, "/triggers?\(query)")
+                #expect(admin.status == 400 && admin.body["error"]?.stringValue?.hasPrefix(named) == true, "\(query): \(admin.body)")
+            }
+            let limited = try await c.call(.get, "\(Routes.dev)/apps/local/triggers?limit=1000&state=done")
+            #expect(limited.status == 200)
+        }
+    }
+}
