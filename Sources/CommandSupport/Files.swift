@@ -35,22 +35,42 @@ public enum Files {
         return Array(source[newline...])
     }
 
-    /// Writes `text` to a new file `path` readable by its owner only; false when it cannot
-    /// (the file exists, or errno says why).
-    public static func writePrivate(_ path: String, _ text: String) -> Bool {
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+    /// Writes `text` to `path`, readable by its owner only (made so even when the file was
+    /// there); false when it cannot (errno says why). `replacing` false: the file must be new.
+    public static func writePrivate(_ path: String, _ text: String, replacing: Bool = false) -> Bool {
+        let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (replacing ? O_TRUNC : O_EXCL), 0o600)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var bytes = Array(text.utf8)[...]
-        while !bytes.isEmpty {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                return false
-            }
-            bytes = bytes.dropFirst(n)
+        return fchmod(fd, 0o600) == 0 && Output.write(fd, text)
+    }
+
+    /// The names in `directory`, `.` and `..` left out; empty when it cannot be read.
+    public static func names(in directory: String) -> [String] {
+        guard let handle = opendir(directory) else { return [] }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { names.append(name) }
         }
-        return true
+        return names
+    }
+
+    /// Whether `path` is a directory (following a symbolic link).
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// Removes `path` and everything under it, symbolic links as links (never what they name).
+    public static func removeTree(_ path: String) {
+        var info = stat()
+        if lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR {
+            for name in names(in: path) { removeTree(path + "/" + name) }
+            rmdir(path)
+        } else {
+            unlink(path)
+        }
     }
 
     /// Creates `path` and its parents with mode 0700 (an existing directory is fine).

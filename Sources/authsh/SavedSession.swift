@@ -21,15 +21,7 @@ struct SavedSession {
     /// Writes the statements to `path` (readable by its owner only: a statement may hold a
     /// password typed in it) and says how many.
     func write(to path: String) {
-        let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
-        guard fd >= 0 else {
-            Output.error("authsh: cannot write \(path): \(String(cString: strerror(errno)))")
-            return
-        }
-        defer { close(fd) }
-        fchmod(fd, 0o600)
-        let text = statements.map { $0 + "\n" }.joined()
-        guard Output.write(fd, text) else {
+        guard Files.writePrivate(path, statements.map { $0 + "\n" }.joined(), replacing: true) else {
             Output.error("authsh: cannot write \(path): \(String(cString: strerror(errno)))")
             return
         }

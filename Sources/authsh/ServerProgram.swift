@@ -13,12 +13,17 @@ enum ServerProgram {
     /// cannot say where it is (no /proc): never a bare name, which would run whatever
     /// `authsh-server` the current directory holds.
     static var path: String? {
+        guard let me = executable, let slash = me.lastIndex(of: "/") else { return nil }
+        return me[...slash] + "authsh-server"
+    }
+
+    /// This executable's absolute path (symlinks resolved), from /proc; nil without it.
+    static var executable: String? {
         var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
         let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
         guard n > 0 else { return nil }
         let me = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        guard me.hasPrefix("/"), let slash = me.lastIndex(of: "/") else { return nil }
-        return me[...slash] + "authsh-server"
+        return me.hasPrefix("/") ? me : nil
     }
 
     /// Why it cannot be run, for an error message: where it was looked for.

@@ -1,3 +1,4 @@
+import CommandSupport
 import Glibc
 import Lua
 
@@ -20,12 +21,12 @@ struct SpecFiles {
             for file in files.sorted() where !found.contains(file) { found.append(file) }
         }
         if paths.isEmpty {
-            if Self.isDirectory("spec") { add(Self.files(under: "spec", recursive: true).filter(matcher.matches)) }
+            if Files.isDirectory("spec") { add(Self.files(under: "spec", recursive: true).filter(matcher.matches)) }
             add(Self.files(under: ".", recursive: false).map { String($0.dropFirst(2)) }.filter(matcher.matches))
             return found
         }
         for path in paths {
-            if Self.isDirectory(path) {
+            if Files.isDirectory(path) {
                 add(Self.files(under: path, recursive: true).filter(matcher.matches))
             } else if access(path, R_OK) == 0 {
                 add([path])
@@ -36,21 +37,12 @@ struct SpecFiles {
         return found
     }
 
-    static func isDirectory(_ path: String) -> Bool {
-        var info = stat()
-        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-    }
-
     /// The regular `.lua` files under `directory` (hidden ones left out, as busted does).
     private static func files(under directory: String, recursive: Bool) -> [String] {
-        guard let handle = opendir(directory) else { return [] }
-        defer { closedir(handle) }
         var files: [String] = []
-        while let entry = readdir(handle) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            guard !name.hasPrefix(".") else { continue }
+        for name in Files.names(in: directory) where !name.hasPrefix(".") {
             let path = directory + "/" + name
-            if isDirectory(path) {
+            if Files.isDirectory(path) {
                 if recursive { files += self.files(under: path, recursive: true) }
             } else if name.hasSuffix(".lua") {
                 files.append(path)

@@ -39,7 +39,9 @@ enum SpecFormat: Equatable {
 
     /// Whether the format is read by programs: then a file's standard error is kept apart
     /// from its output (and printed on `authsh test`'s standard error).
-    var isDocument: Bool { self != .terminal("utfTerminal") && self != .terminal("plainTerminal") }
+    var isDocument: Bool {
+        if case .terminal = self { false } else { true }
+    }
 }
 
 /// Gathers the files' runs and writes the report.

@@ -75,7 +75,7 @@ struct SpecRunner {
             throw TestUsageError("cannot write to \(scratch)")
         }
         var runs = files.map { SpecRun(file: $0) }
-        var running: [pid_t: (index: Int, output: Int32)] = [:]
+        var running: [pid_t: Int] = [:]
         var done = Array(repeating: false, count: files.count)
         var next = 0, reported = 0
         while reported < files.count {
@@ -84,18 +84,21 @@ struct SpecRunner {
                 next += 1
                 let directory = "\(scratch)/\(index)"
                 mkdir(directory, 0o700)
+                // The child has its own copies; this process reads the files once it has ended.
                 let output = open(directory + "/output", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
                 let errors = separateErrors ? open(directory + "/errors", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) : output
-                defer { if errors != output { close(errors) } }
+                defer {
+                    close(output)
+                    if errors != output { close(errors) }
+                }
                 let arguments =
                     ["authsh", "--data", directory + "/data"] + authshOptions
                     + [runner, "--helper", helper, "-Xhelper", directory + "/results.json"] + bustedOptions
                     + [files[index].hasPrefix("-") ? "./" + files[index] : files[index]]
                 switch ProgramSpawn.spawn(program, arguments: arguments, standardOutput: output, standardError: errors) {
                 case .success(let pid):
-                    running[pid] = (index, output)
+                    running[pid] = index
                 case .failure(let error):
-                    close(output)
                     runs[index].output = Array("authsh test: cannot start authsh: \(error)\n".utf8)
                     runs[index].status = 127
                     done[index] = true
@@ -108,9 +111,8 @@ struct SpecRunner {
                     if errno == EINTR { continue }
                     break
                 }
-                guard let (index, output) = running.removeValue(forKey: pid) else { continue }
+                guard let index = running.removeValue(forKey: pid) else { continue }
                 runs[index].status = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                close(output)
                 runs[index].output = Files.read("\(scratch)/\(index)/output") ?? []
                 if separateErrors { runs[index].errors = Files.read("\(scratch)/\(index)/errors") ?? [] }
                 if let bytes = Files.read("\(scratch)/\(index)/results.json"), case .document(let results)? = try? EJSON(parsing: bytes) {

@@ -47,7 +47,7 @@ enum TestCommand {
             Output.error("authsh test: no spec files found (files named like *_spec.lua, under spec/ or the paths given)")
             return ExitStatus.failure
         }
-        guard let program = selfPath() else {
+        guard let program = ServerProgram.executable else {
             Output.error("authsh test: /proc/self/exe does not say where authsh is")
             return ExitStatus.failure
         }
@@ -55,7 +55,7 @@ enum TestCommand {
             Output.error("authsh test: cannot make a temporary directory: \(String(cString: strerror(errno)))")
             return ExitStatus.failure
         }
-        defer { removeTree(scratch) }
+        defer { Files.removeTree(scratch) }
         // The spec files' auth errors name the request that failed (inherited by each process).
         setenv("AUTHSH_ERROR_REQUEST", "1", 1)
         let format = options.format ?? .terminal(Output.useColor ? "utfTerminal" : "plainTerminal")
@@ -79,34 +79,12 @@ enum TestCommand {
         return allPassed ? 0 : ExitStatus.failure
     }
 
-    private static func selfPath() -> String? {
-        var buffer = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-        let n = readlink("/proc/self/exe", &buffer, buffer.count - 1)
-        guard n > 0 else { return nil }
-        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
     /// A new directory only this user can enter, under `TMPDIR` or `/tmp`.
     private static func makeScratch() -> String? {
         let base = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
         var template = Array((base + "/authsh-test-XXXXXX").utf8CString)
         guard mkdtemp(&template) != nil else { return nil }
         return String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-    }
-
-    /// Removes `path` and everything under it (the scratch directory: files this command made).
-    private static func removeTree(_ path: String) {
-        if let handle = opendir(path) {
-            while let entry = readdir(handle) {
-                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-                if name == "." || name == ".." { continue }
-                let child = path + "/" + name
-                var info = stat()
-                if lstat(child, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR { removeTree(child) } else { unlink(child) }
-            }
-            closedir(handle)
-        }
-        rmdir(path)
     }
 }
 
