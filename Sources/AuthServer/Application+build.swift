@@ -1,6 +1,8 @@
 import AuthProtocol
 import Foundation
 import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -20,6 +22,7 @@ public func buildApplication(
     onListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in },
     onMetricsListening: @escaping @Sendable (String, Int) async -> Void = { _, _ in }
 ) async throws -> some ApplicationProtocol {
+    let reloader = try configuration.tls.map { files throws(ConfigError) in try CertificateReloader(files: files, logger: configuration.logger) }
     let store = try await openStore(configuration, serving: true)
     let metrics = configuration.metricsPort == nil ? nil : ServerMetrics()
     let services = try await ServerServices(configuration: configuration, store: store, metrics: metrics)
@@ -37,26 +40,42 @@ public func buildApplication(
                         onListening: onMetricsListening)
                 ]
             } ?? [])
+            + (reloader.flatMap { configuration.reloadTLSOnHangup ? [CertificateReloadService(reloader: $0)] : nil } ?? [])
     return Application(
         router: router,
-        // A connection with no request under way (one still sending its headers included)
-        // is closed after `idleTimeout`.
-        server: .http1(
-            configuration: .init(
-                idleTimeout: .nanoseconds(
-                    Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
-                        + configuration.idleTimeout.components.attoseconds / 1_000_000_000))),
+        server: httpServer(configuration, tls: reloader),
         configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: nil),
         // The sender runs in the background only for SMTP: the dev outbox is filled before the
         // request that sends a mail answers, by the process that answers it.
         services: background,
         onServerRunning: { channel in
             let address = channel.localAddress
-            services.origin.address.listening(host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
+            services.origin.address.listening(
+                scheme: configuration.scheme, host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
             await onListening(address?.ipAddress ?? configuration.host, address?.port ?? configuration.port)
         },
         logger: configuration.logger
     )
+}
+
+/// How connections are served: plain HTTP/1.1, or with ``ServerConfiguration/tls`` HTTPS
+/// with HTTP/2 and HTTP/1.1 by ALPN (``TLSServerChannel``). A connection with no request
+/// under way (one still sending its headers, or its TLS handshake, included) is closed after
+/// `idleTimeout`.
+private func httpServer(_ configuration: ServerConfiguration, tls reloader: CertificateReloader?) -> HTTPServerBuilder {
+    let idle = TimeAmount.nanoseconds(
+        Int64(configuration.idleTimeout.components.seconds) * 1_000_000_000
+            + configuration.idleTimeout.components.attoseconds / 1_000_000_000)
+    guard let reloader else { return .http1(configuration: .init(idleTimeout: idle)) }
+    let tls = reloader.serverConfiguration()
+    return HTTPServerBuilder { responder in
+        TLSServerChannel(
+            inner: try HTTP2UpgradeChannel(
+                tlsConfiguration: tls,
+                configuration: .init(idleTimeout: configuration.idleTimeout, streamConfiguration: .init(idleTimeout: idle)),
+                responder: responder),
+            handshakeTimeout: idle)
+    }
 }
 
 /// The router of a server built from `configuration`: its middleware and every route it

@@ -7,10 +7,11 @@ public struct ConfigurationCheck: Sendable {
 
     /// Builds everything a server builds from `configuration` (apps, identity providers,
     /// keys, plugins and the names the config gives them, mail templates and settings, admin
-    /// keys) against a private in-memory database, so the real one is neither opened nor made
+    /// keys, the TLS certificate and key) against a private in-memory database, so the real one is neither opened nor made
     /// and no port is bound.
     /// - Throws: the ``ConfigError`` a server would stop with.
     public static func run(_ configuration: ServerConfiguration) async throws -> ConfigurationCheck {
+        if let tls = configuration.tls { _ = try TLSCredentials.load(tls) }
         var c = configuration
         c.database = .memory
         c.reloadPluginsOnHangup = false

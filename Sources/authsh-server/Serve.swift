@@ -19,6 +19,7 @@ struct ServeCommand: ParsableCommand {
                          [--public-url URL] [--log-level info] [--log-format text|json]
                          [--metrics-port PORT] [--metrics-host 127.0.0.1]
                          [--trusted-proxy ADDRESS[/BITS]]...
+                         [--tls-cert FILE --tls-key FILE]
             authsh serve [--data DIR | --database URL | --config FILE] migrate
             authsh serve [options] --check | --version
             """,
@@ -26,10 +27,10 @@ struct ServeCommand: ParsableCommand {
             `migrate` creates or migrates the database's schema and exits (the server does it at
             start-up too, safely when several instances start at once).
 
-            Prints `listening on http://HOST:PORT` once it accepts connections (and `metrics on
-            http://HOST:PORT/metrics` for the metrics listener). SIGINT or SIGTERM stops it
-            gracefully (exit 0); SIGHUP reloads the plugins. A bad config or plugin exits 78, bad
-            usage 64.
+            Prints `listening on http://HOST:PORT` (`https://` with TLS) once it accepts
+            connections (and `metrics on http://HOST:PORT/metrics` for the metrics listener).
+            SIGINT or SIGTERM stops it gracefully (exit 0); SIGHUP reloads the plugins and the TLS
+            certificate and key. A bad config or plugin exits 78, bad usage 64.
             """,
         version: "authsh serve \(Version.number), \(Version.commit)")
 
@@ -98,10 +99,23 @@ struct ServeCommand: ParsableCommand {
             """, valueName: "address"))
     var trustedProxies: [String] = []
 
+    @Option(
+        name: .customLong("tls-cert"),
+        help: ArgumentHelp(
+            "Serve HTTPS (HTTP/2 and HTTP/1.1) with this PEM certificate chain; needs --tls-key (config tls.certFile).",
+            valueName: "file"))
+    var tlsCert: String?
+
+    @Option(
+        name: .customLong("tls-key"),
+        help: ArgumentHelp(
+            "The certificate's PEM private key, readable by its owner (and group) only (config tls.keyFile).", valueName: "file"))
+    var tlsKey: String?
+
     @Flag(
         help: """
             Check the configuration (the config file, the apps and their providers and keys, the \
-            plugins and the functions the config names, mail, the database URL) and exit: 0 when \
+            plugins and the functions the config names, mail, the database URL, the TLS files) and exit: 0 when \
             it can be served, 78 when not. Nothing is served and no database is opened or made.
             """)
     var check = false
@@ -117,6 +131,7 @@ struct ServeCommand: ParsableCommand {
         for (name, value) in [("--port", port), ("--metrics-port", metricsPort)] {
             if let value, !(0...65535).contains(value) { throw ValidationError("\(name) needs a number from 0 to 65535") }
         }
+        if (tlsCert == nil) != (tlsKey == nil) { throw ValidationError("--tls-cert and --tls-key go together") }
         do throws(ConfigError) { _ = try TrustedProxies(trustedProxies) } catch {
             throw ValidationError("--trusted-proxy: \(error.reason)")
         }
@@ -143,6 +158,8 @@ enum Serve {
         if let url = command.publicUrl { config.publicURL = url }
         if let metricsPort = command.metricsPort { config.metricsPort = metricsPort }
         if let metricsHost = command.metricsHost { config.metricsHost = metricsHost }
+        if let cert = command.tlsCert, let key = command.tlsKey { config.tls = TLSFiles(certFile: cert, keyFile: key) }
+        config.reloadTLSOnHangup = true
         if !command.trustedProxies.isEmpty {
             // Valid: `validate` built the same set.
             config.trustedProxies = (try? TrustedProxies(command.trustedProxies)) ?? TrustedProxies()
@@ -184,7 +201,7 @@ enum Serve {
             let app = try await buildApplication(
                 finalConfig,
                 onListening: { host, port in
-                    print("listening on http://\(host):\(port)")
+                    print("listening on \(finalConfig.scheme)://\(host.contains(":") ? "[\(host)]" : host):\(port)")
                     fflush(nil)
                 },
                 onMetricsListening: { host, port in

@@ -13,11 +13,13 @@ import Hummingbird
 ///   was not told about: nothing is known of the client's side of it, so it is not trusted.
 /// - A direct request is over https when `publicURL` is https, the request is addressed to its
 ///   host, and its peer is this machine or a trusted proxy: a TLS terminator that adds no
-///   headers. (authsh listens in plain http only, so any other peer that names the public host,
-///   a browser sent to `http://` that name on a port the server listens on, came without TLS; so
-///   does the same server reached at another address or port.) It is safe from this machine: a
-///   loopback peer that addressed a loopback host. (A request with no peer at all came through no
-///   socket: the in-process testing router. It counts as this machine.)
+///   headers. (A server listening in plain http knows that any other peer that names the public
+///   host, a browser sent to `http://` that name on a port the server listens on, came without
+///   TLS; so does the same server reached at another address or port.) It is safe from this
+///   machine: a loopback peer that addressed a loopback host. (A request with no peer at all came
+///   through no socket: the in-process testing router. It counts as this machine.)
+/// - A server that serves TLS itself (config `tls`) got every direct request over https, from
+///   any peer: its origin is `https://` and the host the request named.
 ///
 /// What the server cannot see, the sign-in form guards: it posts to an absolute URL, the https
 /// origin or the loopback address the request named. A page that reached a remote browser
@@ -29,6 +31,8 @@ struct AdminChannel: Sendable {
     let httpsAuthority: String?
     /// Config `adminOverHTTP`: keys are taken over plain http too.
     let allowsHTTP: Bool
+    /// The server terminates TLS itself (config `tls`): every connection is https.
+    let servesTLS: Bool
 
     /// How a request came, as far as the server can tell.
     enum Verdict: Equatable {
@@ -46,8 +50,9 @@ struct AdminChannel: Sendable {
         }
     }
 
-    init(publicURL: String?, allowsHTTP: Bool = false) {
+    init(publicURL: String?, allowsHTTP: Bool = false, servesTLS: Bool = false) {
         self.allowsHTTP = allowsHTTP
+        self.servesTLS = servesTLS
         guard let url = publicURL?.lowercased(), url.hasPrefix("https://") else {
             httpsAuthority = nil
             return
@@ -62,6 +67,7 @@ struct AdminChannel: Sendable {
         if context.fromTrustedProxy && proxied { return Self.forwardedProto(request) == "https" ? .https(origin: nil) : .unsafe }
         // Direct (a trusted proxy's address without a proxy's headers is a client on its machine).
         guard !proxied, let host = Self.host(request) else { return .unsafe }
+        if servesTLS { return .https(origin: PublicOrigin.isPlainAuthority(host) ? "https://" + host : nil) }
         if let httpsAuthority, host == httpsAuthority {
             return context.fromTrustedProxy || Self.fromThisMachine(context) ? .https(origin: "https://" + httpsAuthority) : .unsafe
         }

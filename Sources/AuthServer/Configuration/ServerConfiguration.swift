@@ -89,8 +89,16 @@ public struct ServerConfiguration: Sendable {
     /// The address of the metrics listener (`--metrics-host`, config `metricsHost`; default
     /// loopback, so that exposing it is a choice).
     public var metricsHost = "127.0.0.1"
+    /// Serve HTTPS (HTTP/2 and HTTP/1.1 by ALPN) with this certificate and key (config `tls`,
+    /// `--tls-cert`, `--tls-key`); nil: plain HTTP.
+    public var tls: TLSFiles?
+    /// Read the TLS certificate and key again on SIGHUP (`authsh serve`).
+    public var reloadTLSOnHangup = false
 
     public init() {}
+
+    /// The scheme the server listens with: `https` with ``tls``, else `http`.
+    public var scheme: String { tls == nil ? "http" : "https" }
 
     /// True for 127.0.0.0/8, ::1 and `localhost` (a bracketed IPv6 address and a port are allowed).
     public static func isLoopback(host: String) -> Bool { Loopback.isLoopback(host: host) }
@@ -137,6 +145,7 @@ public struct ServerConfiguration: Sendable {
             if let proxies = try r.strings("trustedProxies") { trustedProxies = try TrustedProxies(proxies) }
             if let keys = r.value("adminKeys") { adminKeys = try AdminKeys(ejson: keys) }
             adminOverHTTP = try r.bool("adminOverHTTP", default: false)
+            if let tls = r.value("tls") { self.tls = try TLSFiles(ejson: tls, path: "tls") }
             if let url = try r.string("publicURL") {
                 guard let checked = Self.checkPublicURL(url) else {
                     throw ConfigError(

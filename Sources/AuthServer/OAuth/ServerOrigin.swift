@@ -7,12 +7,12 @@ final class ServerOrigin: Sendable {
     private let origin = Mutex<String?>(nil)
 
     /// Records the bound address (`0.0.0.0` and `::` are reached through loopback).
-    func listening(host: String, port: Int) {
+    func listening(scheme: String = "http", host: String, port: Int) {
         let h = host == "0.0.0.0" ? "127.0.0.1" : host == "::" ? "[::1]" : host.contains(":") ? "[\(host)]" : host
-        origin.withLock { $0 = "http://\(h):\(port)" }
+        origin.withLock { $0 = "\(scheme)://\(h):\(port)" }
     }
 
-    /// `http://HOST:PORT`, once the server listens.
+    /// `http://HOST:PORT` (`https` with TLS), once the server listens.
     var value: String? { origin.withLock { $0 } }
 
     /// `url` itself, or this server's origin followed by `url` when it is a path.

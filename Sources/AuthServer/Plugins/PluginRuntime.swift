@@ -185,22 +185,3 @@ final class PluginRuntime: Sendable {
         }
     }
 }
-
-/// SIGHUP delivered as a callback on a dispatch queue.
-///
-/// `@unchecked Sendable`: the only state is the dispatch source, set once in `start` before
-/// the object is shared, and dispatch sources are thread-safe objects (libdispatch documents
-/// `cancel` and handler delivery as safe from any thread).
-final class HangupSignal: @unchecked Sendable {
-    private var source: (any DispatchSourceSignal)?
-
-    func start(_ handler: @escaping @Sendable () -> Void) {
-        signal(SIGHUP, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: SIGHUP)
-        source.setEventHandler(handler: handler)
-        source.resume()
-        self.source = source
-    }
-
-    deinit { source?.cancel() }
-}

@@ -13,6 +13,8 @@ struct PublicOrigin {
     let listenHost: String
     /// This server's address once it listens.
     let address: ServerOrigin
+    /// `https` when the server serves TLS itself, else `http`.
+    var scheme = "http"
 
     /// The origin for links in mails: `publicURL`; without it, in dev mode on a loopback
     /// address, the loopback origin the client used; otherwise none (mails then carry the
@@ -24,7 +26,7 @@ struct PublicOrigin {
             let authority = request.head.authority, ServerConfiguration.isLoopback(host: authority),
             authority.allSatisfy({ $0.isLetter || $0.isNumber || ":.[]".contains($0) })
         else { return nil }
-        return "http://\(authority)"
+        return "\(scheme)://\(authority)"
     }
 
     /// This server's callback URL, registered at identity providers.
@@ -46,8 +48,8 @@ struct PublicOrigin {
     ///   its own answer, which is why the answer is never cached, and why a deployment sets
     ///   `publicURL`);
     /// - else, in dev mode on a loopback address, the loopback `Host` the client named;
-    /// - else the address the client connected to, as `http` (authsh itself speaks plain http):
-    ///   an IP literal that reaches this server, whatever `Host` said.
+    /// - else the address the client connected to, as `http` (or `https` when the server serves
+    ///   TLS itself): an IP literal that reaches this server, whatever `Host` said.
     func clientBaseURL(_ request: Request, _ context: AuthRequestContext) -> String {
         if let publicURL { return publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL }
         if context.fromTrustedProxy, AdminChannel.cameThroughAProxy(request),
@@ -57,13 +59,13 @@ struct PublicOrigin {
         }
         if let devOrigin = mailLinks(request) { return devOrigin }
         if let local = context.localAddress, let ip = local.ipAddress, let port = local.port {
-            return "http://" + (ip.contains(":") ? "[\(ip)]" : ip) + ":\(port)"
+            return scheme + "://" + (ip.contains(":") ? "[\(ip)]" : ip) + ":\(port)"
         }
         return address.value ?? "http://127.0.0.1"
     }
 
     /// A host and optional port, and nothing that could change a URL's meaning.
-    private static func isPlainAuthority(_ host: String) -> Bool {
+    static func isPlainAuthority(_ host: String) -> Bool {
         !host.isEmpty && host.utf8.count <= 255 && host.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "-.:[]".contains($0)) }
     }
 }

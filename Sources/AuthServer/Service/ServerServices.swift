@@ -48,10 +48,10 @@ struct ServerServices {
         let writer = AuditWriter(store: store)
         auditWriter = c.auditLog ? writer : nil
         flows = OAuthFlows(store: store)
-        adminChannel = AdminChannel(publicURL: c.publicURL, allowsHTTP: c.adminOverHTTP)
+        adminChannel = AdminChannel(publicURL: c.publicURL, allowsHTTP: c.adminOverHTTP, servesTLS: c.tls != nil)
         tokens = try await TokenIssuer(apps: c.apps, store: store, clock: c.clock)
         let listening = ServerOrigin()
-        origin = PublicOrigin(publicURL: c.publicURL, dev: c.dev, listenHost: c.host, address: listening)
+        origin = PublicOrigin(publicURL: c.publicURL, dev: c.dev, listenHost: c.host, address: listening, scheme: c.scheme)
         let devIdP = c.dev ? try await DevIdentityProvider(store: store, clock: c.clock, origin: listening, ephemeral: c.database == .memory) : nil
         self.devIdP = devIdP
         let templates = try MailTemplates(directory: c.mailTemplates)
