@@ -20,7 +20,7 @@ enum Admin {
     static func main(_ args: [String]) -> Int32 {
         let parsed: any ParsableCommand
         do {
-            parsed = try AdminCommand.parseAsRoot(args)
+            parsed = try CommandLineUsage.parse(AdminCommand.self, args)
         } catch {
             return CommandLineUsage.report(error, of: AdminCommand.self)
         }

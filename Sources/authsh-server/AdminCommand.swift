@@ -7,7 +7,7 @@ import AuthServer
 /// (`--server`, `--data`, ...) come before the command, the command's own after it.
 struct AdminCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "authsh admin",
+        commandName: "admin",
         abstract: "Administer a server's users.",
         usage: """
             authsh admin [--server URL [--allow-http] | --data DIR | --database URL] [--config FILE] [--app ID] [--json] COMMAND

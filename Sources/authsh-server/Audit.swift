@@ -9,7 +9,7 @@ import Foundation
 /// line with `--json`; with `--follow`, then the events as they are recorded.
 struct AuditCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "authsh audit",
+        commandName: "audit",
         abstract: "The audit log of a server's database, oldest first.",
         usage: """
             authsh audit [--data DIR | --database URL | --config FILE] [--app ID] [--user ID]

@@ -11,7 +11,7 @@ import Synchronization
 /// swift-argument-parser command; the top level keeps lua's own command line.
 struct ServeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "authsh serve",
+        commandName: "serve",
         abstract: "An App Services-compatible auth server.",
         usage: """
             authsh serve [--host 127.0.0.1] [--port 9090] [--config FILE] [--data DIR]

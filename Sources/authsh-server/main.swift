@@ -10,6 +10,9 @@ case "serve": exit(Serve.main(rest))
 case "admin": exit(Admin.main(rest))
 case "audit": exit(Audit.main(rest))
 case "embedded": exit(Embedded.main(rest))
+case "--experimental-dump-help", "--generate-completion-script":
+    // The whole tree, for the man pages and shell completions (scripts/package).
+    CommandLineReference.main(Array(arguments.dropFirst()))
 case "--help", "-h":
     print("usage: authsh-server serve|admin|audit ...   (the same as authsh serve|admin|audit; --help after one says more)")
     exit(0)
