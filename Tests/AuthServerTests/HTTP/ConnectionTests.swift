@@ -11,12 +11,7 @@ import Testing
         config.idleTimeout = .seconds(1)
         try await TestServer.run(config, mode: .live) { c in
             let port = try #require(c.client.port)
-            let closed = try await RawHTTP.offPool {
-                let fd = try RawHTTP.connect(port: port, timeoutSeconds: 15)
-                defer { _ = close(fd) }
-                if !sent.isEmpty { try RawHTTP.send(fd, sent) }
-                return RawHTTP.closedByPeer(fd)
-            }
+            let closed = try await RawHTTP.closesAfter(sending: sent, port: port)
             #expect(closed, "the server kept the connection past its idle timeout")
         }
     }

@@ -78,6 +78,17 @@ enum RawHTTP {
         }
     }
 
+    /// Whether the server closes a connection on `port` after `sent` (nothing when empty) and no
+    /// more, within 15 s: how a test sees a timeout on a silent or half-sent client.
+    static func closesAfter(sending sent: String, port: Int) async throws -> Bool {
+        try await offPool {
+            let fd = try connect(port: port, timeoutSeconds: 15)
+            defer { close(fd) }
+            if !sent.isEmpty { try send(fd, sent) }
+            return closedByPeer(fd)
+        }
+    }
+
     /// Sends `request` and returns what came back before the connection closed.
     static func exchange(port: Int, _ request: String, from source: String? = nil) async throws -> String {
         try await offPool {

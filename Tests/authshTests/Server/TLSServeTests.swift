@@ -11,16 +11,11 @@ import Testing
     /// (SIGHUP). New connections get the new certificate; a connection open across the reload
     /// keeps being served. The plugins are reloaded by the same signal.
     @Test func sighupReloadsTheCertificateWithoutDroppingConnections() async throws {
-        let dir = try Binary.temporaryDirectory()
-        let first = try TestCertificate(directory: dir, name: "first")
-        let second = try TestCertificate(directory: dir, name: "second")
-        let certFile = dir + "/server.crt"
-        let keyFile = dir + "/server.key"
-        try Self.install(first, certFile: certFile, keyFile: keyFile)
+        let rotation = try Rotation()
+        let (dir, first, second) = (rotation.directory, rotation.first, rotation.second)
         try FileManager.default.createDirectory(atPath: dir + "/plugins", withIntermediateDirectories: true)
         try Binary.write("return function() return 1 end", to: dir + "/plugins/version.lua")
-        let server = try await ServerProcess(
-            ["--tls-cert", certFile, "--tls-key", keyFile, "--plugins", dir + "/plugins"], examplePlugins: false)
+        let server = try await ServerProcess(rotation.options + ["--plugins", dir + "/plugins"], examplePlugins: false)
         #expect(server.origin.hasPrefix("https://127.0.0.1:"), "\(server.origin)")
         let port = try #require(server.origin.split(separator: ":").last.flatMap { Int($0) })
         let firstCertificate = try NIOSSLCertificate(file: first.certFile, format: .pem)
@@ -37,12 +32,9 @@ import Testing
 
         try await TLSConnection.with(port: port, trusting: first.certFile) { kept in
             #expect(kept.peerCertificate == firstCertificate)
-            try Self.install(second, certFile: certFile, keyFile: keyFile)
+            try rotation.install(second)
             server.process.signal(SIGHUP)
-            let log = server.directory + "/err"
-            _ = try await server.process.waitForOutput(timeout: .seconds(30)) { _ in
-                ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("TLS certificate reloaded") ? true : nil
-            }
+            try await Self.waitForLog(server, "TLS certificate reloaded")
             // The connection from before the reload is still served.
             let again = try await kept.get("/healthz")
             #expect(again == "HTTP/1.1 200 OK", "\(again)")
@@ -65,26 +57,18 @@ import Testing
         #expect(server.process.isRunning)
     }
 
-    /// A rotation that goes wrong (a key that does not match, a key others can read) keeps the
+    /// A rotation caught half done (the new certificate in place, its key not yet) keeps the
     /// certificate the server has, and says why.
     @Test func aBadReloadKeepsTheCurrentCertificate() async throws {
-        let dir = try Binary.temporaryDirectory()
-        let first = try TestCertificate(directory: dir, name: "first")
-        let second = try TestCertificate(directory: dir, name: "second")
-        let certFile = dir + "/server.crt"
-        let keyFile = dir + "/server.key"
-        try Self.install(first, certFile: certFile, keyFile: keyFile)
-        let server = try await ServerProcess(["--tls-cert", certFile, "--tls-key", keyFile], examplePlugins: false)
+        let rotation = try Rotation()
+        let first = rotation.first
+        let server = try await ServerProcess(rotation.options, examplePlugins: false)
         let port = try #require(server.origin.split(separator: ":").last.flatMap { Int($0) })
-        // The new certificate arrived, its key not yet.
-        try FileManager.default.removeItem(atPath: certFile)
-        try FileManager.default.copyItem(atPath: second.certFile, toPath: certFile)
+        try FileManager.default.removeItem(atPath: rotation.certFile)
+        try FileManager.default.copyItem(atPath: rotation.second.certFile, toPath: rotation.certFile)
         server.process.signal(SIGHUP)
-        let log = server.directory + "/err"
-        _ = try await server.process.waitForOutput(timeout: .seconds(30)) { _ in
-            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains("TLS certificate not reloaded") ? true : nil
-        }
-        let text = try String(contentsOfFile: log, encoding: .utf8)
+        try await Self.waitForLog(server, "TLS certificate not reloaded")
+        let text = try String(contentsOfFile: server.directory + "/err", encoding: .utf8)
         #expect(text.contains("is not the key of the first certificate"), "\(text)")
         let firstCertificate = try NIOSSLCertificate(file: first.certFile, format: .pem)
         try await TLSConnection.with(port: port, trusting: first.certFile) { connection in
@@ -106,13 +90,41 @@ import Testing
         #expect(serve.status == 78 && serve.stdout.isEmpty, "\(serve.stderr)")
     }
 
-    /// Replaces the served files as certbot does: the new file written aside, then renamed over.
-    static func install(_ certificate: TestCertificate, certFile: String, keyFile: String) throws {
-        for (from, to) in [(certificate.certFile, certFile), (certificate.keyFile, keyFile)] {
-            try? FileManager.default.removeItem(atPath: to + ".new")
-            try FileManager.default.copyItem(atPath: from, toPath: to + ".new")
-            chmod(to + ".new", 0o600)
-            guard rename(to + ".new", to) == 0 else { throw TerminalError(message: "rename \(to): errno \(errno)") }
+    /// Waits until the server's log says `text`.
+    static func waitForLog(_ server: ServerProcess, _ text: String) async throws {
+        let log = server.directory + "/err"
+        _ = try await server.process.waitForOutput(timeout: .seconds(30)) { _ in
+            ((try? String(contentsOfFile: log, encoding: .utf8)) ?? "").contains(text) ? true : nil
+        }
+    }
+
+    /// Two certificates, `first` served from `server.crt` and `server.key` until `install`
+    /// replaces them.
+    struct Rotation {
+        let directory: String
+        let first: TestCertificate
+        let second: TestCertificate
+        var certFile: String { directory + "/server.crt" }
+        var keyFile: String { directory + "/server.key" }
+        /// `authsh serve`'s options for the served files.
+        var options: [String] { ["--tls-cert", certFile, "--tls-key", keyFile] }
+
+        init() throws {
+            directory = try Binary.temporaryDirectory()
+            first = try TestCertificate(directory: directory, name: "first")
+            second = try TestCertificate(directory: directory, name: "second")
+            try install(first)
+        }
+
+        /// Replaces the served files as certbot's deploy hook does: each written aside, then
+        /// renamed over.
+        func install(_ certificate: TestCertificate) throws {
+            for (from, to) in [(certificate.certFile, certFile), (certificate.keyFile, keyFile)] {
+                try? FileManager.default.removeItem(atPath: to + ".new")
+                try FileManager.default.copyItem(atPath: from, toPath: to + ".new")
+                chmod(to + ".new", 0o600)
+                guard rename(to + ".new", to) == 0 else { throw TerminalError(message: "rename \(to): errno \(errno)") }
+            }
         }
     }
 }
