@@ -31,6 +31,12 @@ final class AsyncLock: Sendable {
         }
     }
 
+    /// Whether a task waits for the lock (none stops waiting once it has begun).
+    var hasWaiters: Bool { waiterCount > 0 }
+
+    /// How many tasks wait for the lock.
+    var waiterCount: Int { state.withLock { $0.waiters.count } }
+
     /// Gives the lock to the next waiter, or frees it.
     func unlock() {
         let next = state.withLock { s -> CheckedContinuation<Void, Never>? in

@@ -3,27 +3,36 @@ import GRDBSQLite
 
 /// The SQLite engine of ``SQLStore``: a file in WAL mode, or an in-memory database.
 ///
-/// Writes run one at a time on one read-write connection, each in a `BEGIN IMMEDIATE`
-/// transaction, under an ``AsyncLock`` (held by the writing task, so a write's statements are
-/// never interleaved with another's). Reads of a file run on the caller's thread on pooled
-/// read-only connections and never wait for a write (WAL). An in-memory database has one
-/// connection, which reads take the lock for too.
+/// Writes run one at a time on one read-write connection, in turn (an ``AsyncLock`` held by the
+/// writing task, so a write's statements are never interleaved with another's), with group
+/// commit (``GroupCommit``): writes that queue while one runs share its transaction, each in a
+/// savepoint of its own, and none returns before that transaction has committed. Reads of a
+/// file run on the caller's thread on pooled read-only connections and never wait for a write
+/// (WAL), so they see only what was committed. An in-memory database has one connection, which
+/// reads take the writer's turn for: there every write commits alone, so that a read never sees
+/// another write's uncommitted statements.
 ///
 /// Statements run on the calling task's thread: a write that must wait for another process's
 /// lock on the same file (an `authsh` run and an `authsh serve` sharing `--data`) waits there,
 /// for at most the busy timeout (5 s).
 final class SQLiteEngine: SQLEngine {
     private let writer: SQLiteConnection
-    private let writeLock = AsyncLock()
+    /// The writer's turn, and its group commit.
+    private let commits: GroupCommit
+    private var writeLock: AsyncLock { commits.turn }
     /// Read-only connections of a file (nil for an in-memory database).
     private let reads: SQLiteReadPool?
     let poolSize: Int
     /// Says the file is in use while the engine lives (``DatabaseUseLock``).
     private let inUse: DatabaseUseLock?
 
+    /// The most writes one transaction of a file holds.
+    static let batchLimit = 32
+
     /// Opens (creating and migrating) the database.
     /// - Parameter path: a file path, or nil for an in-memory database.
     init(path: String?) throws {
+        commits = GroupCommit(limit: path == nil ? 1 : Self.batchLimit)
         do {
             let writer = try Self.retryingWhileLocked {
                 let connection = try SQLiteConnection(path: path ?? ":memory:", readOnly: false)
@@ -48,6 +57,12 @@ final class SQLiteEngine: SQLEngine {
         // Readers beyond the pool's capacity open and close as a burst needs them.
         poolSize = path == nil ? 1 : readers + 1
     }
+
+    /// Transactions committed and the writes they held, since the engine opened.
+    var committed: GroupCommit.Tally { commits.committed }
+
+    /// How many writes wait for the writer's turn.
+    var writersWaiting: Int { commits.turn.waiterCount }
 
     /// Nothing to do: SQLite's connections close with the engine (the last one checkpoints
     /// the write-ahead log).
@@ -89,7 +104,7 @@ final class SQLiteEngine: SQLEngine {
 
     func write<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         do {
-            return try await writeLock.withLock { try await writer.transaction(write: true) { try await body(writer) } }
+            return try await commits.write(on: writer, body)
         } catch {
             throw Self.translate(error, operation)
         }
