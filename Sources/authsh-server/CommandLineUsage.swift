@@ -31,15 +31,17 @@ enum CommandLineUsage {
     }
 
     static func report<Command: ParsableCommand>(_ error: any Error, of command: Command.Type) -> Int32 {
+        // A command of the tree reads its errors through the tree, which knows its path.
         let inTree = CommandTree.name(of: command) != nil
-        if (inTree ? CommandTree.exitCode(for: error) : command.exitCode(for: error)) == .success {
+        let parser: any ParsableCommand.Type = inTree ? CommandTree.self : command
+        if parser.exitCode(for: error) == .success {
             // The screen of the command asked about (`admin users list --help`: that one's).
-            print(inTree ? CommandTree.fullMessage(for: error, columns: 100) : command.fullMessage(for: error, columns: 100))
+            print(parser.fullMessage(for: error, columns: 100))
             return 0
         }
         let name = (inTree ? "authsh " : "") + (command.configuration.commandName ?? "")
         let usage = (command.configuration.usage ?? "").split(separator: "\n").joined(separator: "\n       ")
-        Output.error("\(name): \(inTree ? CommandTree.message(for: error) : command.message(for: error))\nusage: \(usage)")
+        Output.error("\(name): \(parser.message(for: error))\nusage: \(usage)")
         return ExitStatus.usage
     }
 }
