@@ -13,17 +13,17 @@ import Synchronization
 final class CertificateReloader: Sendable {
     let files: TLSFiles
     private let logger: Logger
-    /// The credentials read last, and whether they replaced the start-up ones.
-    private let current: Mutex<(credentials: TLSCredentials, reloaded: Bool)>
+    /// The credentials read at start-up, which the server's context holds.
+    private let start: TLSCredentials
+    /// What a handshake changes in that context: nothing until a reload, then the credentials
+    /// it read, built once per reload rather than once per handshake.
+    private let override = Mutex(NIOSSLContextConfigurationOverride.noChanges)
 
     init(files: TLSFiles, logger: Logger) throws(ConfigError) {
         self.files = files
         self.logger = logger
-        current = Mutex((try TLSCredentials.load(files), false))
+        start = try TLSCredentials.load(files)
     }
-
-    /// The credentials the server started with, or reloaded last.
-    var credentials: TLSCredentials { current.withLock { $0.credentials } }
 
     /// Reads the files again. Credentials that fail their checks (a half-written file, a key
     /// that does not match) are logged and ignored: the server keeps the ones it has.
@@ -31,7 +31,10 @@ final class CertificateReloader: Sendable {
     func reload() -> Bool {
         do {
             let loaded = try TLSCredentials.load(files)
-            current.withLock { $0 = (loaded, true) }
+            var next = NIOSSLContextConfigurationOverride()
+            next.certificateChain = loaded.chain.map { .certificate($0) }
+            next.privateKey = .privateKey(loaded.key)
+            override.withLock { $0 = next }
             logger.notice("TLS certificate reloaded", metadata: ["certFile": "\(files.certFile)"])
             return true
         } catch {
@@ -40,20 +43,12 @@ final class CertificateReloader: Sendable {
         }
     }
 
-    /// The server's TLS configuration: the credentials read now, HTTP/2 and HTTP/1.1 by ALPN,
-    /// and the callback that hands later handshakes what ``reload()`` read.
+    /// The server's TLS configuration: the start-up credentials, and the callback that hands
+    /// later handshakes what ``reload()`` read. (`HTTP2UpgradeChannel` adds the ALPN protocols.)
     func serverConfiguration() -> TLSConfiguration {
-        let start = credentials
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: start.chain.map { .certificate($0) }, privateKey: .privateKey(start.key))
-        tls.sslContextCallback = { [self] _, promise in
-            let (credentials, reloaded) = current.withLock { ($0.credentials, $0.reloaded) }
-            guard reloaded else { return promise.succeed(.noChanges) }
-            var override = NIOSSLContextConfigurationOverride()
-            override.certificateChain = credentials.chain.map { .certificate($0) }
-            override.privateKey = .privateKey(credentials.key)
-            promise.succeed(override)
-        }
+        tls.sslContextCallback = { [self] _, promise in promise.succeed(override.withLock { $0 }) }
         return tls
     }
 }

@@ -7,9 +7,9 @@ import Testing
 
 @testable import AuthServer
 
-/// A login storm on a real server and a real SQLite file: the writes of concurrent logins share
-/// transactions (group commit), and still every client gets a user and a session of its own,
-/// usable by its next request. (`CrashRecoveryTests` kills the server during such a load: no
+/// A login storm on a real server and a real SQLite file, where the writes of concurrent logins
+/// may share transactions (group commit; `GroupCommitTests` shows they do): every client still
+/// gets a user and a session of its own, usable by its next request. (`CrashRecoveryTests` kills the server during such a load: no
 /// answered login is lost.)
 @Suite(.timeLimit(.minutes(3))) struct LoginBurstTests {
     @Test func everyClientOfABurstGetsItsOwnUserAndSession() async throws {
