@@ -123,6 +123,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: [
                 "AuthProtocol", "AuthServer", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/TestSupport"),
         .testTarget(
             name: "AuthServerTests",

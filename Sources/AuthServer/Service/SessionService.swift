@@ -66,13 +66,9 @@ struct SessionService {
 
     /// `POST /auth/session`: a new access token for a live session. The session's `last_used`
     /// is written when it is older than ``lastUsedGranularity`` (a client refreshing often
-    /// costs one write a minute, not one per refresh).
+    /// costs one write a minute, not one per refresh); on PostgreSQL in the read's statement.
     func refresh(_ refreshToken: String) async throws -> String {
-        let (app, session, user) = try await sessionOfRefreshToken(refreshToken)
-        let now = clock.now
-        if now - (session.lastUsed ?? session.createdAt) >= Self.lastUsedGranularity {
-            try await store.touchSession(id: session.id, at: now)
-        }
+        let (app, session, user) = try await sessionOfRefreshToken(refreshToken, markingUse: true)
         return try await accessToken(
             app: app, user: user, session: session.id, deviceId: session.deviceId,
             authTime: session.createdAt)
@@ -119,18 +115,27 @@ struct SessionService {
     }
 
     /// The live session of a valid refresh token (refresh, logout, API keys). The user comes
-    /// without identities unless `identities`.
-    func sessionOfRefreshToken(_ token: String, identities: Bool = false) async throws -> (AppRuntime, SessionRecord, UserRecord) {
+    /// without identities unless `identities`; `markingUse` marks the session used (a refresh,
+    /// ``AuthStore/refreshSession(id:digest:now:due:)``).
+    func sessionOfRefreshToken(
+        _ token: String, identities: Bool = false, markingUse: Bool = false
+    ) async throws -> (AppRuntime, SessionRecord, UserRecord) {
         let claims = try await tokens.verify(token, as: .refresh)
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
         }
-        guard let sessionId = claims.session, let (session, user) = try await store.sessionWithUser(id: sessionId, identities: identities),
-            session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, Secrets.digest(token))
+        let digest = Secrets.digest(token)
+        let now = clock.now
+        guard let sessionId = claims.session,
+            let (session, user) =
+                markingUse
+                ? try await store.refreshSession(id: sessionId, digest: digest, now: now, due: now - Self.lastUsedGranularity)
+                : try await store.sessionWithUser(id: sessionId, identities: identities),
+            session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, digest)
         else {
             throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")
         }
-        if let expires = session.expiresAt, expires <= clock.now {
+        if let expires = session.expiresAt, expires <= now {
             throw ServiceError(.invalidSession, "invalid session: refresh token expired")
         }
         AuditTrail.user(user.id, app: app.id)

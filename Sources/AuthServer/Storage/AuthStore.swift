@@ -103,8 +103,12 @@ public protocol AuthStore: Sendable {
     func deleteSession(id: String, userId: String, app: String) async throws -> Bool
     /// Ends every session of the user but `keep`; returns how many ended.
     func deleteSessions(userId: String, app: String, except keep: String) async throws -> Int
-    /// Records that a refresh used the session at `time`.
-    func touchSession(id: String, at time: Int64) async throws
+    /// A refresh's session and its user (``sessionWithUser(id:identities:)`` without
+    /// identities, as they were before this call), and the session marked used at `now` when
+    /// the refresh will be answered (`digest` is the session's, it has not expired, its user is
+    /// not disabled) and its last use (or its login) is at or before `due`. One statement where
+    /// the engine can (PostgreSQL); a read, then a write only when one is due, where it cannot.
+    func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)?
     /// Whether a session is live, and whose: what an access token's check needs, in one
     /// indexed read that parses no document (`functions/call` makes it on every call).
     func sessionState(id: String) async throws -> SessionState?

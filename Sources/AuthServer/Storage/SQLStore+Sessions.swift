@@ -61,8 +61,23 @@ extension SQLStore {
         }
     }
 
-    public func touchSession(id: String, at time: Int64) async throws {
-        try await engine.write("mark session used") { r in try await r.run(SessionsTable.touch, [.integer(time), .text(id)]) }
+    public func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)? {
+        if Engine.updatesInReads {
+            // Outside a transaction the statement commits alone: one round trip.
+            return try await engine.read("read session") { r in
+                try await r.first(
+                    SessionsTable.withUserMarkingUse,
+                    [.integer(now), .text(id), .blob(digest), .integer(due), .integer(now), .text(id)],
+                    SessionsTable.sessionAndUser)
+            }
+        }
+        guard let (session, user) = try await sessionWithUser(id: id, identities: false) else { return nil }
+        if Secrets.constantTimeEqual(session.refreshDigest, digest), (session.expiresAt ?? .max) > now, !user.disabled,
+            (session.lastUsed ?? session.createdAt) <= due
+        {
+            try await engine.write("mark session used") { r in try await r.run(SessionsTable.touch, [.integer(now), .text(id)]) }
+        }
+        return (session, user)
     }
 
     // MARK: API keys

@@ -15,6 +15,7 @@ final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
     }
 
     var meter: DatabaseMeter { engine.meter }
+    var transactionsCommitted: Int { engine.base.transactionsCommitted }
 
     public func close() { engine.base.close() }
 

@@ -89,6 +89,9 @@ import Testing
             #expect(after.has("authsh_mail_queue_depth"))
             #expect(delta("authsh_db_operations_total", ["kind": "write"]) >= 5)
             #expect(delta("authsh_db_operations_total", ["kind": "read"]) >= 5)
+            // One request at a time: no write waits for another, so each commits alone.
+            #expect(delta("authsh_db_commits_total", [:]) >= 5)
+            #expect(delta("authsh_db_commits_total", [:]) <= delta("authsh_db_operations_total", ["kind": "write"]))
 
             // Requests by route pattern: the two anonymous logins are one series with the others
             // of the login route; the unmatched path is `NotFound`.

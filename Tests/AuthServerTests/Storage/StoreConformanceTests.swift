@@ -185,7 +185,7 @@ import Testing
             #expect(try await store.sessionWithUser(id: "s1", identities: false)?.1.identities == [])
             #expect(try await store.sessionState(id: "s1") == SessionState(appId: "app", userId: "fay", userDisabled: false))
 
-            try await store.touchSession(id: "s2", at: 99)
+            _ = try await store.refreshSession(id: "s2", digest: Array("r-s2".utf8), now: 99, due: 99 - 60)
             let listed = try await store.sessions(userId: "fay", app: "app")
             #expect(listed.map(\.id) == ["s1", "s2", "s3"], "oldest first")
             #expect(listed.map(\.lastUsed) == [nil, 99, nil])
@@ -206,6 +206,44 @@ import Testing
             try await store.insertUser(fay)
             try await store.insertSession(Self.session("s4", user: "gil"))
             #expect(try await store.sessionState(id: "s4")?.userDisabled == true)
+        }
+    }
+
+    /// A refresh marks its session used only when it will be answered and the mark is due; it
+    /// answers the session as it was before.
+    @Test(arguments: Engine.allCases)
+    func refreshMarksUseOnlyWhenAnsweredAndDue(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(Self.user("ivy", Self.identity("i1")))
+            var expiring = Self.session("s2", user: "ivy", createdAt: 10)
+            expiring.expiresAt = 500
+            try await store.insertSession(Self.session("s1", user: "ivy", createdAt: 10))
+            try await store.insertSession(expiring)
+            func lastUsed(_ id: String) async throws -> Int64? { try await store.sessionWithUser(id: id, identities: false)?.0.lastUsed }
+            let digest = Array("r-s1".utf8)
+
+            #expect(try await store.refreshSession(id: "none", digest: digest, now: 100, due: 40) == nil)
+            // Another token's digest: answered (the caller refuses it), not marked.
+            #expect(try await store.refreshSession(id: "s1", digest: Array("r-s2".utf8), now: 100, due: 40)?.0.id == "s1")
+            #expect(try await lastUsed("s1") == nil)
+            // Not due: the login (10) is after `due`.
+            _ = try await store.refreshSession(id: "s1", digest: digest, now: 60, due: 0)
+            #expect(try await lastUsed("s1") == nil)
+            // Due: marked, and the answer is the session before the mark.
+            #expect(try await store.refreshSession(id: "s1", digest: digest, now: 100, due: 40)?.0.lastUsed == nil)
+            #expect(try await lastUsed("s1") == 100)
+            _ = try await store.refreshSession(id: "s1", digest: digest, now: 150, due: 90)
+            #expect(try await lastUsed("s1") == 100, "the last mark (100) is after due (90)")
+            _ = try await store.refreshSession(id: "s1", digest: digest, now: 170, due: 110)
+            #expect(try await lastUsed("s1") == 170)
+            // Expired at `now`: not marked.
+            _ = try await store.refreshSession(id: "s2", digest: Array("r-s2".utf8), now: 500, due: 440)
+            #expect(try await lastUsed("s2") == nil)
+            // A disabled user's session: not marked.
+            #expect(try await store.setUserDisabled(true, id: "ivy", app: "app"))
+            let (_, user) = try #require(try await store.refreshSession(id: "s1", digest: digest, now: 300, due: 240))
+            #expect(user.disabled)
+            #expect(try await lastUsed("s1") == 170)
         }
     }
 

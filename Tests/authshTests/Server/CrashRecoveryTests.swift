@@ -9,10 +9,17 @@ import Testing
 /// answered logs in as the same user, every anonymous session answered refreshes). SQLite's
 /// restart also replays the write-ahead log each kill leaves, through the damage check
 /// (``RecoveryCheckTests`` covers the damaged ones): a real crash's log must pass it.
+///
+/// On SQLite the load's writes share commits (group commit). Each round holds the database's
+/// write lock from outside as the load starts, until writes queue for it, so batches form on a
+/// machine of any load (the server's `/metrics` shows fewer commits than writes before each
+/// kill), and the kill lands among them: a login answered is one whose batch had committed.
 @Suite(.serialized, .binary, .timeLimit(.minutes(5))) struct CrashRecoveryTests {
     final class Load: Sendable {
         let users = Mutex<[(email: String, userId: String)]>([])
         let sessions = Mutex<[String]>([])
+        /// Writes and commits of the server as its last scrape before a kill had them.
+        let batching = Mutex<[(writes: Double, commits: Double)]>([])
         let running = Atomic<Bool>(true)
         var acknowledged: Int { users.withLock { $0.count } + sessions.withLock { $0.count } }
     }
@@ -25,7 +32,8 @@ import Testing
     @Test(.timeLimit(.minutes(4)))
     func sqliteLosesNothingAcknowledgedWhenKilled() async throws {
         let dir = try Binary.temporaryDirectory()
-        try await Self.killUnderLoad(["--data", dir + "/data"], engine: "SQLite")
+        let batching = try await Self.killUnderLoad(["--data", dir + "/data"], engine: "SQLite", file: dir + "/data/authsh.sqlite")
+        #expect(batching.contains { 0 < $0.commits && $0.commits < $0.writes }, "no write shared a commit: \(batching)")
     }
 
     @Test(.timeLimit(.minutes(4)))
@@ -34,12 +42,16 @@ import Testing
         try await Self.killUnderLoad(["--database", cluster.url(database: try await cluster.makeDatabase())], engine: "PostgreSQL")
     }
 
-    /// Three rounds of: start, load until 60 more answers, SIGKILL. Then a fourth start checks
+    /// Three rounds of: start, load until 200 more answers, SIGKILL. Then a fourth start checks
     /// every acknowledged user and session.
-    static func killUnderLoad(_ database: [String], engine: String) async throws {
+    @discardableResult
+    /// With `file` (SQLite), each round's load starts with that database's write lock held.
+    static func killUnderLoad(
+        _ database: [String], engine: String, file: String? = nil
+    ) async throws -> [(writes: Double, commits: Double)] {
         let dir = try Binary.temporaryDirectory()
         try Binary.write(config, to: dir + "/config.json")
-        let arguments = database + ["--config", dir + "/config.json"]
+        let arguments = database + ["--config", dir + "/config.json", "--metrics-port", "0"]
         let load = Load()
         var report: [String] = []
         for round in 1...3 {
@@ -51,12 +63,27 @@ import Testing
             let running = Load()
             let loadStart = ContinuousClock.now
             var loadTime = Duration.zero
+            var hold: SQLiteWriteHold?
+            if let file { hold = try await SQLiteWriteHold(path: file) }
             try await withThrowingTaskGroup(of: Void.self) { group in
-                for client in 0..<8 {
+                for client in 0..<Self.clients {
                     group.addTask { await Self.client(client, round: round, server: server, into: load, while: running) }
                 }
-                let enough = await PostgresRestartTests.waitFor(.seconds(60)) { load.acknowledged >= before + 60 }
+                if let hold {
+                    // Released once two writes wait (the server's busy timeout, 5 s, must not run out).
+                    _ = await PostgresRestartTests.waitFor(.seconds(4)) {
+                        (try? await Self.scrape(process))?.sum("authsh_db_operations_in_flight", ["kind": "write"]) ?? 0 >= 2
+                    }
+                    try await hold.release()
+                }
+                let enough = await PostgresRestartTests.waitFor(.seconds(60)) { load.acknowledged >= before + 200 }
                 #expect(enough != nil, "round \(round): the load never got going: \(Self.errors(process))")
+                if let scrape = try? await Self.scrape(process) {
+                    load.batching.withLock {
+                        $0.append(
+                            (scrape.sum("authsh_db_operations_total", ["kind": "write"]), scrape.sum("authsh_db_commits_total", [:])))
+                    }
+                }
                 loadTime = loadStart.duration(to: .now)
                 process.process.signal(SIGKILL)
                 try await process.process.waitForExit()
@@ -69,31 +96,50 @@ import Testing
         }
         let process = try await ServerProcess(arguments, examplePlugins: false)
         let server = JSONHTTP(origin: process.origin)
+        let batching = load.batching.withLock { $0 }
+        report.append("writes/commits before the kills: " + batching.map { "\(Int($0.writes))/\(Int($0.commits))" }.joined(separator: ", "))
         print("CrashRecoveryTests (\(engine)): " + report.joined(separator: "; "))
         for user in load.users.withLock({ $0 }) {
             let again = try await server.emailLogin(user.email, "password1")
             guard again.status == 200 && again["user_id"] == user.userId else {
                 Issue.record("\(engine): \(user.email), acknowledged, does not log in as itself: \(again.status) \(again.text)")
-                return
+                return batching
             }
         }
         for refresh in load.sessions.withLock({ $0 }) {
             let session = try await server.send(.POST, "/api/client/v2.0/auth/session", token: refresh)
             guard session.status == 201 else {
                 Issue.record("\(engine): an acknowledged anonymous session does not refresh: \(session.status) \(session.text)")
-                return
+                return batching
             }
         }
+        return batching
     }
 
-    /// One client: registers and logs in, or logs in anonymously, until told to stop or the
-    /// server is gone. Only what was answered in full is recorded.
+    /// Concurrent clients of the load: enough that writes queue for SQLite's writer. The first
+    /// `registering` also register users (whose password hashing takes most of the time); the
+    /// others log in anonymously, the cheapest login, whose writes come fastest.
+    static let clients = 16
+    static let registering = 4
+
+    /// The server's `/metrics` (its `metrics on` line is in its output).
+    static func scrape(_ process: ServerProcess) async throws -> PrometheusText {
+        let output = try String(contentsOfFile: process.directory + "/out", encoding: .utf8)
+        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("metrics on ") })
+        let url = try #require(URL(string: String(line.dropFirst("metrics on ".count))))
+        let origin = "http://\(url.host ?? ""):\(url.port ?? 0)"
+        return try PrometheusText(try await JSONHTTP(origin: origin).send(.GET, "/metrics").text)
+    }
+
+    /// One client: registers and logs in, or logs in anonymously (the clients from `registering`
+    /// on only that), until told to stop or the server is gone. Only what was answered in full
+    /// is recorded.
     static func client(_ client: Int, round: Int, server: JSONHTTP, into load: Load, while running: Load) async {
         var n = 0
         while running.running.load(ordering: .relaxed) {
             n += 1
             do {
-                if n % 2 == 0 {
+                if client >= Self.registering || n % 2 == 0 {
                     let login = try await server.send(.POST, server.app() + "/auth/providers/anon-user/login", json: "{}")
                     if login.status == 200, let refresh = login["refresh_token"] { load.sessions.withLock { $0.append(refresh) } }
                     continue

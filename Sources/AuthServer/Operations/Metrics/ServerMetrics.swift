@@ -15,7 +15,8 @@ import Synchronization
 /// - `logins_total{provider,outcome}`, `auth_events_total{event,outcome}`
 /// - `plugin_calls_total{outcome}` (`ok`, `error`, `killed_time`, `killed_memory`)
 /// - `mail_deliveries_total{outcome}` (`sent`, `retried`, `failed`), `mail_queue_depth`
-/// - `db_operations_in_flight{kind}`, `db_operations_total{kind}`, `db_pool_connections`
+/// - `db_operations_in_flight{kind}`, `db_operations_total{kind}`, `db_pool_connections`,
+///   `db_commits_total` (write operations over commits: how many writes a commit holds)
 public final class ServerMetrics: Sendable {
     let registry = PrometheusCollectorRegistry()
     private let counters = Mutex<[Key: Counter]>([:])
@@ -26,6 +27,8 @@ public final class ServerMetrics: Sendable {
     /// The meter's totals at the last scrape: the counters move by the difference.
     private let dbExported = Mutex<[DatabaseMeter.Kind: Int]>([:])
     private let dbPool: Gauge
+    private let dbCommits: Counter
+    private let dbCommitsExported = Mutex(0)
 
     /// Latency buckets, 1 ms to 10 s.
     static let buckets: [Duration] = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000].map { .microseconds(Int64($0 * 1000)) }
@@ -42,6 +45,7 @@ public final class ServerMetrics: Sendable {
                 ($0, registry.makeCounter(descriptor: Family.dbTotal.descriptor, labels: [("kind", $0.rawValue)]))
             })
         dbPool = registry.makeGauge(descriptor: Family.dbPool.descriptor)
+        dbCommits = registry.makeCounter(descriptor: Family.dbCommits.descriptor)
     }
 
     // MARK: Counting
@@ -79,7 +83,8 @@ public final class ServerMetrics: Sendable {
     /// database use) read now. A queue that cannot be read is left at its last value.
     func render(store: any AuthStore) async -> [UInt8] {
         if let depth = try? await store.queuedMailCount() { mailQueueDepth.set(Double(depth)) }
-        if let meter = (store as? any MeteredStore)?.meter {
+        if let metered = store as? any MeteredStore {
+            let meter = metered.meter
             for kind in DatabaseMeter.Kind.allCases {
                 dbInFlight[kind]?.set(Double(meter.inFlight(kind)))
                 let total = meter.total(kind)
@@ -90,6 +95,12 @@ public final class ServerMetrics: Sendable {
                 if step > 0 { dbTotal[kind]?.increment(by: Int64(step)) }
             }
             dbPool.set(Double(meter.poolSize))
+            let commits = metered.transactionsCommitted
+            let step = dbCommitsExported.withLock { exported in
+                defer { exported = commits }
+                return commits - exported
+            }
+            if step > 0 { dbCommits.increment(by: Int64(step)) }
         }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16_384)
@@ -124,7 +135,7 @@ public final class ServerMetrics: Sendable {
     /// Every family, with its name and help written once (the registry refuses a second help).
     enum Family: Hashable {
         case httpRequests, httpDuration, logins, authEvents, pluginCalls, mailDeliveries, mailQueueDepth
-        case dbInFlight, dbTotal, dbPool
+        case dbInFlight, dbTotal, dbPool, dbCommits
 
         var descriptor: MetricNameDescriptor {
             switch self {
@@ -137,6 +148,7 @@ public final class ServerMetrics: Sendable {
             case .mailQueueDepth: d("mail_queue_depth", "", "Mails waiting for delivery, read at the scrape.")
             case .dbInFlight: d("db_operations_in_flight", "", "Database operations holding or waiting for a connection, by kind.")
             case .dbTotal: d("db_operations", "total", "Database operations since start, by kind (read at the scrape).")
+            case .dbCommits: d("db_commits", "total", "Write transactions committed (SQLite: a commit may hold several write operations).")
             case .dbPool: d("db_pool", "connections", "Connections the store may open at once (SQLite: readers plus the writer).")
             }
         }

@@ -1,5 +1,6 @@
 import Logging
 import PostgresNIO
+import Synchronization
 
 /// The PostgreSQL engine of ``SQLStore``: what several `authsh serve` instances share.
 ///
@@ -10,7 +11,11 @@ final class PostgresEngine: SQLEngine {
     let client: PostgresClient
     let logger: Logger
     let poolSize: Int
+    static let updatesInReads = true
     private let running: Task<Void, Never>
+    private let committed = Atomic<Int>(0)
+
+    var transactionsCommitted: Int { committed.load(ordering: .relaxed) }
 
     /// Connects (the pool opens connections as requests need them) and migrates.
     /// - Parameter startupTimeout: how long the first connection and the migrations may take
@@ -56,7 +61,7 @@ final class PostgresEngine: SQLEngine {
     }
 
     func snapshot<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
-        try await write(operation) { runner in
+        try await transaction(operation, deadline: PostgresLease.deadline) { runner in
             try await runner.run(Self.readSnapshot, [])
             return try await body(runner)
         }
@@ -70,6 +75,26 @@ final class PostgresEngine: SQLEngine {
 
     /// ``write(_:_:)`` with its own deadline for a connection.
     func write<T: Sendable>(_ operation: String, deadline: Duration, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+        let value = try await transaction(operation, deadline: deadline, body)
+        committed.add(1, ordering: .relaxed)
+        return value
+    }
+
+    func statement<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+        do {
+            let value = try await PostgresLease.run(client, transaction: false, logger: logger, operation: operation) { connection in
+                try await body(PostgresRunner(connection: connection, logger: logger))
+            }
+            committed.add(1, ordering: .relaxed)
+            return value
+        } catch {
+            throw Self.translate(error, operation)
+        }
+    }
+
+    private func transaction<T: Sendable>(
+        _ operation: String, deadline: Duration, _ body: (PostgresRunner) async throws -> T
+    ) async throws -> T {
         do {
             return try await PostgresLease.run(client, transaction: true, logger: logger, operation: operation, deadline: deadline) { connection in
                 try await body(PostgresRunner(connection: connection, logger: logger))

@@ -53,6 +53,8 @@ final class DatabaseMeter: Sendable {
 /// A store that keeps a ``DatabaseMeter``.
 protocol MeteredStore {
     var meter: DatabaseMeter { get }
+    /// Write transactions committed since the store opened (``SQLEngine/transactionsCommitted``).
+    var transactionsCommitted: Int { get }
 }
 
 /// An engine whose every operation a ``DatabaseMeter`` counts; ``SQLStore`` reaches its
@@ -76,5 +78,9 @@ struct MeteredEngine<Base: SQLEngine>: Sendable {
 
     func write<T: Sendable>(_ operation: String, _ body: (Base.Runner) async throws -> T) async throws -> T {
         try await meter.measure(.write) { try await base.write(operation, body) }
+    }
+
+    func statement<T: Sendable>(_ operation: String, _ body: (Base.Runner) async throws -> T) async throws -> T {
+        try await meter.measure(.write) { try await base.statement(operation, body) }
     }
 }

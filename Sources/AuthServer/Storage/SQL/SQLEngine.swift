@@ -45,12 +45,22 @@ protocol SQLEngine: Sendable {
     associatedtype Runner: SQLRunner
     /// How many connections the engine may hold at once.
     var poolSize: Int { get }
+    /// Whether one statement outside a transaction may update rows and read others in one
+    /// round trip (PostgreSQL's data-modifying `WITH`, committed with the statement); SQLite
+    /// has no such statement, and its reads run on connections that never write.
+    static var updatesInReads: Bool { get }
+    /// Write transactions committed since the engine opened. On SQLite one may hold several
+    /// writes (group commit); on PostgreSQL each write is its own.
+    var transactionsCommitted: Int { get }
     /// Runs `body` outside a transaction: each statement sees what was committed before it began.
     func read<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
     /// Runs `body`'s reads on one snapshot (what was committed before its first statement).
     func snapshot<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     func write<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
+    /// Runs `body`, one writing statement, committed with it: on PostgreSQL outside a
+    /// transaction (one round trip, no `BEGIN` or `COMMIT`), on SQLite as ``write(_:_:)``.
+    func statement<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
     /// Lets its connections go; the engine answers nothing afterwards.
     func close()
 }

@@ -23,6 +23,7 @@ final class SQLiteEngine: SQLEngine {
     /// Read-only connections of a file (nil for an in-memory database).
     private let reads: SQLiteReadPool?
     let poolSize: Int
+    static let updatesInReads = false
     /// Says the file is in use while the engine lives (``DatabaseUseLock``).
     private let inUse: DatabaseUseLock?
 
@@ -60,6 +61,8 @@ final class SQLiteEngine: SQLEngine {
 
     /// Transactions committed and the writes they held, since the engine opened.
     var committed: GroupCommit.Tally { commits.committed }
+
+    var transactionsCommitted: Int { commits.committed.commits }
 
     /// How many writes wait for the writer's turn.
     var writersWaiting: Int { commits.turn.waiterCount }
@@ -108,6 +111,10 @@ final class SQLiteEngine: SQLEngine {
         } catch {
             throw Self.translate(error, operation)
         }
+    }
+
+    func statement<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
+        try await write(operation, body)
     }
 
     /// A failure as the routes understand it: a constraint is a conflict, anything else the

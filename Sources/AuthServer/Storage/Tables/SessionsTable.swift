@@ -33,6 +33,22 @@ enum SessionsTable {
         FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
         """)
 
+    /// A refresh's read that marks the session used, in one statement (PostgreSQL only: a
+    /// data-modifying `WITH`, whose `SELECT` sees the rows as they were before it). The mark is
+    /// written only when the refresh will be answered (the token's digest is the session's, the
+    /// session has not expired, its user is not disabled) and the last use is due. Arguments:
+    /// now, id, digest, due (the latest last use that is marked again), now, id.
+    static let withUserMarkingUse = SQL(
+        """
+        WITH used AS (
+            UPDATE sessions SET last_used = ? WHERE id = ? AND refresh_digest = ? AND coalesce(last_used, created_at) <= ?
+            AND (expires_at IS NULL OR expires_at > ?)
+            AND EXISTS (SELECT 1 FROM users u WHERE u.id = sessions.user_id AND u.app_id = sessions.app_id AND NOT u.disabled)
+            RETURNING 1)
+        SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
+        FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
+        """)
+
     static func sessionAndUser<Row: SQLRow>(_ row: Row) throws -> (SessionRecord, UserRecord) {
         let session = try session(row)
         return (session, try UsersTable.user(row, id: session.userId, app: session.appId, createdAt: "user_created_at"))
