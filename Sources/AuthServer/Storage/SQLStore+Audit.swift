@@ -2,12 +2,9 @@
 extension SQLStore {
     public func insertAuditEvents(_ events: [AuditEvent]) async throws {
         guard !events.isEmpty else { return }
-        // A request's one event (most requests have one) in one statement: on PostgreSQL one
-        // round trip. SQLite's group commit shares the commit with the writes of the moment.
+        // A request's one event (most have one) shares its commit with the writes of the moment.
         if events.count == 1 {
-            return try await engine.statement("write audit log") { r in
-                try await r.run(AuditEventsTable.insert, AuditEventsTable.insertArguments(events[0]))
-            }
+            return try await engine.append("write audit log", AuditEventsTable.insert, AuditEventsTable.insertArguments(events[0]))
         }
         try await engine.write("write audit log") { r in
             for event in events { try await r.run(AuditEventsTable.insert, AuditEventsTable.insertArguments(event)) }

@@ -67,7 +67,7 @@ extension SQLStore {
             return try await engine.read("read session") { r in
                 try await r.first(
                     SessionsTable.withUserMarkingUse,
-                    [.integer(now), .text(id), .blob(digest), .integer(due), .integer(now), .text(id)],
+                    [.text(id), .integer(now), .blob(digest), .integer(due), .integer(now)],
                     SessionsTable.sessionAndUser)
             }
         }

@@ -13,9 +13,11 @@ final class PostgresEngine: SQLEngine {
     let poolSize: Int
     static let updatesInReads = true
     private let running: Task<Void, Never>
-    private let committed = Atomic<Int>(0)
+    private let committed = CommitCount()
+    /// Group commit of ``append(_:_:_:)``'s statements.
+    private let batches: PostgresStatementBatches
 
-    var transactionsCommitted: Int { committed.load(ordering: .relaxed) }
+    var transactionsCommitted: Int { committed.count }
 
     /// Connects (the pool opens connections as requests need them) and migrates.
     /// - Parameter startupTimeout: how long the first connection and the migrations may take
@@ -29,6 +31,7 @@ final class PostgresEngine: SQLEngine {
         self.logger = logger
         poolSize = configuration.options.maximumConnections
         running = Task { await client.run() }
+        batches = PostgresStatementBatches(runner: Self.batchRunner(client: client, logger: logger, committed: committed))
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in try await PostgresSchema.migrate(self, deadline: startupTimeout) }
@@ -76,20 +79,45 @@ final class PostgresEngine: SQLEngine {
     /// ``write(_:_:)`` with its own deadline for a connection.
     func write<T: Sendable>(_ operation: String, deadline: Duration, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         let value = try await transaction(operation, deadline: deadline, body)
-        committed.add(1, ordering: .relaxed)
+        committed.add()
         return value
     }
 
-    func statement<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
+    func append(_ operation: String, _ sql: SQL, _ arguments: [SQLValue]) async throws {
         do {
-            let value = try await PostgresLease.run(client, transaction: false, logger: logger, operation: operation) { connection in
-                try await body(PostgresRunner(connection: connection, logger: logger))
-            }
-            committed.add(1, ordering: .relaxed)
-            return value
+            try await batches.run(operation, sql, arguments)
         } catch {
             throw Self.translate(error, operation)
         }
+    }
+
+    /// The runner of ``batches``: one statement alone outside a transaction (one round trip),
+    /// several in one. It holds the pool, not the engine.
+    private static func batchRunner(
+        client: PostgresClient, logger: Logger, committed: CommitCount
+    ) -> PostgresStatementBatches.Runner {
+        PostgresStatementBatches.Runner(
+            alone: { statement in
+                try await PostgresLease.run(client, transaction: false, logger: logger, operation: statement.operation) {
+                    try await PostgresRunner(connection: $0, logger: logger).run(statement.sql, statement.arguments)
+                }
+                committed.add()
+            },
+            together: { batch in
+                try await PostgresLease.run(client, transaction: true, logger: logger, operation: batch[0].operation) {
+                    let runner = PostgresRunner(connection: $0, logger: logger)
+                    for statement in batch { try await runner.run(statement.sql, statement.arguments) }
+                }
+                committed.add()
+            },
+            refused: { sqlState(of: $0) != nil })
+    }
+
+    /// Transactions committed (``transactionsCommitted``).
+    final class CommitCount: Sendable {
+        private let value = Atomic<Int>(0)
+        func add() { value.add(1, ordering: .relaxed) }
+        var count: Int { value.load(ordering: .relaxed) }
     }
 
     private func transaction<T: Sendable>(

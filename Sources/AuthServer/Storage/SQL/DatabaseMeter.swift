@@ -80,7 +80,7 @@ struct MeteredEngine<Base: SQLEngine>: Sendable {
         try await meter.measure(.write) { try await base.write(operation, body) }
     }
 
-    func statement<T: Sendable>(_ operation: String, _ body: (Base.Runner) async throws -> T) async throws -> T {
-        try await meter.measure(.write) { try await base.statement(operation, body) }
+    func append(_ operation: String, _ sql: SQL, _ arguments: [SQLValue]) async throws {
+        try await meter.measure(.write) { try await base.append(operation, sql, arguments) }
     }
 }

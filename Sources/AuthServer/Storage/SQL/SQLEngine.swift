@@ -58,9 +58,10 @@ protocol SQLEngine: Sendable {
     func snapshot<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
     /// Runs `body` in one write transaction: committed when it returns, rolled back when it throws.
     func write<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
-    /// Runs `body`, one writing statement, committed with it: on PostgreSQL outside a
-    /// transaction (one round trip, no `BEGIN` or `COMMIT`), on SQLite as ``write(_:_:)``.
-    func statement<T: Sendable>(_ operation: String, _ body: (Runner) async throws -> T) async throws -> T
+    /// Runs `sql`, one writing statement whose result nobody reads (a log's row), and returns
+    /// once it is committed. Writes of the moment share the commit: SQLite's group commit, on
+    /// PostgreSQL ``PostgresStatementBatches``.
+    func append(_ operation: String, _ sql: SQL, _ arguments: [SQLValue]) async throws
     /// Lets its connections go; the engine answers nothing afterwards.
     func close()
 }

@@ -113,8 +113,8 @@ final class SQLiteEngine: SQLEngine {
         }
     }
 
-    func statement<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
-        try await write(operation, body)
+    func append(_ operation: String, _ sql: SQL, _ arguments: [SQLValue]) async throws {
+        try await write(operation) { try await $0.run(sql, arguments) }
     }
 
     /// A failure as the routes understand it: a constraint is a conflict, anything else the

@@ -34,19 +34,21 @@ enum SessionsTable {
         """)
 
     /// A refresh's read that marks the session used, in one statement (PostgreSQL only: a
-    /// data-modifying `WITH`, whose `SELECT` sees the rows as they were before it). The mark is
-    /// written only when the refresh will be answered (the token's digest is the session's, the
-    /// session has not expired, its user is not disabled) and the last use is due. Arguments:
-    /// now, id, digest, due (the latest last use that is marked again), now, id.
+    /// data-modifying `WITH`). The session and its user are read once; the mark is written only
+    /// when the refresh will be answered (the token's digest is the session's, the session has
+    /// not expired, its user is not disabled) and the last use is due, and the answer is the
+    /// session as it was before it. Arguments: id, now, digest, due (the latest last use that is
+    /// marked again), now.
     static let withUserMarkingUse = SQL(
         """
-        WITH used AS (
-            UPDATE sessions SET last_used = ? WHERE id = ? AND refresh_digest = ? AND coalesce(last_used, created_at) <= ?
-            AND (expires_at IS NULL OR expires_at > ?)
-            AND EXISTS (SELECT 1 FROM users u WHERE u.id = sessions.user_id AND u.app_id = sessions.app_id AND NOT u.disabled)
-            RETURNING 1)
-        SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
-        FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
+        WITH found AS (
+            SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
+            FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?),
+        used AS (
+            UPDATE sessions SET last_used = ? FROM found WHERE sessions.id = found.id AND found.refresh_digest = ?
+            AND coalesce(found.last_used, found.created_at) <= ? AND (found.expires_at IS NULL OR found.expires_at > ?)
+            AND NOT found.disabled RETURNING 1)
+        SELECT * FROM found
         """)
 
     static func sessionAndUser<Row: SQLRow>(_ row: Row) throws -> (SessionRecord, UserRecord) {
