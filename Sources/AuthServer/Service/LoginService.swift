@@ -93,19 +93,18 @@ struct LoginService {
         // The claims before the user is written: a hook that refuses leaves nothing behind.
         let claims = try await hooks.accessTokenClaims(user: user, app: app)
         let providers = [proof.identity.providerType]
-        if isNew {
-            let created = TriggerRunner.runs(of: .create, user: user, providers: providers, app: app, clock: clock)
-            try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
-                try await store.insertUser(user, events: created)
-            }
-            AuditTrail.user(user.id, app: app.id)
-        } else if proof.owner == nil {
+        if !isNew && proof.owner == nil {
             try await noteEmail(of: proof.identity, in: user, app: app)
         }
-        let tokens = try await sessions.startSession(
-            app: app, user: user, providerType: proof.identity.providerType,
-            identityId: proof.identity.externalId, deviceId: deviceId, claims: claims,
-            events: TriggerRunner.runs(of: .login, user: user, providers: providers, app: app, clock: clock))
+        // A new user is written with its session, in one transaction (its create runs first).
+        let created = isNew ? TriggerRunner.runs(of: .create, user: user, providers: providers, app: app, clock: clock) : nil
+        let loggedIn = TriggerRunner.runs(of: .login, user: user, providers: providers, app: app, clock: clock)
+        let tokens = try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
+            try await sessions.startSession(
+                app: app, user: user, providerType: proof.identity.providerType,
+                identityId: proof.identity.externalId, deviceId: deviceId, claims: claims, events: loggedIn, creating: created)
+        }
+        if isNew { AuditTrail.user(user.id, app: app.id) }
         if !app.config.triggers.isEmpty { triggers.queued() }
         var answer: EJSONDocument = [
             "access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),

@@ -22,10 +22,11 @@ struct SessionService {
 
     /// Starts a session for `user`, logged in through `identity`; `claims` are the extra
     /// claims of its access token when the caller has them already (else the app's hook runs).
-    /// Nothing is written unless the tokens are made.
+    /// Nothing is written unless the tokens are made. With `creating` (a new user's trigger
+    /// runs) the user is inserted too, in the session's transaction.
     func startSession(
         app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
-        deviceId: String, claims: EJSONDocument? = nil, events: [TriggerRun] = []
+        deviceId: String, claims: EJSONDocument? = nil, events: [TriggerRun] = [], creating: [TriggerRun]? = nil
     ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
@@ -39,12 +40,15 @@ struct SessionService {
                 deviceId: deviceId, appId: app.id))
         let access = try await accessToken(
             app: app, user: user, session: sessionId, deviceId: deviceId, authTime: now, claims: claims)
-        try await store.insertSession(
-            SessionRecord(
-                id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
-                identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
-                expiresAt: anonymous ? nil : refreshExp),
-            events: events)
+        let session = SessionRecord(
+            id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
+            identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
+            expiresAt: anonymous ? nil : refreshExp)
+        if let creating {
+            try await store.insertUser(user, events: creating, session: session, sessionEvents: events)
+        } else {
+            try await store.insertSession(session, events: events)
+        }
         return Tokens(access: access, refresh: refresh, deviceId: deviceId)
     }
 

@@ -93,6 +93,10 @@ public protocol AuthStore: Sendable {
     // Sessions
     /// Inserts a session (a login), and queues `events` in the same transaction.
     func insertSession(_ session: SessionRecord, events: [TriggerRun]) async throws
+    /// A new user's login in one transaction: `user` as ``insertUser(_:events:)`` inserts it
+    /// (with `userEvents`), then `session` as ``insertSession(_:events:)`` does; conflict if an
+    /// identity belongs to someone already, and then neither is written.
+    func insertUser(_ user: UserRecord, events userEvents: [TriggerRun], session: SessionRecord, sessionEvents: [TriggerRun]) async throws
     /// The session and its user (for a refresh: one read); the user's identities only when
     /// `identities` (a refresh does not need them).
     func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)?

@@ -5,11 +5,23 @@ extension SQLStore {
     // MARK: sessions
 
     public func insertSession(_ session: SessionRecord, events: [TriggerRun]) async throws {
-        try await engine.write("create session") { r in
-            for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
-            try await r.run(SessionsTable.insert, SessionsTable.insertArguments(session))
-            try await r.run(UsersTable.setLastLogin, [.integer(session.createdAt), .text(session.userId)])
+        try await engine.write("create session") { r in try await Self.insertSession(session, events: events, on: r) }
+    }
+
+    public func insertUser(
+        _ user: UserRecord, events userEvents: [TriggerRun], session: SessionRecord, sessionEvents: [TriggerRun]
+    ) async throws {
+        try await engine.write("create user") { r in
+            try await Self.insertUser(user, events: userEvents, on: r)
+            try await Self.insertSession(session, events: sessionEvents, on: r)
         }
+    }
+
+    /// The statements of ``insertSession(_:events:)``, in the caller's transaction.
+    static func insertSession(_ session: SessionRecord, events: [TriggerRun], on r: Engine.Runner) async throws {
+        for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
+        try await r.run(SessionsTable.insert, SessionsTable.insertArguments(session))
+        try await r.run(UsersTable.setLastLogin, [.integer(session.createdAt), .text(session.userId)])
     }
 
     public func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {

@@ -3,16 +3,19 @@ import AuthProtocol
 /// Users and identities.
 extension SQLStore {
     public func insertUser(_ user: UserRecord, events: [TriggerRun]) async throws {
-        try await engine.write("create user") { r in
-            for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
-            try await r.run(UsersTable.insert, UsersTable.insertArguments(user))
-            for (position, identity) in user.identities.enumerated() {
-                try await r.run(
-                    IdentitiesTable.insert,
-                    IdentitiesTable.insertArguments(
-                        identity, userId: user.id, app: user.appId,
-                        position: position))
-            }
+        try await engine.write("create user") { r in try await Self.insertUser(user, events: events, on: r) }
+    }
+
+    /// The statements of ``insertUser(_:events:)``, in the caller's transaction.
+    static func insertUser(_ user: UserRecord, events: [TriggerRun], on r: Engine.Runner) async throws {
+        for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
+        try await r.run(UsersTable.insert, UsersTable.insertArguments(user))
+        for (position, identity) in user.identities.enumerated() {
+            try await r.run(
+                IdentitiesTable.insert,
+                IdentitiesTable.insertArguments(
+                    identity, userId: user.id, app: user.appId,
+                    position: position))
         }
     }
 

@@ -209,6 +209,25 @@ import Testing
         }
     }
 
+    /// A new user's login is one transaction: the user, its identities and its session, or none.
+    @Test(arguments: Engine.allCases)
+    func aNewUsersLoginIsOneTransaction(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(
+                Self.user("ann", Self.identity("a1")), events: [], session: Self.session("s1", user: "ann"), sessionEvents: [])
+            let (session, user) = try #require(try await store.sessionWithUser(id: "s1", identities: true))
+            #expect(session.userId == "ann" && user.identities.map(\.externalId) == ["a1"])
+            #expect(try await store.adminUser(id: "ann", app: "app")?.lastLoginAt == 10, "the session's login is the user's last")
+            // An identity someone holds already: neither the user nor its session is written.
+            await #expect(throws: StoreError.self) {
+                try await store.insertUser(
+                    Self.user("bob", Self.identity("a1")), events: [], session: Self.session("s2", user: "bob"), sessionEvents: [])
+            }
+            #expect(try await store.user(id: "bob", app: "app") == nil)
+            #expect(try await store.sessionState(id: "s2") == nil)
+        }
+    }
+
     /// A refresh marks its session used only when it will be answered and the mark is due; it
     /// answers the session as it was before.
     @Test(arguments: Engine.allCases)
