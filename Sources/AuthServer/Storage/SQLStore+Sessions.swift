@@ -74,22 +74,37 @@ extension SQLStore {
     }
 
     public func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)? {
+        if let marked = sessionMarks.lastMark(id), marked > due {
+            // Marked after `due`: nothing to write, whichever the engine.
+            return try await sessionWithUser(id: id, identities: false)
+        }
+        let found: (SessionRecord, UserRecord)?
+        var marks = false
         if Engine.updatesInReads {
             // Outside a transaction the statement commits alone: one round trip.
-            return try await engine.read("read session") { r in
+            found = try await engine.read("read session") { r in
                 try await r.first(
                     SessionsTable.withUserMarkingUse,
                     [.text(id), .integer(now), .blob(digest), .integer(due), .integer(now)],
                     SessionsTable.sessionAndUser)
             }
+            marks = found.map { Self.marksUse($0.0, $0.1, digest: digest, now: now, due: due) } ?? false
+        } else {
+            found = try await sessionWithUser(id: id, identities: false)
+            if let (session, user) = found, Self.marksUse(session, user, digest: digest, now: now, due: due) {
+                try await engine.write("mark session used") { r in try await r.run(SessionsTable.touch, [.integer(now), .text(id)]) }
+                marks = true
+            }
         }
-        guard let (session, user) = try await sessionWithUser(id: id, identities: false) else { return nil }
-        if Secrets.constantTimeEqual(session.refreshDigest, digest), (session.expiresAt ?? .max) > now, !user.disabled,
-            (session.lastUsed ?? session.createdAt) <= due
-        {
-            try await engine.write("mark session used") { r in try await r.run(SessionsTable.touch, [.integer(now), .text(id)]) }
-        }
-        return (session, user)
+        if let (session, _) = found { sessionMarks.record(id, at: marks ? now : session.lastUsed ?? session.createdAt) }
+        return found
+    }
+
+    /// Whether a refresh marks `session` used (as it was before the refresh): it will be
+    /// answered, and its last use is due.
+    static func marksUse(_ session: SessionRecord, _ user: UserRecord, digest: [UInt8], now: Int64, due: Int64) -> Bool {
+        Secrets.constantTimeEqual(session.refreshDigest, digest) && (session.expiresAt ?? .max) > now && !user.disabled
+            && (session.lastUsed ?? session.createdAt) <= due
     }
 
     // MARK: API keys

@@ -9,6 +9,8 @@ import AuthProtocol
 /// its record and a migration per engine (`SQLiteSchema`, `PostgresSchema`).
 final class SQLStore<Engine: SQLEngine>: AuthStore, MeteredStore {
     let engine: MeteredEngine<Engine>
+    /// The last-use marks of recent sessions, so that a refresh that needs none reads plainly.
+    let sessionMarks = SessionMarks()
 
     init(engine: Engine) {
         self.engine = MeteredEngine(engine)
