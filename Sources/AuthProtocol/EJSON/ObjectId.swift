@@ -10,14 +10,12 @@ public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible 
 
     /// A new id: 4 bytes of Unix time, then 8 random bytes.
     public init(seconds: UInt32) {
-        var rng = SystemRandomNumberGenerator()
-        var b = [UInt8](repeating: 0, count: 12)
+        var b = [UInt8](repeating: 0, count: 4)
         b[0] = UInt8(truncatingIfNeeded: seconds >> 24)
         b[1] = UInt8(truncatingIfNeeded: seconds >> 16)
         b[2] = UInt8(truncatingIfNeeded: seconds >> 8)
         b[3] = UInt8(truncatingIfNeeded: seconds)
-        for i in 4..<12 { b[i] = UInt8.random(in: 0...255, using: &rng) }
-        self.bytes = b
+        self.bytes = b + SystemRandomNumberGenerator.bytes(8)
     }
 
     /// Parses 24 hex digits (either case); nil for anything else.

@@ -93,9 +93,7 @@ public struct PasswordHasher: Sendable {
 
     /// Hashes on the calling thread (benchmarks; the server uses ``hash(_:)``).
     public static func hashNow(_ password: String, _ p: Parameters) throws -> String {
-        var salt = [UInt8](repeating: 0, count: 16)
-        var rng = SystemRandomNumberGenerator()
-        for i in salt.indices { salt[i] = UInt8.random(in: 0...255, using: &rng) }
+        let salt = SystemRandomNumberGenerator.bytes(16)
         let pwd = Array(password.utf8)
         let length = argon2_encodedlen(p.iterations, p.memoryKiB, p.parallelism, UInt32(salt.count), 32, Argon2_id)
         var encoded = [CChar](repeating: 0, count: length)
