@@ -58,13 +58,7 @@ extension SQLStore {
                         u.customData.sqlValue, .bool(u.disabled), .integer(u.createdAt),
                         .integer(p.lastLoginAt),
                     ])
-                for (position, identity) in u.identities.enumerated() {
-                    try await r.run(
-                        IdentitiesTable.insert,
-                        IdentitiesTable.insertArguments(
-                            identity, userId: u.id, app: u.appId,
-                            position: position))
-                }
+                try await Self.insertIdentities(of: u, on: r)
                 for account in p.accounts { try await r.run(UserpassAccountsTable.insert, UserpassAccountsTable.insertArguments(account)) }
                 counts.imported += 1
             }

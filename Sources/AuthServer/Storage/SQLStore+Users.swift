@@ -10,12 +10,13 @@ extension SQLStore {
     static func insertUser(_ user: UserRecord, events: [TriggerRun], on r: Engine.Runner) async throws {
         for event in events { try await r.run(TriggerRunsTable.insert, TriggerRunsTable.insertArguments(event)) }
         try await r.run(UsersTable.insert, UsersTable.insertArguments(user))
+        try await insertIdentities(of: user, on: r)
+    }
+
+    /// Inserts `user`'s identities, in its order, in the caller's transaction.
+    static func insertIdentities(of user: UserRecord, on r: Engine.Runner) async throws {
         for (position, identity) in user.identities.enumerated() {
-            try await r.run(
-                IdentitiesTable.insert,
-                IdentitiesTable.insertArguments(
-                    identity, userId: user.id, app: user.appId,
-                    position: position))
+            try await r.run(IdentitiesTable.insert, IdentitiesTable.insertArguments(identity, userId: user.id, app: user.appId, position: position))
         }
     }
 
