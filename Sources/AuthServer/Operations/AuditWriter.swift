@@ -3,10 +3,9 @@
 ///
 /// A request answers after its events are stored (or their write failed), so a crash loses
 /// none that a client saw answered. Under load the writes share commits through the store's
-/// one mechanism for that, not one of their own: on SQLite the writer's group commit (an
-/// event's write joins the transaction of the logins and other writes of that moment); on
-/// PostgreSQL an event is one statement, committed alone in one round trip, whose flush to disk
-/// PostgreSQL shares with the other commits of the moment.
+/// group commit (``SQLEngine/append(_:_:_:)``), not a queue of their own: on SQLite an event's
+/// write joins the transaction of the logins and other writes of that moment; on PostgreSQL the
+/// events of the moment go in one transaction (``PostgresStatementBatches``).
 struct AuditWriter: Sendable {
     let store: any AuthStore
 
