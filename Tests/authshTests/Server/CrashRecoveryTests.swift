@@ -43,9 +43,9 @@ import Testing
     }
 
     /// Three rounds of: start, load until 200 more answers, SIGKILL. Then a fourth start checks
-    /// every acknowledged user and session.
+    /// every acknowledged user and session. With `file` (SQLite), each round's load starts with
+    /// that database's write lock held. Returns each round's writes and commits before its kill.
     @discardableResult
-    /// With `file` (SQLite), each round's load starts with that database's write lock held.
     static func killUnderLoad(
         _ database: [String], engine: String, file: String? = nil
     ) async throws -> [(writes: Double, commits: Double)] {
@@ -122,12 +122,14 @@ import Testing
     static let clients = 16
     static let registering = 4
 
-    /// The server's `/metrics` (its `metrics on` line is in its output).
+    /// The server's `/metrics` (its `metrics on` line is in its output); throws until the line
+    /// is there.
     static func scrape(_ process: ServerProcess) async throws -> PrometheusText {
         let output = try String(contentsOfFile: process.directory + "/out", encoding: .utf8)
-        let line = try #require(output.split(separator: "\n").first { $0.hasPrefix("metrics on ") })
-        let url = try #require(URL(string: String(line.dropFirst("metrics on ".count))))
-        let origin = "http://\(url.host ?? ""):\(url.port ?? 0)"
+        guard let line = output.split(separator: "\n").first(where: { $0.hasPrefix("metrics on ") }),
+            let url = URL(string: String(line.dropFirst("metrics on ".count))), let host = url.host, let port = url.port
+        else { throw TerminalError(message: "no metrics listener in the server's output yet") }
+        let origin = "http://\(host):\(port)"
         return try PrometheusText(try await JSONHTTP(origin: origin).send(.GET, "/metrics").text)
     }
 
