@@ -24,11 +24,11 @@ public final class ServerMetrics: Sendable {
     private let mailQueueDepth: Gauge
     private let dbInFlight: [DatabaseMeter.Kind: Gauge]
     private let dbTotal: [DatabaseMeter.Kind: Counter]
-    /// The meter's totals at the last scrape: the counters move by the difference.
-    private let dbExported = Mutex<[DatabaseMeter.Kind: Int]>([:])
     private let dbPool: Gauge
     private let dbCommits: Counter
-    private let dbCommitsExported = Mutex(0)
+    /// The store's running totals at the last scrape, by name: their counters move by the
+    /// difference (``advance(_:_:to:)``).
+    private let exported = Mutex<[String: Int]>([:])
 
     /// Latency buckets, 1 ms to 10 s.
     static let buckets: [Duration] = [1, 2.5, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000].map { .microseconds(Int64($0 * 1000)) }
@@ -87,25 +87,25 @@ public final class ServerMetrics: Sendable {
             let meter = metered.meter
             for kind in DatabaseMeter.Kind.allCases {
                 dbInFlight[kind]?.set(Double(meter.inFlight(kind)))
-                let total = meter.total(kind)
-                let step = dbExported.withLock { exported in
-                    defer { exported[kind] = total }
-                    return total - (exported[kind] ?? 0)
-                }
-                if step > 0 { dbTotal[kind]?.increment(by: Int64(step)) }
+                advance(dbTotal[kind], kind.rawValue, to: meter.total(kind))
             }
             dbPool.set(Double(meter.poolSize))
-            let commits = metered.transactionsCommitted
-            let step = dbCommitsExported.withLock { exported in
-                defer { exported = commits }
-                return commits - exported
-            }
-            if step > 0 { dbCommits.increment(by: Int64(step)) }
+            advance(dbCommits, "commits", to: metered.transactionsCommitted)
         }
         var buffer: [UInt8] = []
         buffer.reserveCapacity(16_384)
         registry.emit(into: &buffer)
         return buffer
+    }
+
+    /// Moves `counter` up to `total`, a running total the store keeps (named `name`), by what
+    /// it grew since the last scrape.
+    private func advance(_ counter: Counter?, _ name: String, to total: Int) {
+        let step = exported.withLock { exported in
+            defer { exported[name] = total }
+            return total - (exported[name] ?? 0)
+        }
+        if step > 0 { counter?.increment(by: Int64(step)) }
     }
 
     // MARK: Families
