@@ -40,7 +40,9 @@ let package = Package(
         // Swift: the safe Lua host.
         .target(name: "Lua", dependencies: ["CLua", "LuaShims"]),
         // What client and server share: EJSON, routes, error codes, token claims, what may travel without TLS.
-        .target(name: "AuthProtocol", dependencies: ["CLinux"]),
+        .target(
+            name: "AuthProtocol",
+            dependencies: ["CLinux", .product(name: "Crypto", package: "swift-crypto")]),
         // EJSON <-> Lua values, shared by the plugin sandbox and the Lua bindings.
         .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),
         // The App Services-compatible server.

@@ -76,6 +76,16 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
     /// authsh: the user has no session with that id.
     public static let sessionNotFound = ServiceErrorCode("SessionNotFound", 404)
 
+    /// authsh: the first factor was right and the user has a second factor; the body carries
+    /// `mfaToken` (complete the login with it and a code, within 5 minutes, once) and `factors`.
+    public static let mfaRequired = ServiceErrorCode("MFARequired", 401)
+    /// authsh: a TOTP or recovery code that is wrong, used already, or outside its window.
+    public static let invalidMFACode = ServiceErrorCode("InvalidMFACode", 401)
+    /// authsh: the user has no such second factor (none to confirm, or none to remove).
+    public static let mfaFactorNotFound = ServiceErrorCode("MFAFactorNotFound", 404)
+    /// authsh: the user has that second factor already.
+    public static let mfaFactorExists = ServiceErrorCode("MFAFactorExists", 409)
+
     /// authsh: an app's hook (`beforeUserCreated`, `beforeLogin`, `accessTokenClaims`) refused the
     /// login or refresh, or failed; the message is the hook's reason.
     public static let hookRefused = ServiceErrorCode("HookRefused", 403)
@@ -92,7 +102,7 @@ public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStri
             payloadTooLarge, methodNotAllowed, unsupportedMediaType, forbidden, tooManyRequests,
             identityProviderUnavailable, authorizationPending, slowDown, expiredToken, accessDenied, cannotUnlinkLastIdentity,
             accountExistsWithDifferentCredential, enumerationProtected, requiresRecentLogin, sessionNotFound,
-            invalidAdminKey, hookRefused,
+            invalidAdminKey, hookRefused, mfaRequired, invalidMFACode, mfaFactorNotFound, mfaFactorExists,
         ].map { ($0.rawValue, $0.status) })
 }
 

@@ -18,10 +18,13 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// When the person last proved who they are: the login that started the session (a
     /// refresh keeps it). What `recentLoginSeconds` is checked against.
     public var auth_time: Int64?
+    /// How that login proved who the person is (RFC 8176: `pwd`, `otp`, `mfa`); absent when
+    /// no registered method applies (anonymous, API key, an identity provider's own login).
+    public var amr: [String]?
 
     public init(
         exp: Int64, iat: Int64, sub: String, session: String, deviceId: String, appId: String,
-        userData: EJSONDocument?, authTime: Int64? = nil
+        userData: EJSONDocument?, authTime: Int64? = nil, methods: [String] = []
     ) {
         self.exp = exp
         self.iat = iat
@@ -32,6 +35,7 @@ public struct AccessTokenClaims: Codable, Sendable, Equatable {
         self.baas_domain_id = appId
         self.user_data = userData
         self.auth_time = authTime
+        self.amr = methods.isEmpty ? nil : methods
     }
 }
 
@@ -62,10 +66,13 @@ public struct RefreshTokenClaims: Codable, Sendable, Equatable {
     public var baas_device_id: String
     /// The app id (authsh adds it so a token of another app is refused before any lookup).
     public var baas_domain_id: String?
+    /// The session's authentication methods, as its access tokens carry them (authsh: a
+    /// refresh keeps them).
+    public var amr: [String]?
 
     public init(
         exp: Int64, iat: Int64, sub: String, session: String, identity: Identity, deviceId: String,
-        appId: String
+        appId: String, methods: [String] = []
     ) {
         self.exp = exp
         self.iat = iat
@@ -75,5 +82,6 @@ public struct RefreshTokenClaims: Codable, Sendable, Equatable {
         self.baas_identity = identity
         self.baas_device_id = deviceId
         self.baas_domain_id = appId
+        self.amr = methods.isEmpty ? nil : methods
     }
 }

@@ -125,6 +125,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     let auth = router.group(RouterPath(Routes.base + "/auth"))
     SessionController(sessions: s.sessions, accounts: s.accounts).addRoutes(to: auth)
     APIKeyController(sessions: s.sessions, apiKeys: s.apiKeys).addRoutes(to: auth.group("api_keys"))
+    MFAController(factors: s.secondFactors).addRoutes(to: auth.group("mfa"))
     OAuthController(
         apps: s.apps, flows: s.flows, clock: s.clock, login: s.login, sessions: s.sessions, abuse: s.abuse, origin: s.origin,
         adminChannel: s.adminChannel

@@ -39,6 +39,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var allowedRequestOrigins: RequestOrigins?
     /// The plugin functions that run inside the app's auth requests (``HookConfiguration``).
     public var hooks = HookConfiguration()
+    /// Second factors users may enrol (`mfa`).
+    public var mfa = MFAConfiguration()
     /// Authentication triggers (``TriggerConfiguration``), run after the fact.
     public var triggers: [TriggerConfiguration] = []
     /// Where plugins may send HTTP requests (``HTTPAllowList``); empty: nowhere.
@@ -161,6 +163,9 @@ extension AppConfiguration {
         if let v = r.value("hooks") {
             hooks = try HookConfiguration(ejson: v, path: r.keyPath("hooks"))
         }
+        if let v = r.value("mfa") {
+            mfa = try MFAConfiguration(ejson: v, path: r.keyPath("mfa"))
+        }
         if let list = try r.strings("httpAllowList") {
             httpAllowList = try HTTPAllowList(list, path: r.keyPath("httpAllowList"))
         }
@@ -236,6 +241,7 @@ extension AppConfiguration {
         doc["recentLoginSeconds"] = recentLoginSeconds.map(EJSON.int64) ?? .null
         doc["allowedRequestOrigins"] = allowedRequestOrigins.map { .array($0.entries.map(EJSON.string)) } ?? .null
         doc["hooks"] = hooks.ejson
+        doc["mfa"] = mfa.ejson
         doc["triggers"] = .array(triggers.map(\.ejson))
         doc["httpAllowList"] = httpAllowList.ejson
         return .document(doc)

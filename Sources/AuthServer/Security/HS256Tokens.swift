@@ -83,7 +83,8 @@ struct HS256Tokens: Sendable {
             IssuedTokenClaims(
                 exp: exp, iat: iat, sub: sub, typ: typ, iss: p["iss"]?.stringValue, baas_id: p["baas_id"]?.stringValue,
                 baas_device_id: p["baas_device_id"]?.stringValue, baas_domain_id: p["baas_domain_id"]?.stringValue,
-                user_data: userData, auth_time: p["auth_time"]?.exactInteger))
+                user_data: userData, auth_time: p["auth_time"]?.exactInteger,
+                amr: p["amr"]?.arrayValue?.compactMap(\.stringValue)))
     }
 }
 

@@ -17,6 +17,8 @@ struct IssuedTokenClaims: JWTPayload {
     var user_data: EJSONDocument?
     /// Access tokens: when the person last proved who they are (their session's login).
     var auth_time: Int64?
+    /// How the session's login proved the person (``AuthenticationMethods``).
+    var amr: [String]?
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 

@@ -66,6 +66,7 @@ final class TokenIssuer: Sendable {
         ]
         if let data = claims.user_data { payload["user_data"] = .document(data) }
         if let time = claims.auth_time { payload["auth_time"] = .int64(time) }
+        if let methods = claims.amr { payload["amr"] = .array(methods.map(EJSON.string)) }
         for (key, value) in extra where payload[key] == nil { payload[key] = value }
         if let token = hs256.sign(payload, kid: claims.baas_domain_id) { return token }
         return try await keys.sign(DocumentPayload(document: payload), kid: JWKIdentifier(string: claims.baas_domain_id))
@@ -83,6 +84,7 @@ final class TokenIssuer: Sendable {
             "baas_device_id": .string(claims.baas_device_id),
         ]
         if let app = claims.baas_domain_id { payload["baas_domain_id"] = .string(app) }
+        if let methods = claims.amr { payload["amr"] = .array(methods.map(EJSON.string)) }
         if let token = hs256.sign(payload, kid: kid) { return token }
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }

@@ -13,6 +13,8 @@ struct LoginService {
     let triggers: TriggerRunner
     /// Sign-ins under way in the browser flows, and their login codes.
     let flows: OAuthFlows
+    /// Logins waiting for their second factor.
+    let mfa: MFALogin
 
     /// Who the credentials prove the caller to be.
     struct Proof: Sendable {
@@ -36,6 +38,11 @@ struct LoginService {
             }
             return try await linkPending(pending, app: app, provider: provider, token: linkToken)
         }
+        if provider == MFALogin.provider {
+            let pending = try await mfa.complete(body, app: app, address: address)
+            return try await finish(
+                pending.proof, app: app, deviceId: pending.deviceId, linkToken: nil, address: address, completing: pending.userId)
+        }
         let proof: Proof
         if let loginCode = try body.optionalString("loginCode") {
             try abuse.checkRate(.token, app: app, address: address)
@@ -49,7 +56,13 @@ struct LoginService {
     /// Logs in the user of `proof` (making one for a new identity), or links the identity to
     /// the user of `linkToken`; the login answer. The app's hooks run before anything is
     /// written (``AuthHooks``): `beforeUserCreated` for a new user, then `beforeLogin`.
-    func finish(_ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?, address: String) async throws -> EJSON {
+    ///
+    /// A returning user with a second factor gets `MFARequired` instead (``MFALogin``), unless
+    /// this is the login `completing` that user's second step. API keys are exempt: their
+    /// owner made them while logged in, for programs that cannot type a code.
+    func finish(
+        _ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?, address: String, completing: String? = nil
+    ) async throws -> EJSON {
         if let linkToken {
             let (_, user, claims) = try await sessions.userOfAccessToken(linkToken, in: app)
             return try await link(proof, app: app, user: user, claims: claims)
@@ -84,6 +97,19 @@ struct LoginService {
         AuditTrail.provider(proof.identity.providerType)
         if !isNew { AuditTrail.user(user.id, app: app.id) }
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
+        if let completing, completing != user.id || isNew {
+            throw ServiceError(.invalidSession, "the identity of this login moved to another user: log in again")
+        }
+        if completing == nil, !isNew, proof.owner == nil {
+            let factors = try await store.secondFactors(userId: user.id).usable
+            if !factors.isEmpty {
+                throw try await mfa.challenge(proof, userId: user.id, deviceId: deviceId, factors: factors, app: app)
+            }
+        }
+        let methods =
+            completing == nil
+            ? AuthenticationMethods.firstFactor(proof.identity.providerType)
+            : AuthenticationMethods.withSecondFactor(proof.identity.providerType)
         var login = AuthHooks.Login(user: user, identity: proof.identity, address: address, isNew: isNew)
         if isNew {
             user = try await hooks.beforeUserCreated(login, app: app)
@@ -102,7 +128,8 @@ struct LoginService {
         let tokens = try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
             try await sessions.startSession(
                 app: app, user: user, providerType: proof.identity.providerType,
-                identityId: proof.identity.externalId, deviceId: deviceId, claims: claims, events: loggedIn, creating: created)
+                identityId: proof.identity.externalId, deviceId: deviceId, claims: claims, methods: methods, events: loggedIn,
+                creating: created)
         }
         if isNew { AuditTrail.user(user.id, app: app.id) }
         if !app.config.triggers.isEmpty { triggers.queued() }
@@ -146,7 +173,7 @@ struct LoginService {
         let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
         let access = try await sessions.accessToken(
             app: app, user: user, session: claims.session ?? "", deviceId: deviceId,
-            authTime: claims.auth_time)
+            authTime: claims.auth_time, methods: claims.amr ?? [])
         var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)

@@ -149,7 +149,8 @@ struct OAuthFlows: Sendable {
             deviceId: d["deviceId"]?.stringValue, expires: expires, binding: d["binding"]?.stringValue)
     }
 
-    private static func document(_ proof: LoginService.Proof) -> EJSONDocument {
+    /// A proof as sealed content (a login code's, a second factor's pending login).
+    static func document(_ proof: LoginService.Proof) -> EJSONDocument {
         let i = proof.identity
         var identity: EJSONDocument = [
             "externalId": .string(i.externalId), "providerType": .string(i.providerType),
@@ -164,7 +165,8 @@ struct OAuthFlows: Sendable {
         return d
     }
 
-    private static func proof(_ d: EJSONDocument) -> LoginService.Proof? {
+    /// The proof of ``document(_:)``, or nil when `d` is not one.
+    static func proof(_ d: EJSONDocument) -> LoginService.Proof? {
         guard let i = d["identity"]?.documentValue, let externalId = i["externalId"]?.stringValue,
             let providerType = i["providerType"]?.stringValue, let providerId = i["providerId"]?.stringValue
         else { return nil }

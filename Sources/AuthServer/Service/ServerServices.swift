@@ -34,6 +34,8 @@ struct ServerServices {
     let userpass: UserpassService
     let accounts: AccountService
     let apiKeys: APIKeyService
+    /// The users' own second factors.
+    let secondFactors: SecondFactorService
     let functionCalls: FunctionCalls
     let admin: AdminService
     let sweeper: StoreSweeper
@@ -93,9 +95,10 @@ struct ServerServices {
 
         let abuse = AbuseControls(limiter: RateLimiter(), clock: c.clock, dev: c.dev)
         let hasher = PasswordHasher(parameters: c.passwordParameters)
+        let backoff = LoginBackoff(store: store)
         let passwords = Passwords(
             store: store, hasher: hasher, dummyHash: try await hasher.hash(Secrets.randomHex(bytes: 16)),
-            backoff: LoginBackoff(store: store), abuse: abuse, clock: c.clock)
+            backoff: backoff, abuse: abuse, clock: c.clock)
         let functions = PluginFunctions(plugins: plugins, logger: c.logger, metrics: metrics)
         let hooks = AuthHooks(functions: functions, logger: c.logger)
         let triggers = TriggerRunner(
@@ -112,7 +115,9 @@ struct ServerServices {
         self.sweeper = sweeper
         login = LoginService(
             store: store, clock: c.clock, sessions: sessions, passwords: passwords, abuse: abuse, functions: functions,
-            hooks: hooks, triggers: triggers, flows: flows)
+            hooks: hooks, triggers: triggers, flows: flows,
+            mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff))
+        secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock)
         functionCalls = FunctionCalls(functions: functions, sessions: sessions, abuse: abuse)

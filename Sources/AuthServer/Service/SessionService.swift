@@ -21,12 +21,14 @@ struct SessionService {
     }
 
     /// Starts a session for `user`, logged in through `identity`; `claims` are the extra
-    /// claims of its access token when the caller has them already (else the app's hook runs).
-    /// Nothing is written unless the tokens are made. With `creating` (a new user's trigger
-    /// runs) the user is inserted too, in the session's transaction.
+    /// claims of its access token when the caller has them already (else the app's hook runs);
+    /// `methods` how the login proved the person (``AuthenticationMethods``: the `amr` claim of
+    /// every token of the session). Nothing is written unless the tokens are made. With
+    /// `creating` (a new user's trigger runs) the user is inserted too, in the session's transaction.
     func startSession(
         app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
-        deviceId: String, claims: EJSONDocument? = nil, events: [TriggerRun] = [], creating: [TriggerRun]? = nil
+        deviceId: String, claims: EJSONDocument? = nil, methods: [String] = [], events: [TriggerRun] = [],
+        creating: [TriggerRun]? = nil
     ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
@@ -37,9 +39,9 @@ struct SessionService {
             RefreshTokenClaims(
                 exp: refreshExp, iat: now, sub: user.id, session: sessionId,
                 identity: .init(id: identityId, providerType: providerType, providerId: app.providerId(providerType)),
-                deviceId: deviceId, appId: app.id))
+                deviceId: deviceId, appId: app.id, methods: methods))
         let access = try await accessToken(
-            app: app, user: user, session: sessionId, deviceId: deviceId, authTime: now, claims: claims)
+            app: app, user: user, session: sessionId, deviceId: deviceId, authTime: now, methods: methods, claims: claims)
         let session = SessionRecord(
             id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
             identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
@@ -52,11 +54,12 @@ struct SessionService {
         return Tokens(access: access, refresh: refresh, deviceId: deviceId)
     }
 
-    /// An access token of `session`; `authTime` is when the session's login happened. The
-    /// app's `accessTokenClaims` hook adds its claims, unless they are given as `claims`.
+    /// An access token of `session`; `authTime` is when the session's login happened, and
+    /// `methods` how it proved the person. The app's `accessTokenClaims` hook adds its claims,
+    /// unless they are given as `claims`.
     func accessToken(
         app: AppRuntime, user: UserRecord, session: String, deviceId: String,
-        authTime: Int64?, claims: EJSONDocument? = nil
+        authTime: Int64?, methods: [String] = [], claims: EJSONDocument? = nil
     ) async throws -> String {
         var extra = claims ?? [:]
         if claims == nil { extra = try await hooks.accessTokenClaims(user: user, app: app) }
@@ -64,7 +67,7 @@ struct SessionService {
         return try await tokens.sign(
             AccessTokenClaims(
                 exp: now + app.config.accessTokenLifetimeSeconds, iat: now, sub: user.id, session: session, deviceId: deviceId,
-                appId: app.id, userData: user.customData, authTime: authTime),
+                appId: app.id, userData: user.customData, authTime: authTime, methods: methods),
             extra: extra)
     }
 
@@ -72,10 +75,10 @@ struct SessionService {
     /// is written when it is older than ``lastUsedGranularity`` (a client refreshing often
     /// costs one write a minute, not one per refresh); on PostgreSQL in the read's statement.
     func refresh(_ refreshToken: String) async throws -> String {
-        let (app, session, user) = try await sessionOfRefreshToken(refreshToken, markingUse: true)
+        let (app, session, user, claims) = try await refreshTokenSession(refreshToken, markingUse: true)
         return try await accessToken(
             app: app, user: user, session: session.id, deviceId: session.deviceId,
-            authTime: session.createdAt)
+            authTime: session.createdAt, methods: claims.amr ?? [])
     }
 
     /// How precise a session's `last_used` is, in seconds.
@@ -124,6 +127,14 @@ struct SessionService {
     func sessionOfRefreshToken(
         _ token: String, identities: Bool = false, markingUse: Bool = false
     ) async throws -> (AppRuntime, SessionRecord, UserRecord) {
+        let (app, session, user, _) = try await refreshTokenSession(token, identities: identities, markingUse: markingUse)
+        return (app, session, user)
+    }
+
+    /// ``sessionOfRefreshToken(_:identities:markingUse:)`` with the token's claims.
+    private func refreshTokenSession(
+        _ token: String, identities: Bool = false, markingUse: Bool = false
+    ) async throws -> (AppRuntime, SessionRecord, UserRecord, IssuedTokenClaims) {
         let claims = try await tokens.verify(token, as: .refresh)
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
@@ -144,7 +155,7 @@ struct SessionService {
         }
         AuditTrail.user(user.id, app: app.id)
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
-        return (app, session, user)
+        return (app, session, user, claims)
     }
 
     /// The caller of `token`, refused with 401 `RequiresRecentLogin` when the app wants a

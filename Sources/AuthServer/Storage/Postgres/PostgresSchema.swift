@@ -139,6 +139,21 @@ enum PostgresSchema {
                 "CREATE INDEX trigger_runs_app ON trigger_runs(app_id, created_at)",
             ]
         ),
+        (
+            "v9",
+            [
+                """
+                CREATE TABLE totp_factors (
+                    user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, app_id TEXT NOT NULL,
+                    secret BYTEA NOT NULL, confirmed_at BIGINT, last_step BIGINT NOT NULL, created_at BIGINT NOT NULL)
+                """,
+                """
+                CREATE TABLE recovery_codes (
+                    user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, digest BYTEA NOT NULL,
+                    PRIMARY KEY (user_id, digest))
+                """,
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

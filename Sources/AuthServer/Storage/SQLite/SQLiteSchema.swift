@@ -130,6 +130,18 @@ enum SQLiteSchema {
             CREATE INDEX trigger_runs_app ON trigger_runs(app_id, created_at);
             """
         ),
+        // Second factors: a user's TOTP factor (one at most) and the digests of their recovery codes.
+        (
+            "v9: second factors",
+            """
+            CREATE TABLE totp_factors (
+                user_id TEXT PRIMARY KEY REFERENCES users(id) ON DELETE CASCADE, app_id TEXT NOT NULL,
+                secret BLOB NOT NULL, confirmed_at INTEGER, last_step INTEGER NOT NULL, created_at INTEGER NOT NULL);
+            CREATE TABLE recovery_codes (
+                user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE, digest BLOB NOT NULL,
+                PRIMARY KEY (user_id, digest));
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -23,11 +23,13 @@ enum SignInsTable {
 // MARK: the record
 
 /// A sign-in under way that any instance may finish: a redirect flow waiting for the IdP's
-/// callback, or a login code waiting for its native client (``OAuthFlows``). The store keeps
+/// callback, a login code waiting for its native client (``OAuthFlows``), or a login waiting
+/// for its second factor (``MFALogin``). The store keeps
 /// it sealed: its key is a digest of the secret its holder presents, and its content is
 /// encrypted under a key derived from that secret, so the table alone reveals nothing.
 public struct SealedSignIn: Sendable, Equatable {
-    public enum Kind: String, Sendable { case flow, code }
+    /// `mfa`: a login whose first factor was proven, waiting for its second (``MFALogin``).
+    public enum Kind: String, Sendable { case flow, code, mfa }
     /// Hex SHA-256 of the secret (the `state` sent to the IdP, or the login code).
     public var id: String
     public var appId: String

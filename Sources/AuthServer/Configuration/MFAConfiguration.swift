@@ -1,0 +1,39 @@
+import AuthProtocol
+
+/// An app's second factors: app key `mfa`.
+///
+/// ```json
+/// "mfa": { "totp": { "enabled": true, "issuer": "Acme" } }
+/// ```
+///
+/// `totp.enabled` lets users enrol a TOTP factor (an authenticator app); `issuer` is the name
+/// the app shows the entry under (default: the app id). Turning it off stops new enrolments
+/// only: a user who enrolled still needs their code to log in, until they or an administrator
+/// remove the factor. A careless config edit must not take a second factor away.
+public struct MFAConfiguration: Sendable, Equatable {
+    /// TOTP enrolment is offered.
+    public var totpEnabled = false
+    /// The label of the entry in an authenticator app; nil: the app id.
+    public var totpIssuer: String?
+
+    public init() {}
+
+    init(ejson: EJSON, path: String) throws(ConfigError) {
+        var r = try ConfigReader(ejson, path: path)
+        self.init()
+        if let v = r.value("totp") {
+            var t = try ConfigReader(v, path: r.keyPath("totp"))
+            totpEnabled = try t.bool("enabled", default: true)
+            totpIssuer = try t.string("issuer")
+            if let issuer = totpIssuer, issuer.isEmpty || issuer.contains(":") {
+                throw ConfigError(key: t.keyPath("issuer"), reason: "must be a non-empty name without ':'")
+            }
+            try t.finish()
+        }
+        try r.finish()
+    }
+
+    var ejson: EJSON {
+        ["totp": ["enabled": .bool(totpEnabled), "issuer": totpIssuer.map(EJSON.string) ?? .null]]
+    }
+}

@@ -1,0 +1,38 @@
+import AuthProtocol
+import Hummingbird
+
+/// The logged-in user's second factors (`/auth/mfa`), named by their access token.
+struct MFAController {
+    let factors: SecondFactorService
+
+    /// Adds the routes to `group` (`/api/client/v2.0/auth/mfa`).
+    func addRoutes(to group: RouterGroup<AuthRequestContext>) {
+        group.get(use: list)
+        group.post("totp", use: startTOTP)
+        group.post("totp/confirm", use: confirmTOTP)
+        group.delete("totp", use: removeTOTP)
+        group.post("recovery_codes", use: replaceRecoveryCodes)
+    }
+
+    @Sendable func list(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(try await factors.list(token: try request.bearerToken()))
+    }
+
+    @Sendable func startTOTP(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(try await factors.startTOTP(token: try request.bearerToken()), status: .created)
+    }
+
+    @Sendable func confirmTOTP(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let body = try await RequestBody.read(request, context: context)
+        return JSONResponse.make(try await factors.confirmTOTP(token: try request.bearerToken(), body: body))
+    }
+
+    @Sendable func removeTOTP(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await factors.removeTOTP(token: try request.bearerToken())
+        return JSONResponse.empty
+    }
+
+    @Sendable func replaceRecoveryCodes(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(try await factors.replaceRecoveryCodes(token: try request.bearerToken()), status: .created)
+    }
+}

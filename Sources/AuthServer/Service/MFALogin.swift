@@ -1,0 +1,111 @@
+import AuthProtocol
+
+/// The second step of a login, for a user with a second factor (docs/server/accounts.md,
+/// "Second factors"). The first factor's proof is kept sealed in the store under an
+/// `mfaToken` (``SealedSignIn``, kind `mfa`: any instance can finish it), for 5 minutes and 5
+/// attempts; a TOTP code or a recovery code completes it, once.
+///
+/// A wrong code counts towards the user's failed-login back-off (``LoginBackoff``, keyed by the
+/// user and the address), as a wrong password does for its account: someone who has the
+/// password cannot guess codes faster by asking for new tokens.
+struct MFALogin: Sendable {
+    let store: any AuthStore
+    let clock: ServerClock
+    let abuse: AbuseControls
+    let backoff: LoginBackoff
+
+    /// The path's provider name of a completion: `POST {app}/auth/providers/mfa/login`.
+    static let provider = "mfa"
+    static let lifetime: Int64 = 300
+    static let attempts = 5
+
+    /// A login waiting for its second factor.
+    struct Pending: Sendable {
+        var proof: LoginService.Proof
+        var userId: String
+        var deviceId: String
+        /// How many wrong codes it has had.
+        var failures: Int
+        var expires: Int64
+    }
+
+    /// Keeps the pending login and answers the `MFARequired` error that carries its token.
+    func challenge(_ proof: LoginService.Proof, userId: String, deviceId: String, factors: [String], app: AppRuntime) async throws
+        -> ServiceError
+    {
+        let token = Secrets.randomHex(bytes: 24)
+        let pending = Pending(proof: proof, userId: userId, deviceId: deviceId, failures: 0, expires: clock.now + Self.lifetime)
+        try await keep(pending, token: token, app: app.id)
+        AuditTrail.event("mfa_required")
+        var error = ServiceError(
+            .mfaRequired, "this user has a second factor: complete the login with the mfaToken and a code (within 5 minutes)")
+        error.details = ["mfaToken": .string(token), "factors": .array(factors.map(EJSON.string))]
+        return error
+    }
+
+    /// The pending login of the body's `mfaToken`, once its `code` (6 digits: TOTP; else a
+    /// recovery code) is right; the token is spent then. A wrong code keeps the token for
+    /// its remaining attempts.
+    func complete(_ body: RequestBody, app: AppRuntime, address: String) async throws -> Pending {
+        let token = try body.string("mfaToken")
+        let code = try body.string("code").filter { $0 != " " }
+        try abuse.checkRate(.login, app: app, address: address)
+        let now = clock.now
+        guard let found = try await store.takeSignIn(id: OAuthFlows.id(token), kind: .mfa), found.expiresAt > now,
+            found.appId == app.id, let content = OAuthFlows.open(found, secret: token), var pending = Self.pending(content)
+        else {
+            throw ServiceError(.invalidSession, "mfaToken is unknown, used or expired: log in again")
+        }
+        pending.expires = found.expiresAt
+        AuditTrail.user(pending.userId, app: app.id)
+        AuditTrail.provider(pending.proof.identity.providerType)
+        let account = AbuseControls.backoffAccount(app, "mfa\u{0}" + pending.userId)
+        let limited = abuse.rateLimited(app)
+        let standing = limited ? try await backoff.standing(address: address, account: account, now: now) : nil
+        if let wait = standing?.wait {
+            try await keep(pending, token: token, app: app.id)
+            AuditTrail.event("lockout")
+            throw AbuseControls.tooMany(wait)
+        }
+        let isTOTP = code.count == 6 && code.utf8.allSatisfy { (48...57).contains($0) }
+        if try await check(code, isTOTP: isTOTP, userId: pending.userId, now: now) {
+            if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
+            AuditTrail.event(isTOTP ? "mfa_totp" : "mfa_recovery_code")
+            return pending
+        }
+        if limited { try await backoff.failed(address: address, account: account, now: now) }
+        pending.failures += 1
+        let left = Self.attempts - pending.failures
+        if left > 0 { try await keep(pending, token: token, app: app.id) }
+        AuditTrail.event("mfa_failed")
+        throw ServiceError(
+            .invalidMFACode,
+            (isTOTP ? "wrong, used or expired TOTP code" : "unknown or used recovery code")
+                + (left > 0 ? " (\(left) attempt\(left == 1 ? "" : "s") left with this mfaToken)" : ": log in again"))
+    }
+
+    /// Spends the code if it is right: a TOTP code's step (once, and none before it after),
+    /// or a recovery code.
+    private func check(_ code: String, isTOTP: Bool, userId: String, now: Int64) async throws -> Bool {
+        guard isTOTP else { return try await store.useRecoveryCode(userId: userId, digest: RecoveryCodes.digest(code)) }
+        guard let factor = try await store.secondFactors(userId: userId).totp, factor.confirmedAt != nil,
+            let step = TOTP(secret: factor.secret).matchingStep(code, at: now), step > factor.lastStep
+        else { return false }
+        return try await store.useTOTPStep(userId: userId, step: step)
+    }
+
+    private func keep(_ pending: Pending, token: String, app: String) async throws {
+        let content: EJSONDocument = [
+            "proof": .document(OAuthFlows.document(pending.proof)), "userId": .string(pending.userId),
+            "deviceId": .string(pending.deviceId), "failures": .int64(Int64(pending.failures)),
+        ]
+        try await store.insertSignIn(OAuthFlows.seal(content, secret: token, app: app, kind: .mfa, expires: pending.expires))
+    }
+
+    private static func pending(_ d: EJSONDocument) -> Pending? {
+        guard let proof = d["proof"]?.documentValue.flatMap(OAuthFlows.proof), let userId = d["userId"]?.stringValue,
+            let deviceId = d["deviceId"]?.stringValue, case .int64(let failures)? = d["failures"]
+        else { return nil }
+        return Pending(proof: proof, userId: userId, deviceId: deviceId, failures: Int(failures), expires: 0)  // the row's
+    }
+}

@@ -1,0 +1,72 @@
+/// `totp_factors`: each user's TOTP second factor (one at most), enrolled or being enrolled.
+enum TOTPFactorsTable {
+    /// A new enrolment, replacing one not confirmed yet; nothing when one is confirmed.
+    static let start: SQL = """
+        INSERT INTO totp_factors (user_id, app_id, secret, confirmed_at, last_step, created_at) VALUES (?, ?, ?, NULL, 0, ?)
+        ON CONFLICT (user_id) DO UPDATE SET secret = excluded.secret, last_step = 0, created_at = excluded.created_at
+        WHERE totp_factors.confirmed_at IS NULL RETURNING 1
+        """
+
+    static func startArguments(_ f: TOTPFactor) -> [SQLValue] {
+        [.text(f.userId), .text(f.appId), .blob(f.secret), .integer(f.createdAt)]
+    }
+
+    static let select: SQL = "SELECT user_id, app_id, secret, confirmed_at, last_step, created_at FROM totp_factors WHERE user_id = ?"
+
+    static func factor<Row: SQLRow>(_ row: Row) throws -> TOTPFactor {
+        TOTPFactor(
+            userId: try row.text("user_id"), appId: try row.text("app_id"), secret: try row.bytes("secret"),
+            confirmedAt: try row.optionalInt64("confirmed_at"), lastStep: try row.int64("last_step"),
+            createdAt: try row.int64("created_at"))
+    }
+
+    /// Confirms the enrolment with a code of step `?`: once, and only a step after the last used.
+    static let confirm: SQL = """
+        UPDATE totp_factors SET confirmed_at = ?, last_step = ? WHERE user_id = ? AND confirmed_at IS NULL AND last_step < ?
+        RETURNING 1
+        """
+    /// Spends a step of an enrolled factor: a code is accepted once, and no older one after it.
+    static let useStep: SQL = """
+        UPDATE totp_factors SET last_step = ? WHERE user_id = ? AND confirmed_at IS NOT NULL AND last_step < ? RETURNING 1
+        """
+    static let delete: SQL = "DELETE FROM totp_factors WHERE user_id = ? RETURNING 1"
+}
+
+/// `recovery_codes`: the digests of a user's unused recovery codes.
+enum RecoveryCodesTable {
+    static let insert: SQL = "INSERT INTO recovery_codes (user_id, digest) VALUES (?, ?)"
+    static let deleteOfUser: SQL = "DELETE FROM recovery_codes WHERE user_id = ?"
+    /// Spends one: whichever caller's DELETE removes it has used it.
+    static let use: SQL = "DELETE FROM recovery_codes WHERE user_id = ? AND digest = ? RETURNING 1"
+    static let count: SQL = "SELECT COUNT(*) AS n FROM recovery_codes WHERE user_id = ?"
+}
+
+// MARK: the record
+
+/// A user's TOTP factor. Its secret is stored as is: the server must compute codes from it,
+/// and the database that holds it holds the token signing keys too (keep it private).
+public struct TOTPFactor: Sendable, Equatable {
+    public var userId: String
+    public var appId: String
+    public var secret: [UInt8]
+    /// When the enrolment was confirmed with a code; nil while it is being enrolled.
+    public var confirmedAt: Int64?
+    /// The last step whose code was accepted: no code of it or before it is accepted again.
+    public var lastStep: Int64
+    public var createdAt: Int64
+}
+
+/// What second factors a user has: what a login must ask for.
+public struct SecondFactors: Sendable, Equatable {
+    /// The TOTP factor, confirmed or not.
+    public var totp: TOTPFactor?
+    /// How many unused recovery codes the user holds.
+    public var recoveryCodes: Int
+
+    /// The factor types a login may complete with: `totp` and `recovery_code` once TOTP is
+    /// confirmed; none otherwise.
+    public var usable: [String] {
+        guard totp?.confirmedAt != nil else { return [] }
+        return recoveryCodes > 0 ? ["totp", "recovery_code"] : ["totp"]
+    }
+}
