@@ -99,6 +99,26 @@ function User:refreshCustomData() end
 ---@return any
 function User:callFunction(name, ...) end
 
+---starts enrolling TOTP (a login within the last 10 minutes, or the app's `recentLoginSeconds`): the secret (`auth.totp(secret)` makes its codes) and the `otpauth://` URI an authenticator app reads; confirm with `user:confirmTOTP(code)`. The REPL shows the URI as a QR code.
+---@return {secret: string, uri: string}
+function User:enrollTOTP() end
+
+---confirms the enrolment with a current code; returns the 10 recovery codes (shown only now). From then on a login of this user answers `MFARequired`
+---@param code string
+---@return string[]
+function User:confirmTOTP(code) end
+
+---removes TOTP and the recovery codes (a recent login that used the code: `RequiresRecentLogin` otherwise)
+function User:removeTOTP() end
+
+---the user's second factors and how many unused recovery codes they hold
+---@return {factors: {type: string, confirmed: boolean, createdAt: integer}[], recoveryCodes: integer}
+function User:secondFactors() end
+
+---10 new recovery codes, replacing the unused ones (a recent login that used the code)
+---@return string[]
+function User:newRecoveryCodes() end
+
 ---`app.emailPasswordAuth`: registration, confirmation and passwords. Each method returns nothing and raises on failure.
 ---@class EmailPasswordAuth
 local EmailPasswordAuth = {}
@@ -201,6 +221,8 @@ local Credentials = {}
 ---@field email string? `AccountExistsWithDifferentCredential` only: the email
 ---@field providers string[]? `AccountExistsWithDifferentCredential` only: the providers its account signs in with
 ---@field credential Credentials? `AccountExistsWithDifferentCredential` only: the pending credential, to link once signed in
+---@field mfaToken string? `MFARequired` only: completes the login with a code, `login(credentials.mfa(err, code))`
+---@field factors string[]? `MFARequired` only: what the login may be completed with (`totp`, `recovery_code`)
 local AuthError = {}
 
 ---A progress report on stderr, made by `auth.progress`.
@@ -253,6 +275,15 @@ function Admin:revoke(id) end
 ---@param data table?
 ---@return table
 function Admin:setCustomData(id, data) end
+
+---the user's second factors: `{factors = {{type, confirmed, createdAt}}, recoveryCodes}`
+---@param id string
+---@return table
+function Admin:factors(id) end
+
+---removes the user's TOTP factor and recovery codes (a lost authenticator)
+---@param id string
+function Admin:removeTOTP(id) end
 
 ---mails the user a password reset
 ---@param id string
@@ -349,6 +380,12 @@ function credentials.apiKey(key) end
 ---@param key string
 ---@return Credentials
 function credentials.serverApiKey(key) end
+
+---The second step of a login that raised `MFARequired`: its `err.mfaToken` (or `err` itself) and a TOTP code (`auth.totp(secret)`) or a recovery code. Once, within 5 minutes and 5 attempts.
+---@param mfaTokenOrError string|AuthError
+---@param code string
+---@return Credentials
+function credentials.mfa(mfaTokenOrError, code) end
 
 ---`custom-token`, when the app's config enables it (the embedded app does not; `auth.dev.config` can).
 ---@param token string
@@ -458,6 +495,12 @@ function auth.progress(total, label) end
 ---@param prompt? string
 ---@return string
 function auth.password(prompt) end
+
+---The TOTP code of a base32 secret (what `user:enrollTOTP()` returns, or an `otpauth://` URI's `secret`) at `time` (Unix seconds; default now): RFC 6238, SHA-1, 6 digits, 30 s. Against a dev server whose clock moved, pass `auth.dev.advanceClock(0).now`.
+---@param secret string
+---@param time? integer
+---@return string
+function auth.totp(secret, time) end
 
 ---A monotonic clock in seconds (a float), for timing.
 ---@return number

@@ -87,6 +87,16 @@ public struct AdminClient: Sendable {
         try await send("PUT", "/users/\(Self.escape(id))/custom_data", body: data.map(EJSON.document) ?? .null)
     }
 
+    /// The user's second factors: `{factors: [{type, confirmed, createdAt}], recoveryCodes}`.
+    public func secondFactors(_ id: String) async throws(AuthClientError) -> EJSON {
+        try await send("GET", "/users/\(Self.escape(id))/factors")
+    }
+
+    /// Removes the user's TOTP factor and recovery codes (they lost their authenticator).
+    public func removeTOTP(_ id: String) async throws(AuthClientError) {
+        _ = try await send("DELETE", "/users/\(Self.escape(id))/factors/totp")
+    }
+
     /// Sends the user's email/password account its reset mail.
     public func sendReset(_ id: String) async throws(AuthClientError) {
         _ = try await send("POST", "/users/\(Self.escape(id))/reset")

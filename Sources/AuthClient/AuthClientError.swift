@@ -52,6 +52,11 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
         return .pending(provider: provider, credential: token)
     }
 
+    /// `MFARequired`: the token that completes the login with a code (``Credentials/mfa(token:code:)``).
+    public var mfaToken: String? { details["mfaToken"]?.stringValue }
+    /// `MFARequired`: what the login may be completed with (`totp`, `recovery_code`).
+    public var factors: [String] { details["factors"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
+
     public var description: String { "\(code): \(message)" }
 
     // Client-side codes (realm-core's names).

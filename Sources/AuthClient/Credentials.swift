@@ -44,6 +44,12 @@ public struct Credentials: Sendable, Equatable {
         Credentials(provider: provider, body: ["provider": .string(provider), "pendingCredential": .string(credential)])
     }
 
+    /// The second step of a login that answered `MFARequired`: its `mfaToken`
+    /// (``AuthClientError/mfaToken``) and a TOTP code or a recovery code.
+    public static func mfa(token: String, code: String) -> Credentials {
+        Credentials(provider: "mfa", body: ["provider": "mfa", "mfaToken": .string(token), "code": .string(code)])
+    }
+
     /// A JWT of another service (custom-token).
     public static func jwt(_ token: String) -> Credentials {
         Credentials(provider: ProviderType.customToken, body: ["provider": .string(ProviderType.customToken), "token": .string(token)])

@@ -35,6 +35,8 @@ public enum Routes {
     public static func session(_ id: String) -> String { "\(sessions)/\(id)" }
     /// `GET ?email=`: the providers the holder of an email signs in with.
     public static func signInMethods(_ app: String) -> String { "\(self.app(app))/auth/methods" }
+    /// `{base}/auth/mfa`: the caller's second factors (`/totp`, `/totp/confirm`, `/recovery_codes`).
+    public static let mfa = "\(base)/auth/mfa"
     /// `{base}/auth/api_keys/{id}`.
     public static func apiKey(_ id: String) -> String { "\(apiKeys)/\(id)" }
 }

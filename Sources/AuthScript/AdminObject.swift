@@ -123,6 +123,17 @@ final class AdminObject: LuaObject {
                 let value = data
                 return perform(call) { [LuaEJSON.lua(try await a.client.setCustomData(id, value))] }
             },
+            .method("factors", "(id: string): table", "the user's second factors: `{factors = {{type, confirmed, createdAt}}, recoveryCodes}`") {
+                a, call in
+                let id = try call.string(2)
+                return perform(call) { [LuaEJSON.lua(try await a.client.secondFactors(id))] }
+            },
+            .method("removeTOTP", "(id: string)", "removes the user's TOTP factor and recovery codes (a lost authenticator)") { a, call in
+                let id = try call.string(2)
+                return perform(call) {
+                    try await a.client.removeTOTP(id); return []
+                }
+            },
             .method("sendReset", "(id: string)", "mails the user a password reset") { a, call in
                 let id = try call.string(2)
                 return perform(call) {

@@ -54,6 +54,7 @@ enum AuthModule {
                 return .one(.object(ProgressObject(total: total, label: try call.optionalString(2) ?? "")))
             })
         t.add(PasswordPrompt.function)
+        t.add(SecondFactorBindings.totp)
         t.add(
             LuaFunction("auth.clock", "(): number", "A monotonic clock in seconds (a float), for timing.") { _ in
                 .one(.number(ProgressObject.now()))

@@ -58,6 +58,11 @@ enum CredentialsLibrary {
         add("apiKey", "(key: string)", "`api-key`: a user's API key logs in as its owner.") { call in .userAPIKey(try call.string(1)) }
         add("serverApiKey", "(key: string)", "`api-key` too: the server has user keys only.") { call in .serverAPIKey(try call.string(1)) }
         add(
+            "mfa", "(mfaTokenOrError: string|AuthError, code: string)",
+            "The second step of a login that raised `MFARequired`: its `err.mfaToken` (or `err` itself) and a TOTP code "
+                + "(`auth.totp(secret)`) or a recovery code. Once, within 5 minutes and 5 attempts."
+        ) { call in try SecondFactorBindings.credential(call) }
+        add(
             "jwt", "(token: string)",
             "`custom-token`, when the app's config enables it (the embedded app does not; `auth.dev.config` can)."
         ) { call in .jwt(try call.string(1)) }

@@ -34,10 +34,15 @@ public final class AuthErrorObject: LuaObject {
         return text
     }
 
-    /// The line the REPL prints: ``line``, except for the account-exists conflict, which says
-    /// what to do next as a line to run. `_` is the error when it prints, and stays so while
+    /// The line the REPL prints: ``line``, except for a login that needs its second factor
+    /// (the REPL then asks for the code), and the account-exists conflict, which says what to
+    /// do next as a line to run. `_` is the error when it prints, and stays so while
     /// that line runs: signing in and `linkIdentity(_.credential)` go in one line.
     public var replLine: String {
+        if error.code == "MFARequired" {
+            return "\(position)MFARequired: this user has a second factor: type the code from the authenticator app, "
+                + "or a recovery code (an empty line gives up)"
+        }
         guard error.code == "AccountExistsWithDifferentCredential", let email = error.email, let pending = error.pendingCredential
         else { return line }
         let signIn: String
@@ -91,6 +96,15 @@ public final class AuthErrorObject: LuaObject {
                 "credential", "Credentials?",
                 "`AccountExistsWithDifferentCredential` only: the pending credential, to link once signed in"
             ) { $0.error.pendingCredential.map { .object(CredentialsObject($0)) } ?? .nil },
+            .property(
+                "mfaToken", "string?",
+                "`MFARequired` only: completes the login with a code, `login(credentials.mfa(err, code))`"
+            ) { $0.error.mfaToken.map { .string(LuaString($0)) } ?? .nil },
+            .property("factors", "string[]?", "`MFARequired` only: what the login may be completed with (`totp`, `recovery_code`)") {
+                object in
+                object.error.details["factors"] == nil
+                    ? .nil : .table(LuaTable(array: object.error.factors.map { .string(LuaString($0)) }))
+            },
         ],
         description: { $0.line })
 }

@@ -47,9 +47,12 @@ enum Embedded {
         config.host = "127.0.0.1"
         config.port = 0
         // The playground's `local` app keeps one account per email
-        // (docs/protocol/identity-providers.md section 5).
+        // (docs/protocol/identity-providers.md section 5) and offers TOTP second factors.
         config.apps = config.apps.map {
-            var app = $0; app.oneAccountPerEmail = true; return app
+            var app = $0
+            app.oneAccountPerEmail = true
+            app.mfa.totpEnabled = true
+            return app
         }
         config.database = .directory(command.data)
         if let plugins = command.plugins {

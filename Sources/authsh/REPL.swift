@@ -22,6 +22,7 @@ struct REPL {
         let history = History(directory: session.dataDirectory)
         let formatter = LuaFormatter(color: Output.useColor)
         var saved = SavedSession()
+        SecondFactorBindings.showEnrolment.withLock { $0 = REPL.showEnrolment }
         while true {
             let source: LuaReference
             var statement = ""
@@ -63,6 +64,7 @@ struct REPL {
                     // `_` is the error, so `_.credential` and friends are at hand.
                     try? lua.setGlobal("_", .object(box))
                     session.report(error, line: authError.replLine)
+                    if authError.error.code == "MFARequired" { completeLogin(box, editor: editor, formatter: formatter) }
                 } else {
                     session.report(error)
                 }
@@ -71,6 +73,55 @@ struct REPL {
             }
             fflush(nil)
         }
+    }
+
+    /// The second step of a login that answered `MFARequired` (`box`, the error): the code
+    /// typed at a prompt completes it, as `login(credentials.mfa(_, code))` would. A wrong
+    /// code asks again while the token has attempts left; an empty line or Ctrl-C gives up.
+    private func completeLogin(_ box: LuaObjectBox, editor: LineEditor, formatter: LuaFormatter) {
+        let lua = session.lua
+        while true {
+            guard case .line(let line) = editor.read(prompt: "code (authenticator app, or a recovery code): ") else {
+                print("")
+                return
+            }
+            let code = line.trimmingSpaces
+            guard !code.isEmpty else { return }
+            do {
+                let results = try session.run(
+                    Array("local err, code = ...; return login(credentials.mfa(err, code))".utf8), name: "=(second factor)",
+                    arguments: [.object(box), .string(LuaString(code))])
+                if results.count > 0 {
+                    lua.setGlobal("_", results.reference(0))
+                    print(formatter.format(results).joined(separator: "\t"))
+                }
+                return
+            } catch let error as LuaError {
+                guard case .object(let wrong)? = error.value, let authError = wrong.object as? AuthErrorObject else {
+                    session.report(error)
+                    return
+                }
+                session.report(error, line: authError.line)
+                // The token takes another code unless this one was its last attempt.
+                guard authError.error.code == "InvalidMFACode", !authError.error.message.hasSuffix("log in again") else { return }
+            } catch {
+                Output.error("authsh: \(error)")
+                return
+            }
+        }
+    }
+
+    /// Draws a TOTP enrolment's `otpauth://` URI as a QR code for a phone to scan (with
+    /// `qrencode`; the URI alone when it is not installed).
+    @Sendable static func showEnrolment(_ uri: String) {
+        var text = "Scan this with an authenticator app, then confirm with a code: user:confirmTOTP(\"123456\")\n"
+        if let code = TerminalQRCode.render(uri) {
+            text += code
+        } else {
+            text += "(install qrencode to see the QR code here; the URI holds the secret:)\n"
+        }
+        text += TerminalText.safe(uri) + "\n"
+        Output.write(1, text)
     }
 
     /// What `.help ` completes: the names `.help` knows that start with `prefix`.

@@ -2,8 +2,8 @@ import AuthProtocol
 import Hummingbird
 
 /// The admin API's user routes (`/api/admin/v1/apps/:app/...`, the key checked and the app
-/// resolved): list, read, disable, enable, delete, revoke, custom data, resets and
-/// confirmations. Each change is one of ``AdminService``'s actions, audited as the key's.
+/// resolved): list, read, disable, enable, delete, revoke, custom data, second factors,
+/// resets and confirmations. Each change is one of ``AdminService``'s actions, audited as the key's.
 struct AdminController {
     let admin: AdminService
 
@@ -17,6 +17,8 @@ struct AdminController {
         group.delete("users/:id/sessions", use: revokeSessions)
         group.put("users/:id/custom_data", use: setCustomData)
         group.post("users/:id/reset", use: sendReset)
+        group.get("users/:id/factors", use: factors)
+        group.delete("users/:id/factors/totp", use: removeTOTP)
         group.post("confirm", use: confirm)
         group.get("triggers", use: triggerRuns)
     }
@@ -68,6 +70,18 @@ struct AdminController {
         let (app, found) = try await admin.target(context)
         try await admin.adminSendReset(app: app, user: found, by: AdminActor(request, context))
         return AdminRoutes.json(["sent": true])
+    }
+
+    /// The user's second factors: `{"factors": [...], "recoveryCodes": N}`.
+    @Sendable func factors(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        AdminRoutes.json(try await admin.adminSecondFactors(app: try context.app, id: Self.id(context)))
+    }
+
+    /// Removes the user's TOTP factor and recovery codes.
+    @Sendable func removeTOTP(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let id = Self.id(context)
+        try await admin.adminRemoveTOTP(app: try context.app, id: id, by: AdminActor(request, context))
+        return AdminRoutes.json(["id": .string(id), "removed": "totp"])
     }
 
     /// Confirms the pending email/password account of `{"email"}`.

@@ -13,6 +13,8 @@ import Hummingbird
 /// | DELETE `users/{id}/sessions` | `{"revoked": N}` |
 /// | PUT `users/{id}/custom_data` | a JSON object, or null to remove it |
 /// | POST `users/{id}/reset` | sends the reset mail of the user's email/password account |
+/// | GET `users/{id}/factors` | `{"factors": [...], "recoveryCodes": N}` |
+/// | DELETE `users/{id}/factors/totp` | removes TOTP and the recovery codes |
 /// | POST `confirm` `{"email"}` | confirms a pending email/password account |
 /// | GET `export`, POST `import` | NDJSON (``AdminTransferController``) |
 ///

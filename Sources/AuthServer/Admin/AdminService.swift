@@ -82,6 +82,22 @@ struct AdminService {
         return revoked
     }
 
+    /// The user's second factors (``SecondFactorService/describe(_:)``).
+    func adminSecondFactors(app: AppRuntime, id: String) async throws -> EJSON {
+        guard try await store.user(id: id, app: app.id) != nil else { throw Self.noSuchUser }
+        return SecondFactorService.describe(try await store.secondFactors(userId: id))
+    }
+
+    /// Removes the user's TOTP factor and recovery codes: for a person who lost their
+    /// authenticator and their codes, once the administrator knows who they are.
+    func adminRemoveTOTP(app: AppRuntime, id: String, by actor: AdminActor) async throws {
+        guard try await store.user(id: id, app: app.id) != nil else { throw Self.noSuchUser }
+        guard try await store.deleteTOTP(userId: id) else {
+            throw ServiceError(.mfaFactorNotFound, "this user has no TOTP factor")
+        }
+        await adminRecord("totp_removed", app: app, user: id, by: actor)
+    }
+
     func adminRevokeSession(app: AppRuntime, id: String, session: String, by actor: AdminActor) async throws {
         guard try await store.deleteSession(id: session, userId: id, app: app.id) else {
             throw ServiceError(.sessionNotFound, "the user has no such session")

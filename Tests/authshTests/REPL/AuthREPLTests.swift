@@ -186,3 +186,42 @@ extension AuthREPLTests {
         #expect(replay.stdout == "sam@example.com\n", "\(replay.stdout)")
     }
 }
+
+/// Second factors in the REPL: an enrolment draws its QR code, and a login that needs its
+/// second factor asks for the code and completes.
+extension AuthREPLTests {
+    @Test func totpEnrolmentShowsAQRCodeAndTheLoginAsksForTheCode() async throws {
+        let data = try Binary.temporaryDirectory()
+        let term = try await Terminal(arguments: [], dataDirectory: data)
+        try await term.waitFor("authsh local>")
+        try await term.type("register{ email = 'mia@example.com', password = 'mia-secret' }")
+        try await term.type("confirm(outbox{ email = 'mia@example.com' }[1])")
+        try await term.type("u = login(credentials.emailPassword('mia@example.com', 'mia-secret'))")
+        try await term.type("e = u:enrollTOTP()")
+        let shown = try await term.waitFor("otpauth://totp/local:mia%40example.com?secret=")
+        #expect(shown.contains("Scan this with an authenticator app"), "\(shown)")
+        // The URI is wider than the terminal: the test reads it from a file.
+        try await term.type("f = io.open('\(data)/uri', 'w'); f:write(e.uri); f:close(); print('written')")
+        try await term.waitFor("\nwritten")
+        let uri = try String(contentsOfFile: data + "/uri", encoding: .utf8)
+        // The block the REPL drew is qrencode's own drawing of the URI.
+        let drawn = try await Binary.run(["-t", "UTF8", "-m", "2", "-o", "-"], stdin: uri, executable: "/usr/bin/qrencode")
+        let rows = drawn.stdout.split(separator: "\n").map(String.init)
+        #expect(rows.count > 20)
+        #expect(shown.contains(rows[rows.count / 2]), "the middle row of the QR code is on the screen")
+
+        try await term.type("codes = u:confirmTOTP(auth.totp(e.secret, auth.dev.advanceClock(0).now)); print('CODE=' .. codes[1])")
+        let code = try #require(
+            try await term.waitFor("\nCODE=").components(separatedBy: "\nCODE=").last?.split(separator: "\n").first.map(String.init))
+        try await term.type("login(credentials.emailPassword('mia@example.com', 'mia-secret'))")
+        try await term.waitFor("MFARequired: this user has a second factor")
+        try await term.waitFor("code (authenticator app, or a recovery code):")
+        try await term.type("zzzzz-zzzzz")
+        try await term.waitFor("InvalidMFACode: unknown or used recovery code (4 attempts left")
+        try await term.type(code)
+        try await term.waitFor("mia@example.com, loggedIn)")
+        try await term.waitFor("authsh local mia@example.com>")
+        #expect(try await term.quit())
+        #expect(!(try term.history()).contains(code), "a code typed at the prompt stays out of history")
+    }
+}

@@ -5,7 +5,7 @@ import Testing
 @Suite(.binary, .timeLimit(.minutes(5))) struct RecipeTests {
     static let recipes = [
         "signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
-        "account-exists", "reauthenticate", "hooks",
+        "account-exists", "reauthenticate", "hooks", "totp",
     ]
 
     @Test(arguments: recipes)

@@ -1,0 +1,105 @@
+import AuthClient
+import AuthProtocol
+import Glibc
+import Lua
+import LuaEJSON
+import Synchronization
+
+/// Second factors in Lua: the user's TOTP methods, `auth.totp` (a script holds the
+/// authenticator), and `credentials.mfa` (the login's second step).
+public enum SecondFactorBindings {
+    /// Called with each enrolment's `otpauth://` URI before `user:enrollTOTP()` returns (the
+    /// REPL draws it as a QR code); set once at start-up.
+    public static let showEnrolment = Mutex<(@Sendable (String) -> Void)?>(nil)
+
+    /// The `User` methods.
+    static func userMembers() -> [LuaMember<UserObject>] {
+        func method(
+            _ name: String, _ type: String, _ summary: String,
+            _ body: @escaping @Sendable (UserSecondFactors, LuaCall) throws -> @Sendable () async throws -> [LuaValue]
+        ) -> LuaMember<UserObject> {
+            .method(name, type, summary) { object, call in perform(call, try body(object.user.secondFactors, call)) }
+        }
+        return [
+            method(
+                "enrollTOTP", "(): {secret: string, uri: string}",
+                "starts enrolling TOTP (a login within the last 10 minutes, or the app's `recentLoginSeconds`): the secret "
+                    + "(`auth.totp(secret)` makes its codes) and the `otpauth://` URI an authenticator app reads; confirm with "
+                    + "`user:confirmTOTP(code)`. The REPL shows the URI as a QR code."
+            ) { factors, _ in
+                {
+                    let enrolment = try await factors.enrollTOTP()
+                    if let show = showEnrolment.withLock({ $0 }) { show(enrolment.uri) }
+                    return [.table(LuaTable(["secret": .string(LuaString(enrolment.secret)), "uri": .string(LuaString(enrolment.uri))]))]
+                }
+            },
+            method(
+                "confirmTOTP", "(code: string): string[]",
+                "confirms the enrolment with a current code; returns the 10 recovery codes (shown only now). From then on a "
+                    + "login of this user answers `MFARequired`"
+            ) { factors, call in
+                let code = try call.string(2)
+                return { [codes(try await factors.confirmTOTP(code: code))] }
+            },
+            method(
+                "removeTOTP", "()", "removes TOTP and the recovery codes (a recent login that used the code: `RequiresRecentLogin` otherwise)"
+            ) { factors, _ in
+                {
+                    try await factors.removeTOTP(); return []
+                }
+            },
+            method(
+                "secondFactors", "(): {factors: {type: string, confirmed: boolean, createdAt: integer}[], recoveryCodes: integer}",
+                "the user's second factors and how many unused recovery codes they hold"
+            ) { factors, _ in
+                {
+                    let (list, left) = try await factors.list()
+                    let items = list.map { f -> LuaValue in
+                        .table(
+                            LuaTable([
+                                "type": .string(LuaString(f.type)), "confirmed": .boolean(f.confirmed), "createdAt": .integer(f.createdAt),
+                            ]))
+                    }
+                    return [.table(LuaTable(["factors": .table(LuaTable(array: items)), "recoveryCodes": .integer(Int64(left))]))]
+                }
+            },
+            method(
+                "newRecoveryCodes", "(): string[]", "10 new recovery codes, replacing the unused ones (a recent login that used the code)"
+            ) { factors, _ in
+                { [codes(try await factors.replaceRecoveryCodes())] }
+            },
+        ]
+    }
+
+    private static func codes(_ list: [String]) -> LuaValue {
+        .table(LuaTable(array: list.map { .string(LuaString($0)) }))
+    }
+
+    /// `auth.totp(secret [, time])`.
+    static let totp = LuaFunction(
+        "auth.totp", "(secret: string, time?: integer): string",
+        "The TOTP code of a base32 secret (what `user:enrollTOTP()` returns, or an `otpauth://` URI's `secret`) at `time` "
+            + "(Unix seconds; default now): RFC 6238, SHA-1, 6 digits, 30 s. Against a dev server whose clock moved, pass "
+            + "`auth.dev.advanceClock(0).now`."
+    ) { call in
+        guard let generator = TOTP(base32: try call.string(1)) else {
+            throw LuaArgumentError(index: 1, message: "the secret must be base32 (A-Z, 2-7)")
+        }
+        let when = try call.optionalInteger(2) ?? Int64(time(nil))
+        return .one(.string(LuaString(generator.code(at: when))))
+    }
+
+    /// `credentials.mfa(tokenOrError, code)`.
+    static func credential(_ call: LuaCall) throws -> Credentials {
+        let token: String
+        if let error = try? call.object(1, as: AuthErrorObject.self) {
+            guard let t = error.error.mfaToken else {
+                throw LuaArgumentError(index: 1, message: "this error is \(error.error.code), not MFARequired: it has no mfaToken")
+            }
+            token = t
+        } else {
+            token = try call.string(1)
+        }
+        return .mfa(token: token, code: try call.string(2))
+    }
+}
