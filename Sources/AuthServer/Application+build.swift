@@ -119,13 +119,15 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     }
     // The client API.
     let app = router.group(RouterPath(Routes.base + "/app/:app")).add(middleware: AppMiddleware(apps: s.apps))
-    AppController(login: s.login, functionCalls: s.functionCalls, tokens: s.tokens, origin: s.origin).addRoutes(to: app)
+    AppController(login: s.login, passkeys: s.passkeys, functionCalls: s.functionCalls, tokens: s.tokens, origin: s.origin)
+        .addRoutes(to: app)
     UserpassController(userpass: s.userpass, accounts: s.accounts, abuse: s.abuse, origin: s.origin)
         .addRoutes(to: app.group("auth/providers/local-userpass"))
     let auth = router.group(RouterPath(Routes.base + "/auth"))
     SessionController(sessions: s.sessions, accounts: s.accounts).addRoutes(to: auth)
     APIKeyController(sessions: s.sessions, apiKeys: s.apiKeys).addRoutes(to: auth.group("api_keys"))
     MFAController(factors: s.secondFactors).addRoutes(to: auth.group("mfa"))
+    PasskeyController(passkeys: s.passkeys).addRoutes(to: auth.group("passkeys"))
     OAuthController(
         apps: s.apps, flows: s.flows, clock: s.clock, login: s.login, sessions: s.sessions, abuse: s.abuse, origin: s.origin,
         adminChannel: s.adminChannel

@@ -41,6 +41,8 @@ public struct AppConfiguration: Sendable, Equatable {
     public var hooks = HookConfiguration()
     /// Second factors users may enrol (`mfa`).
     public var mfa = MFAConfiguration()
+    /// Passkeys (`webauthn`); nil: none, except dev mode's (``WebAuthnConfiguration/dev``).
+    public var webauthn: WebAuthnConfiguration?
     /// Authentication triggers (``TriggerConfiguration``), run after the fact.
     public var triggers: [TriggerConfiguration] = []
     /// Where plugins may send HTTP requests (``HTTPAllowList``); empty: nowhere.
@@ -166,6 +168,9 @@ extension AppConfiguration {
         if let v = r.value("mfa") {
             mfa = try MFAConfiguration(ejson: v, path: r.keyPath("mfa"))
         }
+        if let v = r.value("webauthn"), v != .null {
+            webauthn = try WebAuthnConfiguration(ejson: v, path: r.keyPath("webauthn"))
+        }
         if let list = try r.strings("httpAllowList") {
             httpAllowList = try HTTPAllowList(list, path: r.keyPath("httpAllowList"))
         }
@@ -242,6 +247,7 @@ extension AppConfiguration {
         doc["allowedRequestOrigins"] = allowedRequestOrigins.map { .array($0.entries.map(EJSON.string)) } ?? .null
         doc["hooks"] = hooks.ejson
         doc["mfa"] = mfa.ejson
+        doc["webauthn"] = webauthn?.ejson ?? .null
         doc["triggers"] = .array(triggers.map(\.ejson))
         doc["httpAllowList"] = httpAllowList.ejson
         return .document(doc)

@@ -2,10 +2,11 @@ import AuthProtocol
 import Hummingbird
 
 /// The routes of one app that need no user (`/app/:app/...`, the app resolved): where the
-/// server is, the keys its tokens are signed with, logins with any provider, the sign-in
-/// methods of an email, and calls of the app's functions.
+/// server is, the keys its tokens are signed with, logins with any provider (and a passkey
+/// login's options), the sign-in methods of an email, and calls of the app's functions.
 struct AppController {
     let login: LoginService
+    let passkeys: PasskeyService
     let functionCalls: FunctionCalls
     let tokens: TokenIssuer
     let origin: PublicOrigin
@@ -15,6 +16,7 @@ struct AppController {
         group.get("location", use: location)
         group.get(".well-known/jwks.json", use: keys)
         group.post("auth/providers/:provider/login", use: login)
+        group.post("auth/providers/passkey/options", use: passkeyOptions)
         group.get("auth/methods", use: signInMethods)
         group.post("functions/call", use: callFunction)
     }
@@ -48,6 +50,11 @@ struct AppController {
         let body = try await RequestBody.read(request, context: context)
         return JSONResponse.make(
             try await login.login(app: app, provider: provider, body: body, linkToken: token, address: context.clientAddress))
+    }
+
+    /// The options of a passkey login (`navigator.credentials.get`), in plain JSON.
+    @Sendable func passkeyOptions(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        JSONResponse.make(try await passkeys.loginOptions(app: try context.app, address: context.clientAddress), mode: .relaxed)
     }
 
     @Sendable func signInMethods(_ request: Request, context: AuthRequestContext) async throws -> Response {

@@ -36,6 +36,8 @@ final class AppRuntime: Sendable {
     /// The origins whose pages may call this app: the config's list, else the server's default
     /// (any origin in dev mode, none otherwise).
     func requestOrigins(dev: Bool) -> RequestOrigins { allowedRequestOrigins ?? (dev ? .all : .none) }
+    /// The app's passkeys: the config's, else dev mode's (``WebAuthnConfiguration/dev``), else none.
+    func webauthn(dev: Bool) -> WebAuthnConfiguration? { config.webauthn ?? (dev ? .dev : nil) }
     /// The enabled `oauth2-*` provider of that key, or nil.
     func oauth(_ type: String) -> OAuthProvider? { state.withLock { $0.oauth[type] } }
 

@@ -15,6 +15,8 @@ struct LoginService {
     let flows: OAuthFlows
     /// Logins waiting for their second factor.
     let mfa: MFALogin
+    /// Passkey logins.
+    let passkeys: PasskeyService
 
     /// Who the credentials prove the caller to be.
     struct Proof: Sendable {
@@ -25,6 +27,11 @@ struct LoginService {
         var profile: EJSONDocument = [:]
         /// The IdP's tokens, added to the answer when the provider has `returnProviderTokens`.
         var providerTokens: EJSONDocument = [:]
+        /// How it proved it (``AuthenticationMethods``), when not the provider's default.
+        var methods: [String]? = nil
+        /// No second factor is asked for: an API key (its owner made it while logged in, for
+        /// programs that cannot type a code), a passkey whose authenticator verified the user.
+        var skipsSecondFactor = false
     }
 
     /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
@@ -39,9 +46,10 @@ struct LoginService {
             return try await linkPending(pending, app: app, provider: provider, token: linkToken)
         }
         if provider == MFALogin.provider {
-            let pending = try await mfa.complete(body, app: app, address: address)
+            let (pending, method) = try await mfa.complete(body, app: app, address: address)
             return try await finish(
-                pending.proof, app: app, deviceId: pending.deviceId, linkToken: nil, address: address, completing: pending.userId)
+                pending.proof, app: app, deviceId: pending.deviceId, linkToken: nil, address: address,
+                completing: (pending.userId, method))
         }
         let proof: Proof
         if let loginCode = try body.optionalString("loginCode") {
@@ -58,10 +66,11 @@ struct LoginService {
     /// written (``AuthHooks``): `beforeUserCreated` for a new user, then `beforeLogin`.
     ///
     /// A returning user with a second factor gets `MFARequired` instead (``MFALogin``), unless
-    /// this is the login `completing` that user's second step. API keys are exempt: their
-    /// owner made them while logged in, for programs that cannot type a code.
+    /// this is the login `completing` that user's second step (with that method), or the proof
+    /// skips it (``Proof/skipsSecondFactor``).
     func finish(
-        _ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?, address: String, completing: String? = nil
+        _ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?, address: String,
+        completing: (userId: String, method: String)? = nil
     ) async throws -> EJSON {
         if let linkToken {
             let (_, user, claims) = try await sessions.userOfAccessToken(linkToken, in: app)
@@ -97,19 +106,17 @@ struct LoginService {
         AuditTrail.provider(proof.identity.providerType)
         if !isNew { AuditTrail.user(user.id, app: app.id) }
         guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
-        if let completing, completing != user.id || isNew {
+        if let completing, completing.userId != user.id || isNew {
             throw ServiceError(.invalidSession, "the identity of this login moved to another user: log in again")
         }
-        if completing == nil, !isNew, proof.owner == nil {
-            let factors = try await store.secondFactors(userId: user.id).usable
-            if !factors.isEmpty {
+        if completing == nil, !isNew, !proof.skipsSecondFactor {
+            let factors = try await store.secondFactors(userId: user.id)
+            if !factors.usable.isEmpty {
                 throw try await mfa.challenge(proof, userId: user.id, deviceId: deviceId, factors: factors, app: app)
             }
         }
-        let methods =
-            completing == nil
-            ? AuthenticationMethods.firstFactor(proof.identity.providerType)
-            : AuthenticationMethods.withSecondFactor(proof.identity.providerType)
+        let first = proof.methods ?? AuthenticationMethods.firstFactor(proof.identity.providerType)
+        let methods = completing.map { AuthenticationMethods.withSecondFactor(first, $0.method) } ?? first
         var login = AuthHooks.Login(user: user, identity: proof.identity, address: address, isNew: isNew)
         if isNew {
             user = try await hooks.beforeUserCreated(login, app: app)
@@ -204,7 +211,7 @@ struct LoginService {
             guard let record = try await store.apiKey(app: app.id, digest: Secrets.digest(key)), !record.disabled else {
                 throw ServiceError(.authError, "invalid API key")
             }
-            return Proof(identity: identity(record.id), owner: record.userId)
+            return Proof(identity: identity(record.id), owner: record.userId, skipsSecondFactor: true)
         case ProviderType.customFunction:
             guard let f = providers.customFunction else { break }
             try abuse.checkRate(.login, app: app, address: address)
@@ -217,6 +224,9 @@ struct LoginService {
             var id = identity(sub, data: profile)
             id.email = email
             return Proof(identity: id, profile: profile)
+        case PasskeyService.provider:
+            try abuse.checkRate(.login, app: app, address: address)
+            return try await passkeys.verifyLogin(body, app: app)
         case let type where type.hasPrefix("oauth2-"):
             guard let oauth = app.oauth(type) else { break }
             try abuse.checkRate(.login, app: app, address: address)

@@ -13,6 +13,8 @@ struct MFALogin: Sendable {
     let clock: ServerClock
     let abuse: AbuseControls
     let backoff: LoginBackoff
+    /// Checks a second step made with a passkey.
+    let passkeys: PasskeyService
 
     /// The path's provider name of a completion: `POST {app}/auth/providers/mfa/login`.
     static let provider = "mfa"
@@ -27,28 +29,45 @@ struct MFALogin: Sendable {
         /// How many wrong codes it has had.
         var failures: Int
         var expires: Int64
+        /// The WebAuthn challenge of a second step with a passkey (when the user holds one).
+        var challenge: String? = nil
     }
 
-    /// Keeps the pending login and answers the `MFARequired` error that carries its token.
-    func challenge(_ proof: LoginService.Proof, userId: String, deviceId: String, factors: [String], app: AppRuntime) async throws
-        -> ServiceError
+    /// Keeps the pending login and answers the `MFARequired` error that carries its token, the
+    /// factors it may be completed with and, when one is a passkey, the options of
+    /// `navigator.credentials.get` (`passkeyOptions`, their challenge kept with the login).
+    func challenge(_ proof: LoginService.Proof, userId: String, deviceId: String, factors: SecondFactors, app: AppRuntime)
+        async throws -> ServiceError
     {
         let token = Secrets.randomHex(bytes: 24)
-        let pending = Pending(proof: proof, userId: userId, deviceId: deviceId, failures: 0, expires: clock.now + Self.lifetime)
+        var pending = Pending(proof: proof, userId: userId, deviceId: deviceId, failures: 0, expires: clock.now + Self.lifetime)
+        var usable = factors.usable
+        var details: EJSONDocument = ["mfaToken": .string(token)]
+        if usable.contains("passkey") {
+            if let (options, challenge) = try await passkeys.secondFactorOptions(userId: userId, app: app) {
+                pending.challenge = challenge
+                details["passkeyOptions"] = options
+            } else {
+                usable.removeAll { $0 == "passkey" }  // the app's passkeys were turned off
+            }
+        }
+        details["factors"] = .array(usable.map(EJSON.string))
         try await keep(pending, token: token, app: app.id)
         AuditTrail.event("mfa_required")
         var error = ServiceError(
             .mfaRequired, "this user has a second factor: complete the login with the mfaToken and a code (within 5 minutes)")
-        error.details = ["mfaToken": .string(token), "factors": .array(factors.map(EJSON.string))]
+        error.details = details
         return error
     }
 
-    /// The pending login of the body's `mfaToken`, once its `code` (6 digits: TOTP; else a
-    /// recovery code) is right; the token is spent then. A wrong code keeps the token for
-    /// its remaining attempts.
-    func complete(_ body: RequestBody, app: AppRuntime, address: String) async throws -> Pending {
+    /// The pending login of the body's `mfaToken` once its second factor is right, and the
+    /// method (``AuthenticationMethods``) that completed it: `code` (6 digits: TOTP; else a
+    /// recovery code) or `credential` (a passkey's assertion over the login's challenge). The
+    /// token is spent then; a wrong answer keeps it for its remaining attempts.
+    func complete(_ body: RequestBody, app: AppRuntime, address: String) async throws -> (Pending, String) {
         let token = try body.string("mfaToken")
-        let code = try body.string("code").filter { $0 != " " }
+        let credential = body.document["credential"]
+        let code = credential == nil ? try body.string("code").filter { $0 != " " } : ""
         try abuse.checkRate(.login, app: app, address: address)
         let now = clock.now
         guard let found = try await store.takeSignIn(id: OAuthFlows.id(token), kind: .mfa), found.expiresAt > now,
@@ -68,10 +87,24 @@ struct MFALogin: Sendable {
             throw AbuseControls.tooMany(wait)
         }
         let isTOTP = code.count == 6 && code.utf8.allSatisfy { (48...57).contains($0) }
-        if try await check(code, isTOTP: isTOTP, userId: pending.userId, now: now) {
-            if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
-            AuditTrail.event(isTOTP ? "mfa_totp" : "mfa_recovery_code")
-            return pending
+        var refusal: String
+        if credential != nil {
+            do {
+                guard let challenge = pending.challenge else { throw ServiceError(.invalidMFACode, "this login offered no passkey") }
+                try await passkeys.verifySecondFactor(credential, challenge: challenge, userId: pending.userId, app: app)
+                if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
+                AuditTrail.event("mfa_passkey")
+                return (pending, AuthenticationMethods.keyPossession)
+            } catch let error as ServiceError {
+                refusal = error.message
+            }
+        } else {
+            if try await check(code, isTOTP: isTOTP, userId: pending.userId, now: now) {
+                if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
+                AuditTrail.event(isTOTP ? "mfa_totp" : "mfa_recovery_code")
+                return (pending, AuthenticationMethods.oneTimePassword)
+            }
+            refusal = isTOTP ? "wrong, used or expired TOTP code" : "unknown or used recovery code"
         }
         if limited { try await backoff.failed(address: address, account: account, now: now) }
         pending.failures += 1
@@ -80,8 +113,7 @@ struct MFALogin: Sendable {
         AuditTrail.event("mfa_failed")
         throw ServiceError(
             .invalidMFACode,
-            (isTOTP ? "wrong, used or expired TOTP code" : "unknown or used recovery code")
-                + (left > 0 ? " (\(left) attempt\(left == 1 ? "" : "s") left with this mfaToken)" : ": log in again"))
+            refusal + (left > 0 ? " (\(left) attempt\(left == 1 ? "" : "s") left with this mfaToken)" : ": log in again"))
     }
 
     /// Spends the code if it is right: a TOTP code's step (once, and none before it after),
@@ -95,10 +127,11 @@ struct MFALogin: Sendable {
     }
 
     private func keep(_ pending: Pending, token: String, app: String) async throws {
-        let content: EJSONDocument = [
+        var content: EJSONDocument = [
             "proof": .document(OAuthFlows.document(pending.proof)), "userId": .string(pending.userId),
             "deviceId": .string(pending.deviceId), "failures": .int64(Int64(pending.failures)),
         ]
+        if let challenge = pending.challenge { content["challenge"] = .string(challenge) }
         try await store.insertSignIn(OAuthFlows.seal(content, secret: token, app: app, kind: .mfa, expires: pending.expires))
     }
 
@@ -106,6 +139,8 @@ struct MFALogin: Sendable {
         guard let proof = d["proof"]?.documentValue.flatMap(OAuthFlows.proof), let userId = d["userId"]?.stringValue,
             let deviceId = d["deviceId"]?.stringValue, case .int64(let failures)? = d["failures"]
         else { return nil }
-        return Pending(proof: proof, userId: userId, deviceId: deviceId, failures: Int(failures), expires: 0)  // the row's
+        return Pending(
+            proof: proof, userId: userId, deviceId: deviceId, failures: Int(failures), expires: 0,  // the row's
+            challenge: d["challenge"]?.stringValue)
     }
 }

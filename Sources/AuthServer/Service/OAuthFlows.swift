@@ -162,6 +162,8 @@ struct OAuthFlows: Sendable {
             "providerTokens": .document(proof.providerTokens),
         ]
         if let owner = proof.owner { d["owner"] = .string(owner) }
+        if let methods = proof.methods { d["methods"] = .array(methods.map(EJSON.string)) }
+        if proof.skipsSecondFactor { d["skipsSecondFactor"] = true }
         return d
     }
 
@@ -175,6 +177,7 @@ struct OAuthFlows: Sendable {
             data: i["data"]?.documentValue ?? [:], email: i["email"]?.stringValue)
         return LoginService.Proof(
             identity: identity, owner: d["owner"]?.stringValue, profile: d["profile"]?.documentValue ?? [:],
-            providerTokens: d["providerTokens"]?.documentValue ?? [:])
+            providerTokens: d["providerTokens"]?.documentValue ?? [:],
+            methods: d["methods"]?.arrayValue?.compactMap(\.stringValue), skipsSecondFactor: d["skipsSecondFactor"] == true)
     }
 }

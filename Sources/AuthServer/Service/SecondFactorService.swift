@@ -11,9 +11,6 @@ struct SecondFactorService {
     let clock: ServerClock
     let sessions: SessionService
 
-    /// How old a login may be to change factors when the app sets no `recentLoginSeconds`.
-    static let recentLoginDefault: Int64 = 600
-
     /// `GET /auth/mfa`: `{factors: [{type, confirmed, createdAt}], recoveryCodes}`.
     func list(token: String) async throws -> EJSON {
         let (_, user, _) = try await sessions.userOfAccessToken(token)
@@ -22,7 +19,7 @@ struct SecondFactorService {
 
     /// `POST /auth/mfa/totp`: a new secret and its `otpauth://` URI; confirm with a code.
     func startTOTP(token: String) async throws -> EJSON {
-        let (app, user, _) = try await recentUser(token, needingFactor: false)
+        let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: false)
         guard app.config.mfa.totpEnabled else {
             throw ServiceError(.badRequest, "this app does not offer TOTP (its config's mfa.totp.enabled)")
         }
@@ -59,7 +56,7 @@ struct SecondFactorService {
 
     /// `DELETE /auth/mfa/totp`: removes TOTP and the recovery codes.
     func removeTOTP(token: String) async throws {
-        let (_, user, _) = try await recentUser(token, needingFactor: true)
+        let (_, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
         guard try await store.deleteTOTP(userId: user.id) else {
             throw ServiceError(.mfaFactorNotFound, "this user has no TOTP factor")
         }
@@ -67,31 +64,13 @@ struct SecondFactorService {
 
     /// `POST /auth/mfa/recovery_codes`: a new set, replacing every unused one.
     func replaceRecoveryCodes(token: String) async throws -> EJSON {
-        let (_, user, _) = try await recentUser(token, needingFactor: true)
+        let (_, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
         guard try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil else {
             throw ServiceError(.mfaFactorNotFound, "recovery codes come with a second factor: enrol TOTP first")
         }
         let codes = RecoveryCodes.make()
         try await store.replaceRecoveryCodes(userId: user.id, digests: codes.map(RecoveryCodes.digest))
         return ["recoveryCodes": .array(codes.map(EJSON.string))]
-    }
-
-    /// The caller, if their login is recent and, when the user has a confirmed factor and
-    /// `needingFactor`, used a second factor.
-    private func recentUser(_ token: String, needingFactor: Bool) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
-        let (app, user, claims) = try await sessions.userOfAccessToken(token)
-        let limit = app.config.recentLoginSeconds ?? Self.recentLoginDefault
-        if clock.now - (claims.auth_time ?? 0) > limit {
-            throw ServiceError(
-                .requiresRecentLogin, "changing second factors needs a recent login (within \(limit) s): log in again, then retry")
-        }
-        if needingFactor, !(claims.amr ?? []).contains(AuthenticationMethods.multipleFactors),
-            try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil
-        {
-            throw ServiceError(
-                .requiresRecentLogin, "this needs a login that used the second factor: log in again with your code, then retry")
-        }
-        return (app, user, claims)
     }
 
     /// A user's factors as the API shows them (also the admin API's).

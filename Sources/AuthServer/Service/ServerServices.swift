@@ -36,6 +36,8 @@ struct ServerServices {
     let apiKeys: APIKeyService
     /// The users' own second factors.
     let secondFactors: SecondFactorService
+    /// Passkeys: registration, login, management.
+    let passkeys: PasskeyService
     let functionCalls: FunctionCalls
     let admin: AdminService
     let sweeper: StoreSweeper
@@ -113,10 +115,13 @@ struct ServerServices {
         self.sessions = sessions
         self.userpass = userpass
         self.sweeper = sweeper
+        let passkeys = PasskeyService(store: store, clock: c.clock, sessions: sessions, abuse: abuse, dev: c.dev)
+        self.passkeys = passkeys
         login = LoginService(
             store: store, clock: c.clock, sessions: sessions, passwords: passwords, abuse: abuse, functions: functions,
             hooks: hooks, triggers: triggers, flows: flows,
-            mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff))
+            mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff, passkeys: passkeys),
+            passkeys: passkeys)
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock)

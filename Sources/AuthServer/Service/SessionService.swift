@@ -169,4 +169,28 @@ struct SessionService {
         }
         return (app, user, claims)
     }
+
+    /// How old a login may be to change second factors or passkeys when the app sets no
+    /// `recentLoginSeconds`.
+    static let factorLoginAge: Int64 = 600
+
+    /// The caller of `token`, allowed to change their second factors and passkeys: their login
+    /// is recent (the app's `recentLoginSeconds`, else ``factorLoginAge``) and, with
+    /// `needingSecondFactor` for a user with a confirmed second factor, used one (`amr` holds
+    /// `mfa`). 401 `RequiresRecentLogin` otherwise.
+    func factorChanger(_ token: String, needingSecondFactor: Bool) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+        let (app, user, claims) = try await userOfAccessToken(token)
+        let limit = app.config.recentLoginSeconds ?? Self.factorLoginAge
+        if clock.now - (claims.auth_time ?? 0) > limit {
+            throw ServiceError(
+                .requiresRecentLogin, "changing second factors needs a recent login (within \(limit) s): log in again, then retry")
+        }
+        if needingSecondFactor, !(claims.amr ?? []).contains(AuthenticationMethods.multipleFactors),
+            try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil
+        {
+            throw ServiceError(
+                .requiresRecentLogin, "this needs a login that used the second factor: log in again with your code, then retry")
+        }
+        return (app, user, claims)
+    }
 }

@@ -7,7 +7,8 @@ extension SQLStore {
             // A user who never enrolled (nearly every login) costs one read.
             guard totp != nil else { return SecondFactors(totp: nil, recoveryCodes: 0) }
             let codes = try await r.first(RecoveryCodesTable.count, [.text(userId)]) { try $0.int64("n") } ?? 0
-            return SecondFactors(totp: totp, recoveryCodes: Int(codes))
+            let passkeys = try await r.first(PasskeysTable.count, [.text(userId)]) { try $0.int64("n") } ?? 0
+            return SecondFactors(totp: totp, recoveryCodes: Int(codes), passkeys: Int(passkeys))
         }
     }
 

@@ -154,6 +154,19 @@ enum PostgresSchema {
                 """,
             ]
         ),
+        (
+            "v10",
+            [
+                """
+                CREATE TABLE passkeys (
+                    app_id TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    name TEXT NOT NULL, public_key BYTEA NOT NULL, algorithm BIGINT NOT NULL, sign_count BIGINT NOT NULL,
+                    aaguid BYTEA NOT NULL, transports TEXT NOT NULL, backup_eligible BOOLEAN NOT NULL, created_at BIGINT NOT NULL,
+                    last_used_at BIGINT, PRIMARY KEY (app_id, id))
+                """,
+                "CREATE INDEX passkeys_user ON passkeys(user_id, created_at)",
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

@@ -142,6 +142,18 @@ enum SQLiteSchema {
                 PRIMARY KEY (user_id, digest));
             """
         ),
+        // Passkeys: WebAuthn credentials, by app and credential id (base64url).
+        (
+            "v10: passkeys",
+            """
+            CREATE TABLE passkeys (
+                app_id TEXT NOT NULL, id TEXT NOT NULL, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                name TEXT NOT NULL, public_key BLOB NOT NULL, algorithm INTEGER NOT NULL, sign_count INTEGER NOT NULL,
+                aaguid BLOB NOT NULL, transports TEXT NOT NULL, backup_eligible INTEGER NOT NULL, created_at INTEGER NOT NULL,
+                last_used_at INTEGER, PRIMARY KEY (app_id, id));
+            CREATE INDEX passkeys_user ON passkeys(user_id, created_at);
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

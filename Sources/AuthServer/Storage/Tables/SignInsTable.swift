@@ -28,8 +28,9 @@ enum SignInsTable {
 /// it sealed: its key is a digest of the secret its holder presents, and its content is
 /// encrypted under a key derived from that secret, so the table alone reveals nothing.
 public struct SealedSignIn: Sendable, Equatable {
-    /// `mfa`: a login whose first factor was proven, waiting for its second (``MFALogin``).
-    public enum Kind: String, Sendable { case flow, code, mfa }
+    /// `mfa`: a login whose first factor was proven, waiting for its second (``MFALogin``);
+    /// `passkey`: a WebAuthn challenge waiting for its answer (``PasskeyService``).
+    public enum Kind: String, Sendable { case flow, code, mfa, passkey }
     /// Hex SHA-256 of the secret (the `state` sent to the IdP, or the login code).
     public var id: String
     public var appId: String

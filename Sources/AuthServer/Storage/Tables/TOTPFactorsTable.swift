@@ -62,11 +62,15 @@ public struct SecondFactors: Sendable, Equatable {
     public var totp: TOTPFactor?
     /// How many unused recovery codes the user holds.
     public var recoveryCodes: Int
+    /// How many passkeys the user holds (counted only with a confirmed TOTP factor: they are a
+    /// second factor only then).
+    public var passkeys: Int = 0
 
-    /// The factor types a login may complete with: `totp` and `recovery_code` once TOTP is
-    /// confirmed; none otherwise.
+    /// The factor types a login may complete with once TOTP is confirmed: `totp`, `passkey`
+    /// when the user holds one, `recovery_code` while any is left; none otherwise (a user
+    /// with passkeys alone logs in with them, and their password alone).
     public var usable: [String] {
         guard totp?.confirmedAt != nil else { return [] }
-        return recoveryCodes > 0 ? ["totp", "recovery_code"] : ["totp"]
+        return ["totp"] + (passkeys > 0 ? ["passkey"] : []) + (recoveryCodes > 0 ? ["recovery_code"] : [])
     }
 }
