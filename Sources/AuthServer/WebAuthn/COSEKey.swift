@@ -12,9 +12,7 @@ struct COSEKey: Sendable {
         case rs256 = -257
     }
 
-    private enum Key: @unchecked Sendable {
-        // _RSA.Signing.PublicKey wraps an immutable BoringSSL key that is only read after
-        // init (each verify makes its own context), so sharing it between threads is safe.
+    private enum Key: Sendable {
         case p256(P256.Signing.PublicKey)
         case ed25519(Curve25519.Signing.PublicKey)
         case rsa(_RSA.Signing.PublicKey)
