@@ -119,6 +119,24 @@ function User:secondFactors() end
 ---@return string[]
 function User:newRecoveryCodes() end
 
+---registers a passkey of the authenticator (a login within the last 10 minutes): asks the server for options, has the authenticator answer them as a browser would, sends the answer
+---@param options {authenticator: Authenticator, name: string?}
+---@return Passkey
+function User:registerPasskey(options) end
+
+---the user's passkeys, oldest first
+---@return Passkey[]
+function User:passkeys() end
+
+---renames one of the user's passkeys
+---@param id string
+---@param name string
+function User:renamePasskey(id, name) end
+
+---removes one of the user's passkeys (a recent login): the sessions it opened end
+---@param id string
+function User:removePasskey(id) end
+
 ---`app.emailPasswordAuth`: registration, confirmation and passwords. Each method returns nothing and raises on failure.
 ---@class EmailPasswordAuth
 local EmailPasswordAuth = {}
@@ -315,6 +333,20 @@ local EJSON = {}
 ---@class task
 local task = {}
 
+---A passkey authenticator in software (`auth.passkey.authenticator()`): ES256 keys, discoverable credentials that verify the user, answers exactly as a browser sends them. `tostring` names its origin and how many credentials it holds.
+---@class Authenticator
+---@field origin string the page origin it claims (`clientDataJSON.origin`)
+---@field credentials {id: string, rpId: string, userName: string, signCount: integer}[] the credentials it holds, without their keys
+local Authenticator = {}
+
+---its credentials with their private keys (PKCS#8, base64url: secrets), as `import` and a browser's virtual authenticator take them
+---@return table
+function Authenticator:export() end
+
+---replaces its credentials with exported ones (another authenticator's: a clone, whose counter lags)
+---@param credentials table
+function Authenticator:import(credentials) end
+
 ---A table: one of `user.identities`.
 ---@class Identity
 ---@field id string the identity's id at its provider
@@ -339,6 +371,14 @@ local Session = {}
 ---@field disabled boolean whether it is disabled
 ---@field key string? the secret, only in what `create` returns
 local APIKey = {}
+
+---A table: one of a user's passkeys.
+---@class Passkey
+---@field id string the credential id, base64url
+---@field name string its name
+---@field createdAt integer Unix seconds
+---@field lastUsedAt integer? Unix seconds, when it was last used
+local Passkey = {}
 
 ---A table: one message of the dev server's outbox.
 ---@class Mail
@@ -381,11 +421,18 @@ function credentials.apiKey(key) end
 ---@return Credentials
 function credentials.serverApiKey(key) end
 
----The second step of a login that raised `MFARequired`: its `err.mfaToken` (or `err` itself) and a TOTP code (`auth.totp(secret)`) or a recovery code. Once, within 5 minutes and 5 attempts.
+---The second step of a login that raised `MFARequired`: its `err.mfaToken` (or `err` itself) and a TOTP code (`auth.totp(secret)`) or a recovery code; or `err` and an `Authenticator` holding one of the user's passkeys. Once, within 5 minutes and 5 attempts.
 ---@param mfaTokenOrError string|AuthError
 ---@param code string
 ---@return Credentials
+---@overload fun(err: AuthError, authenticator: Authenticator): Credentials
 function credentials.mfa(mfaTokenOrError, code) end
+
+---`passkey`: a login with no user name; the server's options are asked for at login, and the authenticator answers with its newest credential for the server.
+---@param authenticator Authenticator
+---@return Credentials
+---@overload fun(options: {authenticator: Authenticator}): Credentials
+function credentials.passkey(authenticator) end
 
 ---`custom-token`, when the app's config enables it (the embedded app does not; `auth.dev.config` can).
 ---@param token string
@@ -501,6 +548,14 @@ function auth.password(prompt) end
 ---@param time? integer
 ---@return string
 function auth.totp(secret, time) end
+
+---Passkeys without a browser: a software authenticator.
+auth.passkey = {}
+
+---A software passkey authenticator. `origin`: the page it claims to be (default `http://localhost`, the dev server's passkeys, or the server's origin). `name`: keep its credentials in `DATA/authenticators/NAME.json` (0600), so a later run has them; without it they are in memory. `verifiesUser = false`: it does not verify the user (flag UV), so its logins are one factor.
+---@param options? {origin: string?, name: string?, verifiesUser: boolean?}
+---@return Authenticator
+function auth.passkey.authenticator(options) end
 
 ---A monotonic clock in seconds (a float), for timing.
 ---@return number

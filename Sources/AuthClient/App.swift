@@ -138,6 +138,11 @@ public final class App: Sendable {
     /// answer, or fetches it when the server gave none; changes nothing here.
     func loginRequest(_ credentials: Credentials, deviceId device: String?) async throws(AuthClientError) -> LoginReply {
         var body = credentials.body
+        if let authenticator = credentials.authenticator {
+            let options = try await request("POST", Routes.passkeyOptions(id), body: nil, auth: .none)
+            guard let publicKey = options["publicKey"] else { throw malformed("the passkey options have no publicKey") }
+            body["credential"] = try SoftwareAuthenticator.answer { try authenticator.get(publicKey) }
+        }
         if let device, device != ObjectId.zero.hex {
             body["options"] = ["device": ["deviceId": .string(device)]]
         }

@@ -54,7 +54,9 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// `MFARequired`: the token that completes the login with a code (``Credentials/mfa(token:code:)``).
     public var mfaToken: String? { details["mfaToken"]?.stringValue }
-    /// `MFARequired`: what the login may be completed with (`totp`, `recovery_code`).
+    /// `MFARequired` with `passkey` among ``factors``: the options of the passkey step.
+    public var passkeyOptions: EJSON? { details["passkeyOptions"] }
+    /// `MFARequired`: what the login may be completed with (`totp`, `passkey`, `recovery_code`).
     public var factors: [String] { details["factors"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
     public var description: String { "\(code): \(message)" }

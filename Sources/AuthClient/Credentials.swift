@@ -8,6 +8,8 @@ public struct Credentials: Sendable, Equatable {
     public let body: EJSONDocument
     /// Anonymous only: return the logged-in anonymous user if there is one, without a request.
     public let reuse: Bool
+    /// Passkey logins: the authenticator that answers the server's options at login time.
+    public let authenticator: SoftwareAuthenticator?
 
     /// Credentials for any provider, with the login body as docs/protocol/wire-protocol.md gives it (for
     /// providers this type has no constructor for, such as `oauth2-*`).
@@ -15,6 +17,32 @@ public struct Credentials: Sendable, Equatable {
         self.provider = provider
         self.body = body
         self.reuse = reuse
+        authenticator = nil
+    }
+
+    private init(passkey authenticator: SoftwareAuthenticator) {
+        provider = "passkey"
+        body = ["provider": "passkey"]
+        reuse = false
+        self.authenticator = authenticator
+    }
+
+    public static func == (a: Credentials, b: Credentials) -> Bool {
+        a.provider == b.provider && a.body == b.body && a.reuse == b.reuse && a.authenticator === b.authenticator
+    }
+
+    /// A passkey login with no user name: the server's options are asked for at login time,
+    /// and `authenticator` answers them with its newest credential for the server's RP id.
+    public static func passkey(_ authenticator: SoftwareAuthenticator) -> Credentials { Credentials(passkey: authenticator) }
+
+    /// The second step of a login that answered `MFARequired` offering a passkey (its
+    /// `passkeyOptions`): `authenticator`'s assertion over them.
+    public static func mfa(_ error: AuthClientError, authenticator: SoftwareAuthenticator) throws(AuthClientError) -> Credentials {
+        guard let token = error.mfaToken, let options = error.passkeyOptions else {
+            throw AuthClientError(code: error.code, message: "this error offers no passkey second step (no mfaToken or passkeyOptions)")
+        }
+        let assertion = try SoftwareAuthenticator.answer { try authenticator.get(options) }
+        return Credentials(provider: "mfa", body: ["provider": "mfa", "mfaToken": .string(token), "credential": assertion])
     }
 
     /// A new anonymous user, or (reuse) the logged-in anonymous user if there is one.

@@ -37,6 +37,10 @@ public enum Routes {
     public static func signInMethods(_ app: String) -> String { "\(self.app(app))/auth/methods" }
     /// `{base}/auth/mfa`: the caller's second factors (`/totp`, `/totp/confirm`, `/recovery_codes`).
     public static let mfa = "\(base)/auth/mfa"
+    /// `{base}/auth/passkeys`: the caller's passkeys (`/options`, `/{id}`).
+    public static let passkeys = "\(base)/auth/passkeys"
+    /// `{app}/auth/providers/passkey/options`: a passkey login's options.
+    public static func passkeyOptions(_ app: String) -> String { "\(self.app(app))/auth/providers/passkey/options" }
     /// `{base}/auth/api_keys/{id}`.
     public static func apiKey(_ id: String) -> String { "\(apiKeys)/\(id)" }
 }

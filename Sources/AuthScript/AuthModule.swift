@@ -55,6 +55,7 @@ enum AuthModule {
             })
         t.add(PasswordPrompt.function)
         t.add(SecondFactorBindings.totp)
+        t.add("passkey", PasskeyBindings.module(configuration: configuration))
         t.add(
             LuaFunction("auth.clock", "(): number", "A monotonic clock in seconds (a float), for timing.") { _ in
                 .one(.number(ProgressObject.now()))

@@ -63,6 +63,7 @@ public struct AuthScript: LuaLibrary {
     public static let classes: [any LuaObject.Type] = [
         AppObject.self, UserObject.self, EmailPasswordAuthObject.self, APIKeysObject.self, FunctionsObject.self,
         CredentialsObject.self, AuthErrorObject.self, ProgressObject.self, AdminObject.self, EJSONValue.self, LuaTaskHandle.self,
+        AuthenticatorObject.self,
     ]
 
     /// The tables of a known shape that the bindings return.
@@ -85,6 +86,12 @@ public struct AuthScript: LuaLibrary {
             fields: [
                 ("id", "string", "the key's id"), ("name", "string", "its name"), ("disabled", "boolean", "whether it is disabled"),
                 ("key", "string?", "the secret, only in what `create` returns"),
+            ]),
+        .shape(
+            "Passkey", "A table: one of a user's passkeys.",
+            fields: [
+                ("id", "string", "the credential id, base64url"), ("name", "string", "its name"),
+                ("createdAt", "integer", "Unix seconds"), ("lastUsedAt", "integer?", "Unix seconds, when it was last used"),
             ]),
         .shape(
             "Mail", "A table: one message of the dev server's outbox.",

@@ -60,8 +60,16 @@ enum CredentialsLibrary {
         add(
             "mfa", "(mfaTokenOrError: string|AuthError, code: string)",
             "The second step of a login that raised `MFARequired`: its `err.mfaToken` (or `err` itself) and a TOTP code "
-                + "(`auth.totp(secret)`) or a recovery code. Once, within 5 minutes and 5 attempts."
+                + "(`auth.totp(secret)`) or a recovery code; or `err` and an `Authenticator` holding one of the user's "
+                + "passkeys. Once, within 5 minutes and 5 attempts.",
+            overloads: ["(err: AuthError, authenticator: Authenticator)"]
         ) { call in try SecondFactorBindings.credential(call) }
+        add(
+            "passkey", "(authenticator: Authenticator)",
+            "`passkey`: a login with no user name; the server's options are asked for at login, and the authenticator answers "
+                + "with its newest credential for the server.",
+            overloads: ["(options: {authenticator: Authenticator})"]
+        ) { call in try PasskeyBindings.credential(call) }
         add(
             "jwt", "(token: string)",
             "`custom-token`, when the app's config enables it (the embedded app does not; `auth.dev.config` can)."

@@ -89,8 +89,14 @@ public enum SecondFactorBindings {
         return .one(.string(LuaString(generator.code(at: when))))
     }
 
-    /// `credentials.mfa(tokenOrError, code)`.
+    /// `credentials.mfa(tokenOrError, code)`, or `credentials.mfa(err, authenticator)`.
     static func credential(_ call: LuaCall) throws -> Credentials {
+        if let a = try? call.object(2, as: AuthenticatorObject.self) {
+            guard let error = try? call.object(1, as: AuthErrorObject.self) else {
+                throw LuaArgumentError(index: 1, message: "a passkey step needs the MFARequired error itself (its passkeyOptions)")
+            }
+            return try Credentials.mfa(error.error, authenticator: a.authenticator)
+        }
         let token: String
         if let error = try? call.object(1, as: AuthErrorObject.self) {
             guard let t = error.error.mfaToken else {

@@ -158,7 +158,7 @@ public final class UserObject: LuaObject {
                 let arguments = try call.ejsonArguments(from: 3)
                 return { [LuaEJSON.lua(try await object.user.callFunction(name: name, arguments: arguments))] }
             },
-        ] + SecondFactorBindings.userMembers(),
+        ] + SecondFactorBindings.userMembers() + PasskeyBindings.userMembers(),
         description: { $0.user.description })
 }
 

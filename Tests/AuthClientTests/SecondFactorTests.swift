@@ -65,3 +65,45 @@ import Testing
         }
     }
 }
+
+/// Passkeys from the client: a software authenticator registers one and logs in with it, and
+/// answers a login's passkey step.
+extension SecondFactorTests {
+    @Test func aSoftwareAuthenticatorSignsUpAndSignsIn() async throws {
+        try await LiveServer.run(Self.withTOTP) { h in
+            let app = try h.app()
+            let device = SoftwareAuthenticator(origin: "http://localhost")
+            let user = try await app.login(credentials: .anonymous())
+            let passkey = try await user.passkeys.register(with: device, name: "ci")
+            #expect(passkey.name == "ci" && device.credentials.count == 1)
+            #expect(try await user.passkeys.list().map(\.id) == [passkey.id])
+
+            let other = try h.app()
+            let again = try await other.login(credentials: .passkey(device))
+            #expect(again.id == user.id)
+            #expect(device.credentials.first?.signCount == 1)
+
+            // With TOTP enrolled, a password login offers the passkey as its second step.
+            try await h.registerConfirmed(app, "k@example.com")
+            let password = Credentials.emailPassword(email: "k@example.com", password: "password1")
+            let owner = try await app.login(credentials: password)
+            let key = SoftwareAuthenticator(origin: "http://localhost")
+            try await owner.passkeys.register(with: key)
+            let enrolment = try await owner.secondFactors.enrollTOTP()
+            let totp = try #require(TOTP(base32: enrolment.secret))
+            _ = try await owner.secondFactors.confirmTOTP(code: totp.code(at: try await Self.now(h)))
+            do {
+                _ = try await other.login(credentials: password)
+                Issue.record("a password login of a user with TOTP went through")
+            } catch let error as AuthClientError {
+                #expect(error.factors == ["totp", "passkey", "recovery_code"])
+                let done = try await other.login(credentials: try .mfa(error, authenticator: key))
+                #expect(done.id == owner.id)
+            }
+            // A refusal of the authenticator is an error named as a browser names it.
+            let empty = SoftwareAuthenticator(origin: "http://localhost")
+            let refused = await #expect(throws: AuthClientError.self) { try await other.login(credentials: .passkey(empty)) }
+            #expect(refused?.code == "NotAllowedError")
+        }
+    }
+}

@@ -45,6 +45,8 @@ struct AuditRoute: Equatable {
         case (.post, 4, "auth") where parts[1] == "mfa" && parts[2] == "totp" && parts[3] == "confirm": self.init(event: "totp_enrolled")
         case (.delete, 3, "auth") where parts[1] == "mfa" && parts[2] == "totp": self.init(event: "totp_removed")
         case (.post, 3, "auth") where parts[1] == "mfa" && parts[2] == "recovery_codes": self.init(event: "recovery_codes_replaced")
+        case (.post, 2, "auth") where parts[1] == "passkeys": self.init(event: "passkey_registered")
+        case (.delete, 3, "auth") where parts[1] == "passkeys": self.init(event: "passkey_removed")
         case (.put, 4, "auth") where parts[1] == "api_keys" && (parts[3] == "enable" || parts[3] == "disable"):
             self.init(event: parts[3] == "enable" ? "api_key_enabled" : "api_key_disabled")
         default:

@@ -34,9 +34,11 @@ struct PasskeyService: Sendable {
 
     // MARK: registration
 
-    /// `POST /auth/passkeys/options`: the options of `navigator.credentials.create`.
+    /// `POST /auth/passkeys/options`: the options of `navigator.credentials.create`, for a
+    /// recent login; one that used the second factor when the user has one (else a session
+    /// from before TOTP could add a passkey that logs in without the code).
     func registrationOptions(token: String) async throws -> EJSON {
-        let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: false)
+        let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
         let config = try config(app)
         let existing = try await store.passkeys(userId: user.id)
         guard existing.count < Self.perUser else {

@@ -180,8 +180,13 @@ import Testing
     @Test func aPasskeyIsASecondFactorAndAnUnverifiedOneAsksForOne() async throws {
         try await TestServer.run(TestServer.configuration(apps: [TOTPTests.app()])) { c in
             let (access, totp, _) = try await TOTPTests.enrolled(c, "s@example.com")
+            // A session that used no second factor may not add a passkey once the user has TOTP.
+            let stale = try await c.call(.post, Self.passkeys + "/options", token: access)
+            #expect(stale.status == 401 && stale.code == "RequiresRecentLogin", "\(stale.body)")
+            let later = try await TOTPTests.now(c, advancing: 30)
+            let withCode = try await TOTPTests.complete(c, try await TOTPTests.mfaToken(c, "s@example.com"), totp.code(at: later))
             let device = SoftwareAuthenticator(origin: Self.origin)
-            #expect(try await Self.register(c, device, access: access).status == 201)
+            #expect(try await Self.register(c, device, access: try #require(withCode["access_token"])).status == 201)
             let first = try await c.emailLogin("s@example.com", "password1")
             #expect(first.code == "MFARequired" && first.body["factors"] == ["totp", "passkey", "recovery_code"], "\(first.body)")
             let options = try #require(first.body["passkeyOptions"])

@@ -6,6 +6,7 @@ import Testing
     static let recipes = [
         "signup", "reset-by-email", "reset-by-function", "link-anonymous", "switch-users", "api-keys", "load", "github",
         "account-exists", "reauthenticate", "hooks", "totp",
+        "passkey-and-totp",
     ]
 
     @Test(arguments: recipes)
