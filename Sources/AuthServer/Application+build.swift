@@ -144,6 +144,9 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
             origin: s.origin
         ).addRoutes(to: router)
     }
+    if configuration.dev {
+        DevPasskeyPage(apps: s.apps).addRoutes(to: router)
+    }
     if let idp = s.devIdP {
         DevIdPController(idp: idp, origin: s.origin.address, listenHost: s.origin.listenHost, publicURL: s.origin.publicURL)
             .addRoutes(to: router)

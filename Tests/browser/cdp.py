@@ -75,10 +75,11 @@ class Browser:
         with open(path, "wb") as f:
             f.write(base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"]))
 
-    def evaluate_async(self, expression):
+    def evaluate_async(self, expression, user_gesture=False):
         """The value of `expression`, a promise awaited in the page (a rejection is reported
-        as {"rejected": message})."""
-        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        as {"rejected": message}); `user_gesture` runs it as if the person had clicked."""
+        result = self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True,
+                           userGesture=user_gesture)
         if "exceptionDetails" in result:
             details = result["exceptionDetails"]
             return {"rejected": details.get("exception", {}).get("description", details.get("text", ""))}

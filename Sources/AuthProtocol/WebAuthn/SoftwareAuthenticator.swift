@@ -20,6 +20,15 @@ public final class SoftwareAuthenticator: Sendable {
         /// The P-256 private key, PKCS#8 DER.
         public var privateKey: [UInt8]
         public var signCount: UInt32
+
+        public init(id: [UInt8], rpId: String, userHandle: [UInt8], userName: String, privateKey: [UInt8], signCount: UInt32) {
+            self.id = id
+            self.rpId = rpId
+            self.userHandle = userHandle
+            self.userName = userName
+            self.privateKey = privateKey
+            self.signCount = signCount
+        }
     }
 
     /// What the authenticator refuses, as a browser would report it.
