@@ -109,6 +109,12 @@ let package = Package(
         .executableTarget(name: "ejson-bench", dependencies: ["AuthProtocol"], path: "Benchmarks/ejson-bench"),
         .executableTarget(name: "plugin-bench", dependencies: ["AuthServer"], path: "Benchmarks/plugin-bench"),
         .executableTarget(
+            name: "factors-bench",
+            dependencies: [
+                "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            ], path: "Benchmarks/factors-bench"),
+        .executableTarget(
             name: "client-bench",
             dependencies: [
                 "AuthClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
