@@ -129,7 +129,10 @@ enum PasskeyCeremony {
         default:
             throw refused("attestation format \(printable(fmt, limit: 20)) is not supported (none, packed)")
         }
-        let transports = r.fields["transports"]?.arrayValue?.compactMap(\.stringValue).filter { $0.count <= 32 }.prefix(8) ?? []
+        // Hints for later options (`usb`, `internal`, `hybrid`, ...): kept only in their shape.
+        let transports =
+            r.fields["transports"]?.arrayValue?.compactMap(\.stringValue)
+            .filter { (1...32).contains($0.count) && $0.allSatisfy { ($0 >= "a" && $0 <= "z") || $0 == "-" } }.prefix(8) ?? []
         return Registered(
             id: r.id, publicKey: created.publicKey, algorithm: key.algorithm, signCount: data.signCount, aaguid: created.aaguid,
             userVerified: data.userVerified, backupEligible: data.backupEligible, backedUp: data.backedUp, transports: Array(transports))
