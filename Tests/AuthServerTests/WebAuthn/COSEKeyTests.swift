@@ -15,7 +15,8 @@ import _CryptoExtras
     @Test func es256() throws {
         let key = P256.Signing.PrivateKey()
         let raw = Array(key.publicKey.rawRepresentation)
-        let cose = try COSEKey(Self.map([(1, .integer(2)), (3, .integer(-7)), (-1, .integer(1)), (-2, .bytes(Array(raw[..<32]))), (-3, .bytes(Array(raw[32...])))]))
+        let cose = try COSEKey(
+            Self.map([(1, .integer(2)), (3, .integer(-7)), (-1, .integer(1)), (-2, .bytes(Array(raw[..<32]))), (-3, .bytes(Array(raw[32...])))]))
         #expect(cose.algorithm == .es256)
         let signature = Array(try key.signature(for: Self.data).derRepresentation)
         #expect(cose.isValidSignature(signature, for: Self.data))
@@ -25,7 +26,8 @@ import _CryptoExtras
 
     @Test func ed25519() throws {
         let key = Curve25519.Signing.PrivateKey()
-        let cose = try COSEKey(Self.map([(1, .integer(1)), (3, .integer(-8)), (-1, .integer(6)), (-2, .bytes(Array(key.publicKey.rawRepresentation)))]))
+        let cose = try COSEKey(
+            Self.map([(1, .integer(1)), (3, .integer(-8)), (-1, .integer(6)), (-2, .bytes(Array(key.publicKey.rawRepresentation)))]))
         #expect(cose.algorithm == .eddsa)
         let signature = Array(try key.signature(for: Self.data))
         #expect(cose.isValidSignature(signature, for: Self.data))
@@ -36,7 +38,8 @@ import _CryptoExtras
         let key = try _RSA.Signing.PrivateKey(keySize: .bits2048)
         let primitives = try key.publicKey.getKeyPrimitives()
         let cose = try COSEKey(
-            Self.map([(1, .integer(3)), (3, .integer(-257)), (-1, .bytes(Array(primitives.modulus))), (-2, .bytes(Array(primitives.publicExponent)))]))
+            Self.map([(1, .integer(3)), (3, .integer(-257)), (-1, .bytes(Array(primitives.modulus))), (-2, .bytes(Array(primitives.publicExponent)))])
+        )
         #expect(cose.algorithm == .rs256)
         let signature = Array(try key.signature(for: Self.data, padding: .insecurePKCS1v1_5).rawRepresentation)
         #expect(cose.isValidSignature(signature, for: Self.data))
@@ -44,13 +47,22 @@ import _CryptoExtras
         #expect(!cose.isValidSignature(pss, for: Self.data), "RS256 is PKCS#1 v1.5")
     }
 
-    @Test(arguments: [
-        ([(1, CBOR.integer(2)), (3, .integer(-35))], "not ES256, EdDSA or RS256"),
-        ([(1, .integer(2)), (3, .integer(-7)), (-1, .integer(1)), (-2, .bytes([1])), (-3, .bytes([2]))], "not a P-256 point"),
-        ([(1, .integer(2)), (3, .integer(-7)), (-1, .integer(1)), (-2, .bytes(Array(repeating: 1, count: 32))), (-3, .bytes(Array(repeating: 2, count: 32)))], "not a P-256 point"),
-        ([(1, .integer(1)), (3, .integer(-8)), (-1, .integer(4)), (-2, .bytes(Array(repeating: 1, count: 32)))], "not an Ed25519 key"),
-        ([(1, .integer(3)), (3, .integer(-257)), (-1, .bytes(Array(repeating: 0xff, count: 128))), (-2, .bytes([1, 0, 1]))], "2048 to 4096 bits"),
-    ] as [([(Int64, CBOR)], String)])
+    @Test(
+        arguments: [
+            ([(1, CBOR.integer(2)), (3, .integer(-35))], "not ES256, EdDSA or RS256"),
+            ([(1, .integer(2)), (3, .integer(-7)), (-1, .integer(1)), (-2, .bytes([1])), (-3, .bytes([2]))], "not a P-256 point"),
+            (
+                [
+                    (1, .integer(2)), (3, .integer(-7)), (-1, .integer(1)), (-2, .bytes(Array(repeating: 1, count: 32))),
+                    (-3, .bytes(Array(repeating: 2, count: 32))),
+                ], "not a P-256 point"
+            ),
+            ([(1, .integer(1)), (3, .integer(-8)), (-1, .integer(4)), (-2, .bytes(Array(repeating: 1, count: 32)))], "not an Ed25519 key"),
+            (
+                [(1, .integer(3)), (3, .integer(-257)), (-1, .bytes(Array(repeating: 0xff, count: 128))), (-2, .bytes([1, 0, 1]))],
+                "2048 to 4096 bits"
+            ),
+        ] as [([(Int64, CBOR)], String)])
     func refusals(pairs: [(Int64, CBOR)], reason: String) {
         do {
             _ = try COSEKey(Self.map(pairs))
