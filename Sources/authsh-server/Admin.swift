@@ -126,6 +126,7 @@ enum Admin {
         case list
         case show(String)
         case disable(String), enable(String), delete(String), revoke(String), reset(String)
+        case factors(String), removeTOTP(String)
         case confirm(String)
         case export(String)
         case `import`(String)
@@ -161,6 +162,21 @@ enum Admin {
                 let n = try await client.revokeSessions(id)
                 print(
                     o.json ? AdminOutput.json(["id": .string(id), "revoked": .int64(Int64(n))]) : "revoked \(n) session\(n == 1 ? "" : "s") of \(id)")
+            case .factors(let id):
+                let factors = try await client.secondFactors(id)
+                if o.json {
+                    print(AdminOutput.json(value: factors))
+                } else {
+                    let list = factors["factors"]?.arrayValue ?? []
+                    for f in list {
+                        print("\(f["type"]?.stringValue ?? "?")  \(f["confirmed"] == true ? "confirmed" : "being enrolled")")
+                    }
+                    if list.isEmpty { print("no second factor") }
+                    print("recovery codes left: \(factors["recoveryCodes"]?.integerValue ?? 0)")
+                }
+            case .removeTOTP(let id):
+                try await client.removeTOTP(id)
+                print(o.json ? AdminOutput.json(["id": .string(id), "removed": "totp"]) : "removed the TOTP factor of \(id)")
             case .reset(let id):
                 try await client.sendReset(id)
                 print(o.json ? AdminOutput.json(["id": .string(id), "sent": true]) : "sent the reset mail of \(id)")

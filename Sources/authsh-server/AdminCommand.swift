@@ -78,7 +78,10 @@ struct AdminCommand: ParsableCommand {
     struct Users: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List, show and change users.",
-            subcommands: [List.self, Show.self, Disable.self, Enable.self, Delete.self, Revoke.self, Reset.self, Confirm.self])
+            subcommands: [
+                List.self, Show.self, Disable.self, Enable.self, Delete.self, Revoke.self, Reset.self, Factors.self, RemoveTOTP.self,
+                Confirm.self,
+            ])
     }
 
     /// A user's id, the argument of most `users` commands.
@@ -164,6 +167,21 @@ struct AdminCommand: ParsableCommand {
         @ParentCommand var admin: AdminCommand
         @OptionGroup var user: UserID
         var command: Admin.Command { .reset(user.id) }
+    }
+
+    struct Factors: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(abstract: "Lists the user's second factors and unused recovery codes.")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .factors(user.id) }
+    }
+
+    struct RemoveTOTP: ParsableCommand, AdminLeaf {
+        static let configuration = CommandConfiguration(
+            commandName: "remove-totp", abstract: "Removes the user's TOTP factor and recovery codes (a lost authenticator).")
+        @ParentCommand var admin: AdminCommand
+        @OptionGroup var user: UserID
+        var command: Admin.Command { .removeTOTP(user.id) }
     }
 
     struct Confirm: ParsableCommand, AdminLeaf {

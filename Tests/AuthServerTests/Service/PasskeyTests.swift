@@ -227,6 +227,24 @@ import Testing
         }
     }
 
+    /// A passkey login's options and its answer count against the app's `login` rate limit.
+    @Test func passkeyLoginsAreRateLimited() async throws {
+        var app = AppConfiguration(id: "local")
+        app.rateLimits.enabled = true
+        app.rateLimits.limits[.login] = .init(perAddress: 3, perAccount: 0, windowSeconds: 60)
+        try await TestServer.run(TestServer.configuration(apps: [app])) { c in
+            let access = try #require(try await c.anonymous()["access_token"])
+            let device = SoftwareAuthenticator(origin: Self.origin)
+            #expect(try await Self.register(c, device, access: access).status == 201)
+            let options = try await Self.loginOptions(c)
+            #expect(try await Self.login(c, try device.get(options)).status == 200)
+            #expect(try await c.call(.post, c.appRoute + "/auth/providers/passkey/options").status == 200)
+            let refused = try await c.call(.post, c.appRoute + "/auth/providers/passkey/options")
+            #expect(refused.status == 429 && refused.retryAfter != nil, "\(refused.body)")
+            #expect(try await Self.login(c, try device.get(options)).status == 429)
+        }
+    }
+
     @Test func anAppWithoutWebAuthnHasNoPasskeysOutsideDevMode() async throws {
         try await TestServer.run(TestServer.configuration(dev: false)) { c in
             let reply = try await c.call(.post, c.appRoute + "/auth/providers/passkey/options")

@@ -111,6 +111,37 @@ import Testing
 
     /// `export` and `import` directly on data directories: a private file, whole or not at all,
     /// read back into an empty directory, twice.
+    /// `users factors` lists a user's second factors and `users remove-totp` removes TOTP, for
+    /// someone who lost their phone: afterwards the password alone logs in.
+    @Test func aUsersFactorsAreListedAndTOTPRemoved() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let seeded = try await Binary.script(
+            #"""
+            register{ email = "lost@example.com", password = "Pass-word-1" }
+            confirm(outbox{ email = "lost@example.com", kind = "confirm" }[1])
+            local user = login(credentials.emailPassword("lost@example.com", "Pass-word-1"))
+            local enrolment = user:enrollTOTP()
+            user:confirmTOTP(auth.totp(enrolment.secret, auth.dev.advanceClock(0).now))
+            print(user.id)
+            """#, data: directory)
+        #expect(seeded.status == 0, "\(seeded.stderr)")
+        let id = seeded.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let data = directory + "/server"
+        let listed = try await Binary.run(["admin", "--data", data, "users", "factors", id])
+        #expect(listed.status == 0 && listed.stdout == "totp  confirmed\nrecovery codes left: 10\n", "\(listed.stdout)\(listed.stderr)")
+        let removed = try await Binary.run(["admin", "--data", data, "users", "remove-totp", id])
+        #expect(removed.status == 0 && removed.stdout == "removed the TOTP factor of \(id)\n", "\(removed.stderr)")
+        let none = try await Binary.run(["admin", "--data", data, "--json", "users", "factors", id])
+        #expect(none.stdout.contains(#""factors":[]"#), "\(none.stdout)")
+        let again = try await Binary.run(["admin", "--data", data, "users", "remove-totp", id])
+        #expect(again.status == 1 && again.stderr.contains("MFAFactorNotFound"), "\(again.stderr)")
+        let log = try await Binary.run(["audit", "--data", data, "--event", "totp_removed"])
+        #expect(log.stdout.contains(id) && log.stdout.contains("actor=admin:"), "\(log.stdout)")
+        let login = try await Binary.script(
+            #"print(login(credentials.emailPassword("lost@example.com", "Pass-word-1")).id)"#, data: directory)
+        #expect(login.status == 0 && login.stdout.contains(id), "the password alone logs in again: \(login.stderr)")
+    }
+
     @Test func exportAndImportBetweenDataDirectories() async throws {
         let directory = try Binary.temporaryDirectory()
         let source = directory + "/a", target = directory + "/b", file = directory + "/users.ndjson"
