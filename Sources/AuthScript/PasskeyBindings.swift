@@ -98,9 +98,7 @@ enum PasskeyBindings {
         func method(
             _ name: String, _ type: String, _ summary: String,
             _ body: @escaping @Sendable (UserPasskeys, LuaCall) throws -> @Sendable () async throws -> [LuaValue]
-        ) -> LuaMember<UserObject> {
-            .method(name, type, summary) { object, call in perform(call, try body(object.user.passkeys, call)) }
-        }
+        ) -> LuaMember<UserObject> { UserObject.method(name, type, summary, on: { $0.passkeys }, body) }
         @Sendable func table(_ p: Passkey) -> LuaValue {
             var t = LuaTable(["id": .string(LuaString(p.id)), "name": .string(LuaString(p.name)), "createdAt": .integer(p.createdAt)])
             if let used = p.lastUsedAt { t["lastUsedAt"] = .integer(used) }

@@ -17,9 +17,7 @@ public enum SecondFactorBindings {
         func method(
             _ name: String, _ type: String, _ summary: String,
             _ body: @escaping @Sendable (UserSecondFactors, LuaCall) throws -> @Sendable () async throws -> [LuaValue]
-        ) -> LuaMember<UserObject> {
-            .method(name, type, summary) { object, call in perform(call, try body(object.user.secondFactors, call)) }
-        }
+        ) -> LuaMember<UserObject> { UserObject.method(name, type, summary, on: { $0.secondFactors }, body) }
         return [
             method(
                 "enrollTOTP", "(): {secret: string, uri: string}",

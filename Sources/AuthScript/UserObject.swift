@@ -21,6 +21,15 @@ public final class UserObject: LuaObject {
         .method(name, type, summary) { object, call in perform(call, try body(object, call)) }
     }
 
+    /// A method of one part of the user (its second factors, its passkeys): `body` gets that
+    /// part and the call, and returns the async work.
+    static func method<Part>(
+        _ name: String, _ type: String, _ summary: String, on part: @escaping @Sendable (User) -> Part,
+        _ body: @escaping @Sendable (Part, LuaCall) throws -> @Sendable () async throws -> [LuaValue]
+    ) -> LuaMember<UserObject> {
+        .method(name, type, summary) { object, call in perform(call, try body(part(object.user), call)) }
+    }
+
     static func identities(_ user: User) -> LuaValue {
         .table(
             LuaTable(

@@ -26,12 +26,7 @@ import Testing
                     Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/admin-browser.py",
                     origin, AdminAPITests.key, "grace@",
                 ] + (shots.isEmpty ? [] : [shots]), output: output)
-            for _ in 0..<1200 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            browser.stop()
-            let text = try String(contentsOfFile: output, encoding: .utf8)
-            let line = try #require(text.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "no report: \(text)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(report["error"] == nil, "\(report)")
+            let report = try await BrowserReport.read(browser, output: output, seconds: 60)
             let rows = report["searchRows"] as? [String] ?? []
             #expect(rows.count == 1 && rows.first?.contains("grace@example.com") == true, "the search found Grace only: \(rows)")
             #expect(report["stateBefore"] as? String == "enabled" && report["stateAfter"] as? String == "disabled", "\(report)")

@@ -38,12 +38,7 @@ import Testing
                 ])
             #expect(patch.status == 200, "\(patch.body)")
             #expect(FileManager.default.createFile(atPath: go, contents: Data()))
-            for _ in 0..<1800 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-            browser.stop()
-            let text = try String(contentsOfFile: output, encoding: .utf8)
-            let line = try #require(text.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "no report: \(text)")
-            let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            #expect(report["error"] == nil, "\(report)")
+            let report = try await BrowserReport.read(browser, output: output, seconds: 90)
             #expect(report["origin"] as? String == page)
             let allowed = try #require(report["allowed"] as? [String: Any], "\(report)")
             #expect(allowed["login"] as? Int == 200, "\(allowed)")

@@ -17,13 +17,7 @@ import Testing
         let browser = try ChildProcess(
             [Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/passkey-browser.py"] + arguments,
             output: output)
-        for _ in 0..<1800 where browser.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-        browser.stop()
-        let text = try String(contentsOfFile: output, encoding: .utf8)
-        let line = try #require(text.split(separator: "\n").last(where: { $0.hasPrefix("{") }), "no report: \(text)")
-        let report = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-        #expect(report["error"] == nil, "\(report)")
-        return report
+        return try await BrowserReport.read(browser, output: output)
     }
 
     static func body(_ report: [String: Any], _ key: String) -> [String: Any] {

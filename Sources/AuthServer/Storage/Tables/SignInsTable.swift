@@ -1,4 +1,5 @@
-/// `sign_ins`: redirect flows and login codes under way, sealed (``SealedSignIn``).
+/// `sign_ins`: redirect flows, login codes, logins waiting for a second factor and passkey
+/// challenges, sealed (``SealedSignIn``).
 enum SignInsTable {
     static let insert: SQL = "INSERT INTO sign_ins (id, app_id, kind, sealed, expires_at) VALUES (?, ?, ?, ?, ?)"
 
@@ -23,15 +24,16 @@ enum SignInsTable {
 // MARK: the record
 
 /// A sign-in under way that any instance may finish: a redirect flow waiting for the IdP's
-/// callback, a login code waiting for its native client (``OAuthFlows``), or a login waiting
-/// for its second factor (``MFALogin``). The store keeps
-/// it sealed: its key is a digest of the secret its holder presents, and its content is
+/// callback, a login code waiting for its native client (``OAuthFlows``), a login waiting for
+/// its second factor (``MFALogin``), or a passkey challenge (``PasskeyService``). The store
+/// keeps it sealed: its key is a digest of the secret its holder presents, and its content is
 /// encrypted under a key derived from that secret, so the table alone reveals nothing.
 public struct SealedSignIn: Sendable, Equatable {
     /// `mfa`: a login whose first factor was proven, waiting for its second (``MFALogin``);
     /// `passkey`: a WebAuthn challenge waiting for its answer (``PasskeyService``).
     public enum Kind: String, Sendable { case flow, code, mfa, passkey }
-    /// Hex SHA-256 of the secret (the `state` sent to the IdP, or the login code).
+    /// Hex SHA-256 of the secret (the `state` sent to the IdP, the login code, the `mfaToken`,
+    /// the challenge).
     public var id: String
     public var appId: String
     public var kind: Kind
