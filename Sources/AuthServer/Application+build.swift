@@ -109,7 +109,10 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
         router.add(
             middleware: AuthEventMiddleware(
                 auditLog: s.auditWriter, metrics: metrics,
-                isProvider: { app, type in apps[app]?.hasProvider(type) ?? false },
+                isProvider: { app, type in
+                    type == PasskeyService.provider
+                        ? apps[app]?.webauthn(dev: configuration.dev) != nil : apps[app]?.hasProvider(type) ?? false
+                },
                 isApp: { app in apps[app] != nil },
                 clock: configuration.clock, logger: configuration.logger))
     }

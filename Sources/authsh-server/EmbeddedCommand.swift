@@ -47,11 +47,10 @@ enum Embedded {
         config.host = "127.0.0.1"
         config.port = 0
         // The playground's `local` app keeps one account per email
-        // (docs/protocol/identity-providers.md section 5) and offers TOTP second factors.
+        // (docs/protocol/identity-providers.md section 5).
         config.apps = config.apps.map {
             var app = $0
             app.oneAccountPerEmail = true
-            app.mfa.totpEnabled = true
             return app
         }
         config.database = .directory(command.data)

@@ -10,6 +10,8 @@ struct SecondFactorService {
     let store: any AuthStore
     let clock: ServerClock
     let sessions: SessionService
+    /// Dev mode: TOTP is offered unless the config says otherwise.
+    let dev: Bool
 
     /// `GET /auth/mfa`: `{factors: [{type, confirmed, createdAt}], recoveryCodes}`.
     func list(token: String) async throws -> EJSON {
@@ -20,7 +22,7 @@ struct SecondFactorService {
     /// `POST /auth/mfa/totp`: a new secret and its `otpauth://` URI; confirm with a code.
     func startTOTP(token: String) async throws -> EJSON {
         let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: false)
-        guard app.config.mfa.totpEnabled else {
+        guard app.config.mfa.offersTOTP(dev: dev) else {
             throw ServiceError(.badRequest, "this app does not offer TOTP (its config's mfa.totp.enabled)")
         }
         let secret = Secrets.randomBytes(20)

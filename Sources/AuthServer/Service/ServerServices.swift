@@ -122,7 +122,7 @@ struct ServerServices {
             hooks: hooks, triggers: triggers, flows: flows,
             mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff, passkeys: passkeys),
             passkeys: passkeys)
-        secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions)
+        secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock)
         functionCalls = FunctionCalls(functions: functions, sessions: sessions, abuse: abuse)

@@ -180,10 +180,19 @@ import Testing
     }
 
     @Test func enrolmentIsTheAppsChoiceAndNeedsARecentLogin() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [AppConfiguration(id: "local")])) { c in
+        // Off without the key outside dev mode, and with it set to false in dev mode.
+        var off = AppConfiguration(id: "local")
+        off.mfa.totpEnabled = false
+        for config in [TestServer.configuration(dev: false), TestServer.configuration(apps: [off])] {
+            try await TestServer.run(config) { c in
+                let access = try #require(try await c.anonymous()["access_token"])
+                let refused = try await c.call(.post, Self.mfa + "/totp", token: access)
+                #expect(refused.status == 400 && refused.message?.contains("mfa.totp.enabled") == true, "\(refused.body)")
+            }
+        }
+        try await TestServer.run(TestServer.configuration()) { c in
             let access = try #require(try await c.anonymous()["access_token"])
-            let off = try await c.call(.post, Self.mfa + "/totp", token: access)
-            #expect(off.status == 400 && off.message?.contains("mfa.totp.enabled") == true, "\(off.body)")
+            #expect(try await c.call(.post, Self.mfa + "/totp", token: access).status == 201, "on by default in dev mode")
         }
         try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
             let access = try #require(try await c.anonymous()["access_token"])
