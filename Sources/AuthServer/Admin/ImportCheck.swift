@@ -1,7 +1,7 @@
 import AuthProtocol
 
 /// The checks of an import across lines and against the database, before anything is written:
-/// no id, identity or email twice in the file; none another user already holds. A user whose
+/// no id, identity, email or passkey twice in the file; none another user already holds. A user whose
 /// id the app has, and an account whose email it has, are skipped (so an import run twice
 /// changes nothing), and not checked further.
 ///
@@ -23,6 +23,7 @@ struct ImportCheck {
     private var ids: Set<String> = []
     private var identities: Set<String> = []
     private var emails: Set<String> = []
+    private var passkeys: Set<String> = []
     /// Verified emails of the file's users (one user's identities may share one).
     private var verifiedEmails: Set<String> = []
     private var accountLines = 0
@@ -55,7 +56,13 @@ struct ImportCheck {
             for email in Set(p.user.identities.compactMap(\.email)) where !verifiedEmails.insert(email).inserted {
                 throw TransferLine.Invalid("email \(email) is verified for two users in the file")
             }
+            for k in p.passkeys where !passkeys.insert(k.id).inserted {
+                throw TransferLine.Invalid("passkey \(k.id) is in the file twice")
+            }
             if try await store.user(id: p.user.id, app: app) != nil { return .skip }
+            for k in p.passkeys where try await store.passkey(app: app, id: k.id) != nil {
+                throw TransferLine.Invalid("passkey \(k.id) is another user's already")
+            }
             for i in p.user.identities {
                 try await checkUnheld(i.providerType, i.externalId)
                 if let email = i.email, try await store.emailHolder(app: app, email: email, accounts: false) != nil {

@@ -5,7 +5,8 @@ import AuthProtocol
 /// - a user: `{"id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData",
 ///   "identities": [{"providerType", "externalId", "email", "data"}], "accounts": [{"email",
 ///   "passwordHash", "confirmed", "createdAt", "identityId"}]}`, each account belonging to one
-///   of the line's `local-userpass` identities;
+///   of the line's `local-userpass` identities; and, when the user has them, `totp`,
+///   `recoveryCodes` and `passkeys` (``TransferLine/factors(_:)``);
 /// - an email/password account no user holds yet (registered, never logged in):
 ///   `{"account": {...}}`.
 ///
@@ -44,7 +45,9 @@ enum TransferLine {
                 }),
             "accounts": .array(p.accounts.map(account)),
         ]
-        return EJSON.document(doc).encoded(.relaxed) + [10]
+        var line = doc
+        for (key, value) in factors(p) { line[key] = value }
+        return EJSON.document(line).encoded(.relaxed) + [10]
     }
 
     static func end(users: Int, accounts: Int) -> [UInt8] {
@@ -83,7 +86,9 @@ enum TransferLine {
             guard d.count == 1 else { throw Invalid("an account line has only the key 'account'") }
             return .account(try parseAccount(account, app: app, now: now, path: "account"))
         }
-        try known(d, ["id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData", "identities", "accounts"], path: "")
+        try known(
+            d, Set(["id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData", "identities", "accounts"]).union(factorKeys),
+            path: "")
         let id = try string(d, "id", path: "", max: 24)
         guard id.utf8.count == 24, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
             throw Invalid("'id' must be 24 lowercase hex digits")
@@ -125,7 +130,9 @@ enum TransferLine {
                 accounts.append(account)
             }
         }
-        return .user(PortableUser(user: user, lastLoginAt: try time(d, "lastLoginAt", path: ""), accounts: accounts))
+        var portable = PortableUser(user: user, lastLoginAt: try time(d, "lastLoginAt", path: ""), accounts: accounts)
+        try parseFactors(d, into: &portable, app: app, now: now)
+        return .user(portable)
     }
 
     private static func parseAccount(_ value: EJSON, app: String, now: Int64, path: String) throws(Invalid) -> UserpassAccount {
@@ -150,18 +157,18 @@ enum TransferLine {
             confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? now)
     }
 
-    private static func known(_ d: EJSONDocument, _ keys: Set<String>, path: String) throws(Invalid) {
+    static func known(_ d: EJSONDocument, _ keys: Set<String>, path: String) throws(Invalid) {
         for key in d.keys where !keys.contains(key) { throw Invalid("unknown key '\(path)\(key)'") }
     }
 
-    private static func string(_ d: EJSONDocument, _ key: String, path: String, max: Int) throws(Invalid) -> String {
+    static func string(_ d: EJSONDocument, _ key: String, path: String, max: Int) throws(Invalid) -> String {
         guard case .string(let s)? = d[key], !s.isEmpty, s.utf8.count <= max else {
             throw Invalid("'\(path)\(key)' must be a string of 1 to \(max) bytes")
         }
         return s
     }
 
-    private static func optionalString(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> String? {
+    static func optionalString(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> String? {
         switch d[key] {
         case nil, .null?: return nil
         case .string(let s)? where !s.isEmpty && s.utf8.count <= 1024: return s
@@ -169,7 +176,7 @@ enum TransferLine {
         }
     }
 
-    private static func bool(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> Bool? {
+    static func bool(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> Bool? {
         switch d[key] {
         case nil, .null?: return nil
         case .bool(let b)?: return b
@@ -177,7 +184,7 @@ enum TransferLine {
         }
     }
 
-    private static func time(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> Int64? {
+    static func time(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> Int64? {
         switch d[key] {
         case nil, .null?: return nil
         case let v?:
@@ -186,7 +193,7 @@ enum TransferLine {
         }
     }
 
-    private static func document(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> EJSONDocument? {
+    static func document(_ d: EJSONDocument, _ key: String, path: String) throws(Invalid) -> EJSONDocument? {
         switch d[key] {
         case nil, .null?: return nil
         case .document(let doc)?: return doc

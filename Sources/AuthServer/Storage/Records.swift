@@ -35,6 +35,10 @@ public struct PortableUser: Sendable, Equatable {
     public var user: UserRecord
     public var lastLoginAt: Int64?
     public var accounts: [UserpassAccount] = []
+    /// The user's TOTP factor, the digests of their unused recovery codes, and their passkeys.
+    public var totp: TOTPFactor? = nil
+    public var recoveryCodes: [[UInt8]] = []
+    public var passkeys: [PasskeyRecord] = []
 
     public init(user: UserRecord, lastLoginAt: Int64?, accounts: [UserpassAccount] = []) {
         self.user = user

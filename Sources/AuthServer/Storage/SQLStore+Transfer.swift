@@ -26,6 +26,20 @@ extension SQLStore {
                             confirmed: try row.bool("confirmed"), createdAt: try row.int64("account_created_at")))
                 }
             }
+            // Their second factors and passkeys, a statement each for the whole page.
+            let index = Dictionary(uniqueKeysWithValues: users.enumerated().map { ($1.user.id, $0) })
+            let range: [SQLValue] = [.text(app), .text(from), .text(end)]
+            try await r.each(TransferStatements.totpPage, range) { row in
+                let factor = try TOTPFactorsTable.factor(row)
+                if let i = index[factor.userId] { users[i].totp = factor }
+            }
+            try await r.each(TransferStatements.recoveryCodesPage, range) { row in
+                if let i = index[try row.text("user_id")] { users[i].recoveryCodes.append(try row.bytes("digest")) }
+            }
+            try await r.each(PasskeysTable.ofUsers, range) { row in
+                let passkey = try PasskeysTable.passkey(row)
+                if let i = index[passkey.userId] { users[i].passkeys.append(passkey) }
+            }
             return users
         }
     }
@@ -60,6 +74,13 @@ extension SQLStore {
                     ])
                 try await Self.insertIdentities(of: u, on: r)
                 for account in p.accounts { try await r.run(UserpassAccountsTable.insert, UserpassAccountsTable.insertArguments(account)) }
+                if let t = p.totp {
+                    try await r.run(
+                        TransferStatements.insertTOTP,
+                        [.text(u.id), .text(t.appId), .blob(t.secret), .integer(t.confirmedAt), .integer(t.lastStep), .integer(t.createdAt)])
+                }
+                for digest in p.recoveryCodes { try await r.run(RecoveryCodesTable.insert, [.text(u.id), .blob(digest)]) }
+                for passkey in p.passkeys { try await r.run(PasskeysTable.insert, PasskeysTable.insertArguments(passkey)) }
                 counts.imported += 1
             }
             for account in looseAccounts {

@@ -81,6 +81,40 @@ import Testing
         }
     }
 
+    /// A user's TOTP factor, recovery codes and passkeys move with them: on the new server the
+    /// password alone is not enough, the same authenticator app's code and the same passkey
+    /// log in, and a recovery code from before works once.
+    @Test func secondFactorsAndPasskeysMoveWithTheirUser() async throws {
+        try await Self.withTwoServers { a, b in
+            let (_, totp, recovery) = try await TOTPTests.enrolled(a, "mfa@example.com")
+            let now = try await TOTPTests.now(a, advancing: 30)
+            let done = try await TOTPTests.complete(a, try await TOTPTests.mfaToken(a, "mfa@example.com"), totp.code(at: now))
+            let device = SoftwareAuthenticator(origin: PasskeyTests.origin)
+            #expect(try await PasskeyTests.register(a, device, access: try #require(done["access_token"])).status == 201)
+            let text = try await Self.export(a)
+            #expect(text.contains(#""totp":{"#) && text.contains(#""passkeys":[{"#))
+            #expect(!recovery.contains { text.contains($0) }, "only the codes' digests leave")
+
+            // A passkey whose key is not a COSE key is refused, naming the field.
+            let broken = text.replacingOccurrences(of: #""publicKey":""#, with: #""publicKey":"AAAA"#)
+            let refused = try await Self.importing(b, broken)
+            #expect(refused.status == 400 && "\(refused.body)".contains("passkeys[0].publicKey"), "\(refused.body)")
+
+            let imported = try await Self.importing(b, text)
+            #expect(imported.status == 200, "\(imported.body)")
+            // Past the steps A spent (the last one used moved with the factor).
+            let later = try await TOTPTests.now(b, advancing: 60)
+            #expect(try await TOTPTests.complete(b, try await TOTPTests.mfaToken(b, "mfa@example.com"), totp.code(at: later)).status == 200)
+            let token = try await TOTPTests.mfaToken(b, "mfa@example.com")
+            #expect(try await TOTPTests.complete(b, token, recovery[1]).status == 200)
+            #expect(try await TOTPTests.complete(b, try await TOTPTests.mfaToken(b, "mfa@example.com"), recovery[1]).code == "InvalidMFACode")
+            let login = try await PasskeyTests.login(b, try device.get(try await PasskeyTests.loginOptions(b)))
+            #expect(login.status == 200 && login["user_id"] == done["user_id"], "\(login.body)")
+            let again = try await Self.importing(b, text)
+            #expect(again.status == 200 && again.body["imported"]?.integerValue == 0, "run twice, nothing changes: \(again.body)")
+        }
+    }
+
     @Test func aBcryptHashLogsInAndBecomesArgon2id() async throws {
         try await Self.withTwoServers { _, b in
             #expect(try await Self.importing(b, Self.bcryptLine + "\n").body["imported"]?.integerValue == 1)

@@ -3,14 +3,14 @@ enum PasskeysTable {
     static let count: SQL = "SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?"
     static let insert: SQL = """
         INSERT INTO passkeys (app_id, id, user_id, name, public_key, algorithm, sign_count, aaguid, transports,
-            backup_eligible, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL)
+            backup_eligible, created_at, last_used_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     static func insertArguments(_ p: PasskeyRecord) -> [SQLValue] {
         [
             .text(p.appId), .text(p.id), .text(p.userId), .text(p.name), .blob(p.publicKey), .integer(p.algorithm),
             .integer(p.signCount), .blob(p.aaguid), .text(p.transports.joined(separator: ",")), .bool(p.backupEligible),
-            .integer(p.createdAt),
+            .integer(p.createdAt), .integer(p.lastUsedAt),
         ]
     }
 
@@ -31,6 +31,8 @@ enum PasskeysTable {
 
     static let ofUser = SQL("\(columns) WHERE user_id = ? ORDER BY created_at, id")
     static let byId = SQL("\(columns) WHERE app_id = ? AND id = ?")
+    /// The passkeys of a page of users (export: app, cursor, page end).
+    static let ofUsers = SQL("\(columns) WHERE app_id = ? AND user_id > ? AND user_id <= ? ORDER BY user_id, created_at, id")
     /// Records a use: the counter must grow, unless the authenticator keeps none (0 and 0).
     static let use: SQL = """
         UPDATE passkeys SET sign_count = ?, last_used_at = ? WHERE app_id = ? AND id = ? AND (sign_count < ? OR (sign_count = 0 AND ? = 0))

@@ -39,4 +39,17 @@ enum TransferStatements {
     static let insertUser: SQL = """
         INSERT INTO users (id, app_id, type, data, custom_data, disabled, created_at, last_login_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
         """
+
+    /// The second factors of the users of a page (arguments: app, cursor, page end).
+    static let totpPage: SQL = """
+        SELECT user_id, app_id, secret, confirmed_at, last_step, created_at FROM totp_factors
+        WHERE app_id = ? AND user_id > ? AND user_id <= ?
+        """
+    static let recoveryCodesPage: SQL = """
+        SELECT r.user_id, r.digest FROM recovery_codes r JOIN users u ON u.id = r.user_id
+        WHERE u.app_id = ? AND r.user_id > ? AND r.user_id <= ? ORDER BY r.user_id, r.digest
+        """
+    static let insertTOTP: SQL = """
+        INSERT INTO totp_factors (user_id, app_id, secret, confirmed_at, last_step, created_at) VALUES (?, ?, ?, ?, ?, ?)
+        """
 }
