@@ -61,27 +61,8 @@ public struct TOTP: Sendable, Equatable {
     /// The `otpauth://totp/` URI an authenticator app reads (from a QR code): `issuer` and
     /// `account` label the entry in the app.
     public func uri(issuer: String, account: String) -> String {
-        let label = Self.escape(issuer) + ":" + Self.escape(account)
-        return "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(Self.escape(issuer))"
+        let label = FormEncoding.escape(issuer) + ":" + FormEncoding.escape(account)
+        return "otpauth://totp/\(label)?secret=\(Base32.encode(secret))&issuer=\(FormEncoding.escape(issuer))"
             + "&algorithm=SHA1&digits=\(digits)&period=\(period)"
-    }
-
-    /// Percent-encodes all but RFC 3986's unreserved characters.
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                out.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                let hex = Array("0123456789ABCDEF".unicodeScalars)
-                out += "%"
-                out.unicodeScalars.append(hex[Int(byte >> 4)])
-                out.unicodeScalars.append(hex[Int(byte & 15)])
-            }
-        }
-        return out
     }
 }
