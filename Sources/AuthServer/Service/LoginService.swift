@@ -158,6 +158,9 @@ struct LoginService {
         if type == ProviderType.anonymous {
             throw ServiceError(.internalServerError, "linking an anonymous identity is not allowed")
         }
+        if type == PasskeyService.provider {
+            throw ServiceError(.invalidParameter, "a passkey is not linked: register it (POST auth/passkeys)")
+        }
         if proof.owner != nil {
             throw ServiceError(.invalidParameter, "linking an API key identity is not allowed")
         }

@@ -75,6 +75,10 @@ import Testing
             let listed = try await c.call(.get, Self.passkeys, token: access)
             let item = try #require(listed.body.arrayValue?.first)
             #expect(item["name"] == "laptop" && item["lastUsedAt"]?.integerValue != nil && item["algorithm"]?.integerValue == -7)
+            // A passkey is registered, never linked as an identity.
+            let linking = try await c.login("passkey", ["credential": try device.get(try await Self.loginOptions(c))], link: access)
+            #expect(linking.status == 400 && linking.message?.hasPrefix("a passkey is not linked") == true, "\(linking.body)")
+
             let renamed = try await c.call(.put, Self.passkeys + "/" + (added["id"] ?? ""), json: ["name": "phone"], token: access)
             #expect(renamed.status == 200 && renamed["name"] == "phone", "\(renamed.body)")
         }
