@@ -72,8 +72,7 @@ struct PasskeyService: Sendable {
         guard purpose["purpose"] == "register", purpose["userId"]?.stringValue == user.id else {
             throw PasskeyCeremony.refused("this challenge was not issued for this user's registration")
         }
-        let registered = try PasskeyCeremony.verifyRegistration(
-            body.document["credential"], challenge: response.clientData.challenge, config: config)
+        let registered = try PasskeyCeremony.verifyRegistration(response, challenge: response.clientData.challenge, config: config)
         let record = PasskeyRecord(
             appId: app.id, id: registered.id, userId: user.id, name: name, publicKey: registered.publicKey,
             algorithm: registered.algorithm.rawValue, signCount: Int64(registered.signCount), aaguid: registered.aaguid,

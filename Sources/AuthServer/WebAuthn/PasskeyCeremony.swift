@@ -84,12 +84,10 @@ enum PasskeyCeremony {
         }
     }
 
-    /// Registration (`navigator.credentials.create`): the client data, the attestation object
-    /// (formats `none` and `packed` self-attestation), the authenticator data and its new key.
-    static func verifyRegistration(_ credential: EJSON?, challenge: String, config: WebAuthnConfiguration) throws(ServiceError)
-        -> Registered
-    {
-        let r = try response(credential)
+    /// Registration (`navigator.credentials.create`) of the response `r` (``response(_:)``):
+    /// the client data, the attestation object (formats `none` and `packed` self-attestation),
+    /// the authenticator data and its new key.
+    static func verifyRegistration(_ r: Response, challenge: String, config: WebAuthnConfiguration) throws(ServiceError) -> Registered {
         try checkClientData(r.clientData, type: "webauthn.create", challenge: challenge, config: config)
         let attestation: CBOR
         let attestationBytes = try bytes(r.fields, "attestationObject")
