@@ -17,9 +17,10 @@ struct APIKeyController {
         group.put(":id/disable", use: disable)
     }
 
-    /// A new key: `{_id, key, name, disabled}`; the secret `key` only here.
+    /// A new key: `{_id, key, name, disabled}`; the secret `key` only here. For a user with a
+    /// second factor, only from a recent login that used it (``SessionService/apiKeyMaker(_:)``).
     @Sendable func create(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let (app, _, user) = try await sessions.sessionOfRefreshToken(try request.bearerToken(), identities: true)
+        let (app, user) = try await sessions.apiKeyMaker(try request.bearerToken())
         let body = try await RequestBody.read(request, context: context)
         let (record, key) = try await apiKeys.create(app: app, user: user, name: try body.string("name"))
         return JSONResponse.make(
@@ -40,8 +41,9 @@ struct APIKeyController {
         return JSONResponse.empty
     }
 
+    /// Enables a key: as making one, since an enabled key logs in with no second factor.
     @Sendable func enable(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await apiKeys.setDisabled(false, id: Self.id(context), user: try await user(request))
+        try await apiKeys.setDisabled(false, id: Self.id(context), user: try await sessions.apiKeyMaker(try request.bearerToken()).1)
         return JSONResponse.empty
     }
 

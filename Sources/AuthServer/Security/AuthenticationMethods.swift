@@ -4,6 +4,9 @@ import AuthProtocol
 /// who the person is. Absent when none applies: anonymous, API key and custom-function logins,
 /// and identity providers, whose own checks authsh cannot see. A passkey is `pop`, with `mfa`
 /// when its authenticator verified the user (a PIN or a biometric: a second factor).
+///
+/// It also holds the rule of a second step: a second factor is a different kind of proof from
+/// the first (``secondFactors(_:after:)``), so one possession factor never counts twice.
 enum AuthenticationMethods {
     /// A password.
     static let password = "pwd"
@@ -19,10 +22,22 @@ enum AuthenticationMethods {
         providerType == ProviderType.userpass ? [password] : []
     }
 
-    /// The methods of a login whose first factor was `first` and second `second`.
+    /// The method a second factor of `type` (a name of ``SecondFactors/usable``) proves:
+    /// `otp` for a TOTP or recovery code, `pop` for a passkey.
+    static func method(ofFactor type: String) -> String {
+        type == "passkey" ? keyPossession : oneTimePassword
+    }
+
+    /// The factor types of `usable` that may complete a login whose first step proved `first`:
+    /// those of another kind of proof. After a passkey (`pop`) no passkey may answer, not even
+    /// another one: a stolen security key must not stand for both steps.
+    static func secondFactors(_ usable: [String], after first: [String]) -> [String] {
+        usable.filter { !first.contains(method(ofFactor: $0)) }
+    }
+
+    /// The methods of a login whose first factor was `first` and second `second` (a method
+    /// ``secondFactors(_:after:)`` allowed, so never one of `first`).
     static func withSecondFactor(_ first: [String], _ second: String) -> [String] {
-        var methods = first.filter { $0 != multipleFactors }
-        if !methods.contains(second) { methods.append(second) }
-        return methods + [multipleFactors]
+        first.filter { $0 != multipleFactors } + [second, multipleFactors]
     }
 }

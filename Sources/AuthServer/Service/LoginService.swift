@@ -32,6 +32,9 @@ struct LoginService {
         /// No second factor is asked for: an API key (its owner made it while logged in, for
         /// programs that cannot type a code), a passkey whose authenticator verified the user.
         var skipsSecondFactor = false
+
+        /// How it proved it: ``methods``, else the provider's default.
+        var provenMethods: [String] { methods ?? AuthenticationMethods.firstFactor(identity.providerType) }
     }
 
     /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
@@ -115,7 +118,7 @@ struct LoginService {
                 throw try await mfa.challenge(proof, userId: user.id, deviceId: deviceId, factors: factors, app: app)
             }
         }
-        let first = proof.methods ?? AuthenticationMethods.firstFactor(proof.identity.providerType)
+        let first = proof.provenMethods
         let methods = completing.map { AuthenticationMethods.withSecondFactor(first, $0.method) } ?? first
         var login = AuthHooks.Login(user: user, identity: proof.identity, address: address, isNew: isNew)
         if isNew {

@@ -41,7 +41,8 @@ struct MFALogin: Sendable {
     {
         let token = Secrets.randomHex(bytes: 24)
         var pending = Pending(proof: proof, userId: userId, deviceId: deviceId, failures: 0, expires: clock.now + Self.lifetime)
-        var usable = factors.usable
+        // Only factors of another kind than the first step's: never a passkey after a passkey.
+        var usable = AuthenticationMethods.secondFactors(factors.usable, after: proof.provenMethods)
         var details: EJSONDocument = ["mfaToken": .string(token)]
         if usable.contains("passkey") {
             if let (options, challenge) = try await passkeys.secondFactorOptions(userId: userId, app: app) {
@@ -50,6 +51,9 @@ struct MFALogin: Sendable {
             } else {
                 usable.removeAll { $0 == "passkey" }  // the app's passkeys were turned off
             }
+        }
+        guard !usable.isEmpty else {
+            throw ServiceError(.authError, "this user's second factors are all of the first step's kind: log in another way")
         }
         details["factors"] = .array(usable.map(EJSON.string))
         try await keep(pending, token: token, app: app.id)
@@ -86,34 +90,47 @@ struct MFALogin: Sendable {
             AuditTrail.event("lockout")
             throw AbuseControls.tooMany(wait)
         }
-        let isTOTP = code.count == 6 && code.utf8.allSatisfy { (48...57).contains($0) }
-        var refusal: String
-        if credential != nil {
-            do {
-                guard let challenge = pending.challenge else { throw ServiceError(.invalidMFACode, "this login offered no passkey") }
-                try await passkeys.verifySecondFactor(credential, challenge: challenge, userId: pending.userId, app: app)
-                if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
-                AuditTrail.event("mfa_passkey")
-                return (pending, AuthenticationMethods.keyPossession)
-            } catch let error as ServiceError {
-                refusal = error.message
-            }
-        } else {
-            if try await check(code, isTOTP: isTOTP, userId: pending.userId, now: now) {
-                if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
-                AuditTrail.event(isTOTP ? "mfa_totp" : "mfa_recovery_code")
-                return (pending, AuthenticationMethods.oneTimePassword)
-            }
-            refusal = isTOTP ? "wrong, used or expired TOTP code" : "unknown or used recovery code"
+        let method: String
+        do {
+            method = try await answer(code: code, credential: credential, pending: pending, app: app, now: now)
+        } catch let refusal as ServiceError {
+            if limited { try await backoff.failed(address: address, account: account, now: now) }
+            pending.failures += 1
+            let left = Self.attempts - pending.failures
+            if left > 0 { try await keep(pending, token: token, app: app.id) }
+            AuditTrail.event("mfa_failed")
+            throw ServiceError(
+                .invalidMFACode,
+                refusal.message + (left > 0 ? " (\(left) attempt\(left == 1 ? "" : "s") left with this mfaToken)" : ": log in again"))
         }
-        if limited { try await backoff.failed(address: address, account: account, now: now) }
-        pending.failures += 1
-        let left = Self.attempts - pending.failures
-        if left > 0 { try await keep(pending, token: token, app: app.id) }
-        AuditTrail.event("mfa_failed")
-        throw ServiceError(
-            .invalidMFACode,
-            refusal + (left > 0 ? " (\(left) attempt\(left == 1 ? "" : "s") left with this mfaToken)" : ": log in again"))
+        if standing?.failed == true { try await backoff.succeeded(address: address, account: account) }
+        return (pending, method)
+    }
+
+    /// The method (``AuthenticationMethods``) of a right answer to the step, spent; a
+    /// `ServiceError` saying what was wrong otherwise. The answer must be another kind of proof
+    /// than the first step's (``AuthenticationMethods/secondFactors(_:after:)``): after a
+    /// passkey, no passkey (the same one or another) completes the login.
+    private func answer(code: String, credential: EJSON?, pending: Pending, app: AppRuntime, now: Int64) async throws -> String {
+        let method = credential == nil ? AuthenticationMethods.oneTimePassword : AuthenticationMethods.keyPossession
+        guard !pending.proof.provenMethods.contains(method) else {
+            throw ServiceError(
+                .invalidMFACode,
+                "the first step of this login was a \(method == AuthenticationMethods.keyPossession ? "passkey" : "one-time code"): "
+                    + "complete it with another kind of factor")
+        }
+        if credential != nil {
+            guard let challenge = pending.challenge else { throw ServiceError(.invalidMFACode, "this login offered no passkey") }
+            try await passkeys.verifySecondFactor(credential, challenge: challenge, userId: pending.userId, app: app)
+            AuditTrail.event("mfa_passkey")
+            return method
+        }
+        let isTOTP = code.count == 6 && code.utf8.allSatisfy { (48...57).contains($0) }
+        guard try await check(code, isTOTP: isTOTP, userId: pending.userId, now: now) else {
+            throw ServiceError(.invalidMFACode, isTOTP ? "wrong, used or expired TOTP code" : "unknown or used recovery code")
+        }
+        AuditTrail.event(isTOTP ? "mfa_totp" : "mfa_recovery_code")
+        return method
     }
 
     /// Spends the code if it is right: a TOTP code's step (once, and none before it after),

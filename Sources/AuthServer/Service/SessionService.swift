@@ -180,17 +180,42 @@ struct SessionService {
     /// `mfa`). 401 `RequiresRecentLogin` otherwise.
     func factorChanger(_ token: String, needingSecondFactor: Bool) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
         let (app, user, claims) = try await userOfAccessToken(token)
-        let limit = app.config.recentLoginSeconds ?? Self.factorLoginAge
-        if clock.now - (claims.auth_time ?? 0) > limit {
-            throw ServiceError(
-                .requiresRecentLogin, "changing second factors needs a recent login (within \(limit) s): log in again, then retry")
+        try checkRecent(authTime: claims.auth_time, app: app, doing: "changing second factors")
+        if needingSecondFactor, try await hasSecondFactor(user) { try checkUsedSecondFactor(claims.amr) }
+        return (app, user, claims)
+    }
+
+    /// The caller of a refresh token, allowed to make an API key. An API key logs in with no
+    /// second factor, so for a user with one it takes what removing that factor takes: a recent
+    /// login (as ``factorChanger(_:needingSecondFactor:)``) that used it. Any live session of a
+    /// user with no second factor may (App Services' rule).
+    func apiKeyMaker(_ refreshToken: String) async throws -> (AppRuntime, UserRecord) {
+        let (app, session, user, claims) = try await refreshTokenSession(refreshToken, identities: true)
+        if try await hasSecondFactor(user) {
+            try checkRecent(authTime: session.createdAt, app: app, doing: "making an API key for a user with a second factor")
+            try checkUsedSecondFactor(claims.amr)
         }
-        if needingSecondFactor, !(claims.amr ?? []).contains(AuthenticationMethods.multipleFactors),
-            try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil
-        {
+        return (app, user)
+    }
+
+    private func hasSecondFactor(_ user: UserRecord) async throws -> Bool {
+        try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil
+    }
+
+    /// 401 `RequiresRecentLogin` unless the login at `authTime` is at most the app's
+    /// `recentLoginSeconds` (else ``factorLoginAge``) old.
+    private func checkRecent(authTime: Int64?, app: AppRuntime, doing: String) throws(ServiceError) {
+        let limit = app.config.recentLoginSeconds ?? Self.factorLoginAge
+        if clock.now - (authTime ?? 0) > limit {
+            throw ServiceError(.requiresRecentLogin, "\(doing) needs a recent login (within \(limit) s): log in again, then retry")
+        }
+    }
+
+    /// 401 `RequiresRecentLogin` unless `amr` says the login used a second factor.
+    private func checkUsedSecondFactor(_ amr: [String]?) throws(ServiceError) {
+        guard (amr ?? []).contains(AuthenticationMethods.multipleFactors) else {
             throw ServiceError(
                 .requiresRecentLogin, "this needs a login that used the second factor: log in again with your code, then retry")
         }
-        return (app, user, claims)
     }
 }

@@ -213,6 +213,52 @@ import Testing
         }
     }
 
+    /// A second factor is another kind of proof than the first: after a login with a passkey
+    /// that did not verify the user, no passkey answers the second step (neither the same one,
+    /// which a stolen security key would be, nor another), and the answer offers none; a code
+    /// does. A passkey that verified the user is two factors and needs no step.
+    @Test func aPasskeyNeverAnswersTheSecondStepOfAPasskeyLogin() async throws {
+        try await TestServer.run(TestServer.configuration(apps: [TOTPTests.app()])) { c in
+            let (_, totp, recovery) = try await TOTPTests.enrolled(c, "k@example.com")
+            let at = try await TOTPTests.now(c, advancing: 30)
+            let done = try await TOTPTests.complete(c, try await TOTPTests.mfaToken(c, "k@example.com"), totp.code(at: at))
+            let access = try #require(done["access_token"])
+            let key = SoftwareAuthenticator(origin: Self.origin, verifiesUser: false)
+            let other = SoftwareAuthenticator(origin: Self.origin, verifiesUser: false)
+            let verifying = SoftwareAuthenticator(origin: Self.origin)
+            for (device, name) in [(key, "key"), (other, "other"), (verifying, "phone")] {
+                #expect(try await Self.register(c, device, access: access, name: name).status == 201)
+            }
+
+            let step = try await Self.login(c, try key.get(try await Self.loginOptions(c)))
+            #expect(step.code == "MFARequired", "\(step.body)")
+            #expect(step.body["factors"] == ["totp", "recovery_code"], "\(step.body)")
+            #expect(step.body["passkeyOptions"] == nil)
+            let token = try #require(step["mfaToken"])
+            for device in [key, other, verifying] {
+                // The step offers no challenge to sign (were it to offer one, its answer would
+                // be refused too): an answer over a challenge of its own is refused.
+                var options = step.body["passkeyOptions"]
+                if options == nil { options = try await Self.loginOptions(c) }
+                let answer = try device.get(try #require(options))
+                let refused = try await c.login("mfa", ["mfaToken": .string(token), "credential": answer])
+                #expect(refused.status == 401 && refused.code == "InvalidMFACode", "\(refused.body)")
+                #expect(refused.message?.contains("first step of this login was a passkey") == true, "\(refused.body)")
+            }
+            let completed = try await TOTPTests.complete(c, token, recovery[0])
+            #expect(completed.status == 200, "\(completed.body)")
+            #expect(try TOTPTests.amr(completed["access_token"]) == ["pop", "otp", "mfa"])
+
+            let both = try await Self.login(c, try verifying.get(try await Self.loginOptions(c)))
+            #expect(both.status == 200, "\(both.body)")
+            #expect(try TOTPTests.amr(both["access_token"]) == ["pop", "mfa"])
+            // After a password, a passkey is the second factor, and the step offers all three.
+            let first = try await c.emailLogin("k@example.com", "password1")
+            #expect(first.body["factors"] == ["totp", "passkey", "recovery_code"], "\(first.body)")
+            #expect(first.body["passkeyOptions"]?["allowCredentials"]?.arrayValue?.count == 3)
+        }
+    }
+
     @Test func removingAPasskeyEndsItsSessionsAndNeedsARecentLogin() async throws {
         try await TestServer.run { c in
             let access = try #require(try await c.anonymous()["access_token"])

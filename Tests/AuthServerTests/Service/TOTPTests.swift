@@ -38,6 +38,12 @@ import Testing
     static func enrolled(_ c: Client, _ email: String) async throws -> (access: String, totp: TOTP, recovery: [String]) {
         try await c.registerConfirmed(email)
         let access = try #require(try await c.emailLogin(email, "password1")["access_token"])
+        let (totp, codes) = try await enrol(c, access: access)
+        return (access, totp, codes)
+    }
+
+    /// Enrols TOTP for the user of `access` (a recent login): the generator and the recovery codes.
+    static func enrol(_ c: Client, access: String) async throws -> (totp: TOTP, recovery: [String]) {
         let started = try await c.call(.post, Self.mfa + "/totp", token: access)
         #expect(started.status == 201, "\(started.body)")
         let secret = try #require(started["secret"])
@@ -45,8 +51,7 @@ import Testing
         let now = try await Self.now(c)
         let confirmed = try await c.call(.post, Self.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now))], token: access)
         #expect(confirmed.status == 200, "\(confirmed.body)")
-        let codes = try #require(confirmed.body["recoveryCodes"]?.arrayValue).compactMap(\.stringValue)
-        return (access, totp, codes)
+        return (totp, try #require(confirmed.body["recoveryCodes"]?.arrayValue).compactMap(\.stringValue))
     }
 
     /// The first step of a login of a user with a factor: its `mfaToken`.
