@@ -19,7 +19,7 @@ struct ServeCommand: ParsableCommand {
                          [--public-url URL] [--log-level info] [--log-format text|json]
                          [--metrics-port PORT] [--metrics-host 127.0.0.1]
                          [--trusted-proxy ADDRESS[/BITS]]...
-                         [--tls-cert FILE --tls-key FILE]
+                         [--tls-cert FILE --tls-key FILE] [--tls-min-version 1.2|1.3]
             authsh serve [--data DIR | --database URL | --config FILE] migrate
             authsh serve [options] --check | --version
             """,
@@ -112,6 +112,17 @@ struct ServeCommand: ParsableCommand {
             "The certificate's PEM private key, readable by its owner (and group) only (config tls.keyFile).", valueName: "file"))
     var tlsKey: String?
 
+    @Option(
+        name: .customLong("tls-min-version"),
+        help: ArgumentHelp(
+            "The oldest TLS version served: 1.2 (the default; 1.0 and 1.1 never are) or 1.3 (config tls.minimumVersion).",
+            valueName: "version"),
+        transform: { version in
+            guard let parsed = TLSMinimumVersion(rawValue: version) else { throw ValidationError("1.2 or 1.3 is needed") }
+            return parsed
+        })
+    var tlsMinVersion: TLSMinimumVersion?
+
     @Flag(
         help: """
             Check the configuration (the config file, the apps and their providers and keys, the \
@@ -158,7 +169,16 @@ enum Serve {
         if let url = command.publicUrl { config.publicURL = url }
         if let metricsPort = command.metricsPort { config.metricsPort = metricsPort }
         if let metricsHost = command.metricsHost { config.metricsHost = metricsHost }
-        if let cert = command.tlsCert, let key = command.tlsKey { config.tls = TLSFiles(certFile: cert, keyFile: key) }
+        if let cert = command.tlsCert, let key = command.tlsKey {
+            config.tls = TLSFiles(certFile: cert, keyFile: key, minimumVersion: config.tls?.minimumVersion ?? .tls12)
+        }
+        if let version = command.tlsMinVersion {
+            guard config.tls != nil else {
+                Output.error("authsh serve: --tls-min-version needs TLS (--tls-cert and --tls-key, or config tls)")
+                return ExitStatus.usage
+            }
+            config.tls?.minimumVersion = version
+        }
         config.reloadTLSOnHangup = true
         if !command.trustedProxies.isEmpty {
             // Valid: `validate` built the same set.

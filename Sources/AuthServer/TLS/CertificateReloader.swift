@@ -43,11 +43,24 @@ final class CertificateReloader: Sendable {
         }
     }
 
-    /// The server's TLS configuration: the start-up credentials, and the callback that hands
-    /// later handshakes what ``reload()`` read. (`HTTP2UpgradeChannel` adds the ALPN protocols.)
+    /// TLS 1.2's cipher suites: forward secrecy (ECDHE) and authenticated encryption (AES-GCM,
+    /// ChaCha20-Poly1305) only, with ECDSA or RSA certificates: Mozilla's "intermediate" list
+    /// without its finite-field DHE, which BoringSSL does not have. TLS 1.3's suites are all of
+    /// that kind and are not configurable.
+    static let cipherSuites: [NIOTLSCipher] = [
+        .TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256, .TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,
+        .TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384, .TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384,
+        .TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256, .TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256,
+    ]
+
+    /// The server's TLS configuration: the start-up credentials, TLS 1.2 or newer (1.3 only
+    /// when the files say so) with ``cipherSuites``, and the callback that hands later
+    /// handshakes what ``reload()`` read. (`HTTP2UpgradeChannel` adds the ALPN protocols.)
     func serverConfiguration() -> TLSConfiguration {
         var tls = TLSConfiguration.makeServerConfiguration(
             certificateChain: start.chain.map { .certificate($0) }, privateKey: .privateKey(start.key))
+        tls.minimumTLSVersion = files.minimumVersion == .tls13 ? .tlsv13 : .tlsv12
+        tls.cipherSuiteValues = Self.cipherSuites
         tls.sslContextCallback = { [self] _, promise in promise.succeed(override.withLock { $0 }) }
         return tls
     }

@@ -40,7 +40,7 @@ import Testing
         for option in [
             "--host", "--port", "--config", "--data", "--database", "--plugins", "--dev", "--dev-allow-remote",
             "--public-url", "--log-level", "--log-format", "--metrics-port", "--metrics-host", "--trusted-proxy",
-            "--check", "--tls-cert", "--tls-key", "migrate",
+            "--check", "--tls-cert", "--tls-key", "--tls-min-version", "migrate",
         ] {
             #expect(r.stdout.contains(option), "\(option) missing from:\n\(r.stdout)")
         }
