@@ -52,7 +52,7 @@ let package = Package(
         .target(
             name: "AuthServer",
             dependencies: [
-                "AuthProtocol", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
+                "AuthProtocol", "CommandSupport", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -76,7 +76,7 @@ let package = Package(
         .target(
             name: "AuthClient",
             dependencies: [
-                "AuthProtocol", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "AuthProtocol", "CommandSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -84,7 +84,8 @@ let package = Package(
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
         // C: Linux calls Swift's Glibc module leaves out (pipe2, posix_spawn's closefrom).
         .target(name: "CLinux"),
-        // What both commands share: files, paths, output (libc only).
+        // What both commands and the libraries under them share: files (RegularFile: every file
+        // a person names), paths, output (libc only).
         // The commit a build came from, for --version.
         .plugin(name: "BuildInfo", capability: .buildTool(), path: "Plugins/BuildInfo"),
         .target(name: "CommandSupport", plugins: ["BuildInfo"]),

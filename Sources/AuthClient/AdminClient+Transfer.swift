@@ -1,3 +1,4 @@
+import CommandSupport
 import AsyncHTTPClient
 import AuthProtocol
 import Glibc
@@ -91,10 +92,8 @@ extension AdminClient {
         _ path: String, continueOnError: Bool,
         progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> EJSON {
-        let fd = open(path, O_RDONLY)
-        guard fd >= 0 else { throw AuthClientError(code: "ImportFailed", message: "cannot read \(path): \(String(cString: strerror(errno)))") }
-        var info = stat()
-        fstat(fd, &info)
+        let (fd, info): (Int32, stat)
+        do { (fd, info) = try RegularFile.open(path) } catch { throw AuthClientError(code: "ImportFailed", message: error.description) }
         let size = Int(info.st_size)
         let base = try await resolvedServer()
         var request = HTTPClientRequest(

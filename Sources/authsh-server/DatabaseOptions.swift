@@ -31,17 +31,21 @@ struct DatabaseOptions: ParsableArguments {
         do { _ = try parsedDatabase } catch { throw ValidationError("\(error)") }
     }
 
+    /// The largest config file read (a config of thousands of apps is far smaller).
+    static let configLimit = 16 << 20
+
     /// `base` with the config file read into it, then the command line's database; nil when
     /// the file cannot be read or is not a valid config (reported as `NAME: ...` on stderr: exit 78).
     func configuration(_ base: ServerConfiguration = ServerConfiguration(), command name: String) -> ServerConfiguration? {
         var configuration = base
         configuration.database = .directory(Paths.defaultDataDirectory())
         if let file = config {
-            guard let bytes = Files.read(file) else {
-                Output.error("\(name): config \(file): cannot read it (\(String(cString: strerror(errno))))")
+            do { try configuration.loadConfig(try RegularFile.read(file, limit: Self.configLimit), file: file) } catch let failure
+                as RegularFile.Failure
+            {
+                Output.error("\(name): config \(failure)")
                 return nil
-            }
-            do { try configuration.loadConfig(bytes, file: file) } catch {
+            } catch {
                 Output.error("\(name): \(error)")
                 return nil
             }

@@ -1,4 +1,5 @@
 import AuthProtocol
+import CommandSupport
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -45,19 +46,8 @@ public struct ConfigSecret: Sendable, Equatable {
 
     /// A secret file's text (at most 64 KiB), its last line break dropped.
     private static func readFile(_ path: String, key: String) throws(ConfigError) -> String {
-        guard let f = fopen(path, "rb") else {
-            throw ConfigError(key: key, reason: "cannot read file \(path): \(String(cString: strerror(errno)))")
-        }
-        defer { fclose(f) }
-        var bytes: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = fread(&chunk, 1, chunk.count, f)
-            if n == 0 { break }
-            bytes += chunk[0..<n]
-            guard bytes.count <= 65_536 else { throw ConfigError(key: key, reason: "file \(path) is larger than 64 KiB") }
-        }
-        if ferror(f) != 0 { throw ConfigError(key: key, reason: "cannot read file \(path)") }
+        var bytes: [UInt8]
+        do { bytes = try RegularFile.read(path, limit: 65_536) } catch { throw ConfigError(key: key, reason: "file \(error)") }
         if bytes.last == 10 { bytes.removeLast() }
         if bytes.last == 13 { bytes.removeLast() }
         guard let text = String(validating: bytes, as: UTF8.self) else {

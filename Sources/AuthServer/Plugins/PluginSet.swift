@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 
 /// One plugin file as read from the plugins directory.
@@ -37,10 +38,13 @@ struct PluginSet: Sendable {
             guard info.st_size <= PluginFile.maxBytes else {
                 throw PluginScanError(path: path, reason: "is larger than \(PluginFile.maxBytes >> 20) MiB")
             }
-            guard let data = FileManager.default.contents(atPath: path) else {
-                throw PluginScanError(path: path, reason: "cannot be read")
+            // Read from a descriptor whose type is checked again: a file swapped for a FIFO
+            // since the stat is refused, not waited on.
+            let source: [UInt8]
+            do { source = try RegularFile.read(path, limit: PluginFile.maxBytes) } catch {
+                throw PluginScanError(path: path, reason: error.reason)
             }
-            files.append(PluginFile(name: String(fileName.dropLast(4)), fileName: fileName, source: [UInt8](data)))
+            files.append(PluginFile(name: String(fileName.dropLast(4)), fileName: fileName, source: source))
         }
         return files
     }

@@ -58,13 +58,17 @@ enum PrivateFiles {
     }
 
     /// Sets an existing file to 0600; creates it empty with 0600 when `create` and missing.
+    /// Anything but a regular file (a FIFO, a device) is refused without waiting on it.
     static func file(_ path: String, create: Bool) throws {
         if create {
-            let fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            let fd = open(path, O_RDONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0o600)
             guard fd >= 0 else {
                 throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))")
             }
+            var info = stat()
+            let regular = fstat(fd, &info) == 0 && info.st_mode & S_IFMT == S_IFREG
             close(fd)
+            guard regular else { throw Failure(description: "\(path) is not a regular file (an SQLite database must be one)") }
         }
         if chmod(path, 0o600) != 0 && errno != ENOENT {
             throw Failure(description: "cannot make \(path) private (0600): \(String(cString: strerror(errno)))")

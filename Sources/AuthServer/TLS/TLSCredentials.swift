@@ -1,3 +1,4 @@
+import CommandSupport
 import Glibc
 import NIOSSL
 
@@ -44,35 +45,19 @@ struct TLSCredentials: Sendable {
         return TLSCredentials(chain: chain, key: key)
     }
 
-    /// The file's bytes, read from the descriptor whose mode was checked (no window between
-    /// the check and the read). A secret's file may not be readable by others nor writable by
-    /// its group or others.
+    /// The file's bytes, read from the descriptor whose type and mode were checked (no window
+    /// between the check and the read; a FIFO or a device is refused without waiting on it). A
+    /// secret's file may not be readable by others nor writable by its group or others.
     private static func read(_ path: String, key: String, secret: Bool) throws(ConfigError) -> [UInt8] {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw ConfigError(key: key, reason: "cannot read \(path): \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ConfigError(key: key, reason: "\(path) is not a regular file")
-        }
-        let mode = info.st_mode & 0o777
+        let file: RegularFile
+        do { file = try RegularFile(path) } catch { throw ConfigError(key: key, reason: error.description) }
+        let mode = file.info.st_mode & 0o777
         if secret && mode & 0o027 != 0 {
             throw ConfigError(
                 key: key,
                 reason: "\(path) is open to users other than its owner and group (mode \(String(mode, radix: 8))): "
                     + "chmod 600 \(path) (or 640 with a group the server is in)")
         }
-        guard info.st_size <= 1 << 20 else { throw ConfigError(key: key, reason: "\(path) is larger than 1 MiB") }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size))
-        var done = 0
-        while done < bytes.count {
-            let n = bytes.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress! + done, $0.count - done) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else {
-                throw ConfigError(key: key, reason: "cannot read \(path): \(n == 0 ? "it shrank while read" : String(cString: strerror(errno)))")
-            }
-            done += n
-        }
-        return bytes
+        do { return try file.read(limit: 1 << 20) } catch { throw ConfigError(key: key, reason: error.description) }
     }
 }

@@ -264,7 +264,7 @@ import _CryptoExtras
             ),
             (
                 #"{"oauth2-github":{"clientId":"gh","clientSecret":{"file":"/nonexistent/secret"}}}"#,
-                "apps[0].providers.oauth2-github.clientSecret: cannot read file /nonexistent/secret"
+                "apps[0].providers.oauth2-github.clientSecret: file /nonexistent/secret cannot be read"
             ),
             (
                 #"{"custom-token":{"signingKeys":[{"env":"AUTHSH_TEST_NOT_SET"}]}}"#,

@@ -1,3 +1,4 @@
+import CommandSupport
 import AuthProtocol
 import NIOCore
 import NIOPosix
@@ -25,7 +26,14 @@ struct SMTPClient: Sendable {
             return
         }
         var settings = TLSConfiguration.makeClientConfiguration()
-        if let caFile = configuration.caFile { settings.trustRoots = .file(caFile) }
+        if let caFile = configuration.caFile {
+            // Read here, so that a FIFO or a device is refused rather than waited on by BoringSSL.
+            let bytes: [UInt8]
+            do { bytes = try RegularFile.read(caFile, limit: 1 << 20) } catch { throw ConfigError(key: "mail.caFile", reason: error.description) }
+            do { settings.trustRoots = .certificates(try NIOSSLCertificate.fromPEMBytes(bytes)) } catch {
+                throw ConfigError(key: "mail.caFile", reason: "\(caFile) holds no PEM certificate that can be read")
+            }
+        }
         do {
             tls = try NIOSSLContext(configuration: settings)
         } catch {

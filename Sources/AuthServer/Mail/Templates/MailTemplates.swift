@@ -1,3 +1,4 @@
+import CommandSupport
 import Foundation
 import Mustache
 
@@ -29,8 +30,10 @@ struct MailTemplates: Sendable {
         }
         if let directory {
             for (name, path) in try Self.files(in: directory) {
-                guard let source = try? String(contentsOfFile: path, encoding: .utf8) else {
-                    throw ConfigError(key: "mailTemplates", reason: "cannot read \(path)")
+                let bytes: [UInt8]
+                do { bytes = try RegularFile.read(path, limit: 1 << 20) } catch { throw ConfigError(key: "mailTemplates", reason: error.description) }
+                guard let source = String(validating: bytes, as: UTF8.self) else {
+                    throw ConfigError(key: "mailTemplates", reason: "\(path) is not UTF-8 text")
                 }
                 templates[name] = try Self.parse(source, name: name, where: path)
             }

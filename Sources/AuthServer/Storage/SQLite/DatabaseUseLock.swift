@@ -10,7 +10,7 @@ final class DatabaseUseLock: Sendable {
     /// Holds a shared lock on `path` until released (deinit); nil when the file cannot be
     /// opened (the engine then runs without: the lock only guards restores).
     init?(sharedOn path: String) {
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY)  // never waiting on a FIFO
         guard fd >= 0 else { return nil }
         while flock(fd, LOCK_SH) != 0 {
             guard errno == EINTR else {
@@ -26,7 +26,7 @@ final class DatabaseUseLock: Sendable {
     /// An exclusive lock on `path` (created 0600 if missing) for the caller to hold while it
     /// replaces the database; nil, with errno EWOULDBLOCK, while anyone holds the shared one.
     static func exclusive(_ path: String) -> Int32? {
-        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0o600)
         guard fd >= 0 else { return nil }
         guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
             let saved = errno
