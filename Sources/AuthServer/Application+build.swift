@@ -49,6 +49,8 @@ public func buildApplication(
         // request that sends a mail answers, by the process that answers it.
         services: background,
         onServerRunning: { channel in
+            // A server runs on the database: what a restore replaced is no longer needed.
+            if !configuration.adminOnly, let path = configuration.database.sqlitePath { SQLiteBackup.discardReplaced(path) }
             let address = channel.localAddress
             services.origin.address.listening(
                 scheme: configuration.scheme, host: address?.ipAddress ?? configuration.host, port: address?.port ?? configuration.port)
@@ -230,10 +232,8 @@ func openStore(_ configuration: ServerConfiguration, serving: Bool = false) asyn
     switch configuration.database {
     case .memory:
         return try SQLiteStore(path: nil)
-    case .directory(let dir):
-        return try openSQLite(dir + "/authsh.sqlite")
-    case .sqliteFile(let path):
-        return try openSQLite(path)
+    case .directory, .sqliteFile:
+        return try openSQLite(configuration.database.sqlitePath ?? "")
     case .postgres(let database):
         do {
             return try await PostgresStore(

@@ -104,9 +104,14 @@ enum Admin {
             let copy = restore ? try SQLiteBackup.restore(from: file, to: database) : try SQLiteBackup.copy(from: database, to: file)
             let size = String(format: "%.1f", Double(copy.bytes) / 1_048_576)
             if admin.json {
-                print(AdminOutput.json(["file": .string(file), "database": .string(database), "bytes": .int64(Int64(copy.bytes))]))
+                var out: EJSONDocument = ["file": .string(file), "database": .string(database), "bytes": .int64(Int64(copy.bytes))]
+                if let replaced = copy.replaced { out["replaced"] = .string(replaced) }
+                print(AdminOutput.json(out))
             } else {
                 print(restore ? "restored \(database) from \(file) (\(size) MiB)" : "backed up \(database) to \(file) (\(size) MiB)")
+                if let replaced = copy.replaced {
+                    print("the database it replaced is kept as \(replaced) until a server next starts on \(database)")
+                }
             }
             return 0
         } catch {

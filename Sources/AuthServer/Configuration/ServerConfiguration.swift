@@ -15,6 +15,15 @@ public struct ServerConfiguration: Sendable {
         /// PostgreSQL, which several instances can share.
         case postgres(PostgresDatabase)
 
+        /// The SQLite file of a database on disk (`DIR/authsh.sqlite` for a directory).
+        public var sqlitePath: String? {
+            switch self {
+            case .directory(let dir): dir + "/authsh.sqlite"
+            case .sqliteFile(let path): path
+            case .memory, .postgres: nil
+            }
+        }
+
         /// `sqlite:PATH` or a `postgres://` URL (``PostgresDatabase``); `passwordAllowed` when
         /// the text came from the environment or a file.
         public static func parse(_ text: String, key: String, passwordAllowed: Bool) throws(ConfigError) -> Database {

@@ -64,4 +64,59 @@ import Testing
         let remote = try await Binary.run(["admin", "--server", "https://auth.example.com", "backup", dir + "/b.sqlite"])
         #expect(remote.status == 64, "\(remote.stderr)")
     }
+
+    /// A restore checks the file before it touches the live database: a SQLite file that is
+    /// no authsh database (one `users` table), one whose schema is a newer authsh's or lacks a
+    /// table, and one that fails `PRAGMA integrity_check` (an index that does not match its
+    /// table, which `quick_check` does not see) are refused, and the live database is byte for
+    /// byte what it was. A restore keeps the database it replaced until a server starts.
+    @Test func aRestoreRefusesWhatIsNoAuthshDatabaseAndKeepsWhatItReplaces() async throws {
+        let dir = try Binary.temporaryDirectory()
+        let data = dir + "/data"
+        let live = data + "/authsh.sqlite"
+        let migrated = try await Binary.run(["serve", "--data", data, "migrate"])
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        let backedUp = try await Binary.run(["admin", "--data", data, "backup", dir + "/good.sqlite"])
+        #expect(backedUp.status == 0, "\(backedUp.stderr)")
+        let made = try await Binary.run(
+            [
+                "-c",
+                """
+                import shutil, sqlite3, sys
+                d = sys.argv[1]
+                def edit(name, *statements):
+                    if name != "users-only": shutil.copy(d + "/good.sqlite", d + "/" + name + ".sqlite")
+                    db = sqlite3.connect(d + "/" + name + ".sqlite")
+                    for s in statements: db.execute(s)
+                    db.commit()
+                    db.close()
+                edit("users-only", "CREATE TABLE users (id TEXT PRIMARY KEY)")
+                edit("newer", "INSERT INTO grdb_migrations VALUES ('v99: a newer authsh')")
+                edit("short", "DROP TABLE passkeys")
+                edit("damaged", "CREATE TABLE extra (a INTEGER)", "INSERT INTO extra VALUES (1), (2), (3)",
+                     "CREATE INDEX extra_a ON extra (a)", "PRAGMA writable_schema = ON",
+                     "UPDATE sqlite_master SET sql = 'CREATE INDEX extra_a ON extra (a DESC)' WHERE name = 'extra_a'")
+                """, dir,
+            ], executable: "/usr/bin/python3")
+        #expect(made.status == 0, "\(made.stderr)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: live))
+        for (name, reason) in [
+            ("users-only", "no grdb_migrations table"), ("newer", "v99: a newer authsh"), ("short", "lacks"),
+            ("damaged", "integrity_check"),
+        ] {
+            let refused = try await Binary.run(["admin", "--data", data, "restore", dir + "/\(name).sqlite"])
+            #expect(refused.status == 1 && refused.stderr.contains(reason), "\(name): \(refused.stderr)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: live)) == before, "\(name): the live database was touched")
+        }
+        #expect(!FileManager.default.fileExists(atPath: live + ".replaced"))
+
+        let restored = try await Binary.run(["admin", "--data", data, "restore", dir + "/good.sqlite"])
+        #expect(restored.status == 0 && restored.stdout.contains("kept as \(live).replaced"), "\(restored.stdout) \(restored.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: live + ".replaced")) == before)
+        var info = stat()
+        #expect(stat(live, &info) == 0 && info.st_mode & 0o777 == 0o600)
+        let server = try await ServerProcess(["--data", data], examplePlugins: false)
+        #expect(!FileManager.default.fileExists(atPath: live + ".replaced"), "a server started on the restored database")
+        _ = server
+    }
 }

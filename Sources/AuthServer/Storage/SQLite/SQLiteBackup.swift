@@ -1,3 +1,4 @@
+import CommandSupport
 import Glibc
 import GRDBSQLite
 
@@ -5,12 +6,19 @@ import GRDBSQLite
 /// the database as one read transaction saw it, made while the server goes on serving and
 /// writing (write-ahead logging lets a reader and the writer run together).
 public enum SQLiteBackup {
-    /// What a backup made.
+    /// What a backup or a restore made.
     public struct Copy: Sendable {
         /// The database's pages and their size.
         public let pages: Int
         public let bytes: Int
+        /// A restore's: where the database it replaced is kept until a server next starts on
+        /// the restored one (nil when there was none, or one kept from an earlier restore).
+        public var replaced: String? = nil
     }
+
+    /// Where a restore keeps the database it replaced: `PATH.replaced` (with its
+    /// `-wal` beside it when it had one).
+    public static func replacedPath(_ database: String) -> String { database + ".replaced" }
 
     /// Why a backup was not made (nothing is left at the destination then).
     public struct Failure: Error, CustomStringConvertible {
@@ -38,15 +46,21 @@ public enum SQLiteBackup {
 
     /// Puts the backup `file` in place of the database at `destination` (made, 0600, when
     /// missing), refusing while a server or command has that database open
-    /// (``DatabaseUseLock``), and a `file` that is no sound authsh database. The copy goes
-    /// through SQLite's backup API into the destination, so a failure leaves it as it was.
+    /// (``DatabaseUseLock``), and a `file` that is no sound authsh database: it must pass
+    /// `PRAGMA integrity_check` and hold a schema this binary can open
+    /// (``SQLiteSchema/verify(_:)``), all checked before the live database is touched.
+    ///
+    /// The backup is copied (SQLite's backup API) to a new file beside the destination, flushed,
+    /// then renamed over it; the database it replaces is kept, by hard links, as
+    /// ``replacedPath(_:)`` until a server starts on the restored one
+    /// (``discardReplaced(_:)``). A failure at any step leaves the destination as it was.
     public static func restore(from file: String, to destination: String) throws(Failure) -> Copy {
-        guard access(file, R_OK) == 0 else { throw Failure(description: "cannot read \(file): \(String(cString: strerror(errno)))") }
+        do { try RegularFile.check(file) } catch { throw Failure(description: error.description) }
         let from = try open(file, flags: SQLITE_OPEN_READONLY)
         defer { sqlite3_close_v2(from) }
-        try check(from, file)
-        guard (try? single(from, "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = 'users'")) == 1 else {
-            throw Failure(description: "\(file) is no authsh database (it has no users table)")
+        try check(from, file, pragma: "integrity_check")
+        do { try SQLiteSchema.verify(SQLiteConnection(path: file, readOnly: true)) } catch {
+            throw Failure(description: "\(file) is no authsh database this authsh can restore: \(error)")
         }
         guard let lock = DatabaseUseLock.exclusive(destination) else {
             if errno == EWOULDBLOCK {
@@ -55,19 +69,55 @@ public enum SQLiteBackup {
             throw Failure(description: "cannot open \(destination): \(String(cString: strerror(errno)))")
         }
         defer { Glibc.close(lock) }
-        let to = try open(destination, flags: SQLITE_OPEN_READWRITE)
-        defer { sqlite3_close_v2(to) }
-        guard let backup = sqlite3_backup_init(to, "main", from, "main") else {
-            throw Failure(description: "cannot start the restore: \(String(cString: sqlite3_errmsg(to)))")
+        var live = stat()
+        guard fstat(lock, &live) == 0, live.st_mode & S_IFMT == S_IFREG else {
+            throw Failure(description: "\(destination) is not a regular file")
         }
-        let status = sqlite3_backup_step(backup, -1)
-        let pages = Int(sqlite3_backup_pagecount(backup))
-        let finished = sqlite3_backup_finish(backup)
-        guard status == SQLITE_DONE, finished == SQLITE_OK else {
-            throw Failure(description: "the restore failed: \(String(cString: sqlite3_errmsg(to)))")
+        let partial = destination + ".restoring-\(getpid())"
+        unlink(partial)
+        var linked: [String] = []
+        do throws(Failure) {
+            var copy = try backup(from, file, into: partial)
+            let replaced = replacedPath(destination)
+            // A database kept by an earlier restore, with no server started since, is the one
+            // that last served: it stays, and the one restored after it, which never served,
+            // is not kept.
+            if live.st_size > 0 && access(replaced, F_OK) != 0 {
+                for suffix in ["", "-wal"] where access(destination + suffix, F_OK) == 0 {
+                    try link(destination + suffix, replaced + suffix)
+                    linked.append(replaced + suffix)
+                }
+                copy.replaced = replaced
+            }
+            unlink(destination + "-wal")
+            unlink(destination + "-shm")
+            guard rename(partial, destination) == 0 else {
+                throw Failure(description: "cannot put the restored database in place: \(String(cString: strerror(errno)))")
+            }
+            syncDirectory(of: destination)
+            return copy
+        } catch {
+            unlink(partial)
+            for path in linked { unlink(path) }
+            throw error
         }
-        let pageSize = Int(try single(to, "PRAGMA page_size"))
-        return Copy(pages: pages, bytes: pages * pageSize)
+    }
+
+    /// Removes the database a restore kept beside `database` (``replacedPath(_:)``): a server
+    /// started on the restored one, so it is not needed to go back.
+    public static func discardReplaced(_ database: String) {
+        let replaced = replacedPath(database)
+        for suffix in ["", "-wal", "-shm"] { unlink(replaced + suffix) }
+    }
+
+    private static func syncDirectory(of path: String) {
+        let slash = path.lastIndex(of: "/")
+        let dir = slash.map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        let fd = Glibc.open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if fd >= 0 {
+            fsync(fd)
+            close(fd)
+        }
     }
 
     private static func open(_ path: String, flags: Int32) throws(Failure) -> OpaquePointer {
@@ -83,14 +133,20 @@ public enum SQLiteBackup {
     }
 
     private static func backup(_ source: String, into path: String) throws(Failure) -> Copy {
-        // Made 0600 before SQLite writes a byte: the copy holds password hashes and keys.
-        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
-        close(fd)
         // Read-write, not read-only: a reader of a database in WAL mode must be able to use its
         // shared-memory index; nothing is written to the source.
         let from = try open(source, flags: SQLITE_OPEN_READWRITE)
         defer { sqlite3_close_v2(from) }
+        return try backup(from, source, into: path)
+    }
+
+    /// Copies the open database `from` (named `source`) into the new file `path`, checked,
+    /// standing alone (no write-ahead log) and flushed.
+    private static func backup(_ from: OpaquePointer, _ source: String, into path: String) throws(Failure) -> Copy {
+        // Made 0600 before SQLite writes a byte: the copy holds password hashes and keys.
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw Failure(description: "cannot create \(path): \(String(cString: strerror(errno)))") }
+        close(fd)
         let to = try open(path, flags: SQLITE_OPEN_READWRITE)
         defer { sqlite3_close_v2(to) }
         guard let backup = sqlite3_backup_init(to, "main", from, "main") else {
@@ -123,15 +179,19 @@ public enum SQLiteBackup {
         return Copy(pages: pages, bytes: pages * pageSize)
     }
 
-    private static func check(_ db: OpaquePointer, _ path: String) throws(Failure) {
+    /// `PRAGMA quick_check` (a copy just made) or `integrity_check` (a file to restore): the
+    /// first problem it names, when it finds any.
+    private static func check(_ db: OpaquePointer, _ path: String, pragma: String = "quick_check") throws(Failure) {
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, "PRAGMA quick_check", -1, &statement, nil) == SQLITE_OK, let statement else {
+        guard sqlite3_prepare_v2(db, "PRAGMA \(pragma)", -1, &statement, nil) == SQLITE_OK, let statement else {
             throw Failure(description: "cannot check \(path): \(String(cString: sqlite3_errmsg(db)))")
         }
         defer { sqlite3_finalize(statement) }
-        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0), String(cString: text) == "ok" else {
-            throw Failure(description: "the copy failed its check: \(String(cString: sqlite3_errmsg(db)))")
+        guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else {
+            throw Failure(description: "\(path) failed its check: \(String(cString: sqlite3_errmsg(db)))")
         }
+        let first = String(cString: text)
+        guard first == "ok" else { throw Failure(description: "\(path) failed its check (\(pragma)): \(first.prefix(200))") }
     }
 
     private static func single(_ db: OpaquePointer, _ sql: String) throws(Failure) -> Int64 {

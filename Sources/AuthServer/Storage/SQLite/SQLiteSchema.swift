@@ -181,4 +181,58 @@ enum SQLiteSchema {
             throw error
         }
     }
+
+    /// Why a file is not an authsh database this binary can open (``verify(_:)``).
+    struct Mismatch: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    private static let objects: SQL = "SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' AND type IN ('table', 'index')"
+    private static let columns: SQL = "SELECT name FROM pragma_table_info(?)"
+
+    /// Checks that `connection` holds an authsh database this binary can open, reading only:
+    /// its applied migrations are the first ones of ``migrations`` (none this binary does not
+    /// know, as a newer authsh's would be), and every table, column and index they make is
+    /// there (a database they describe, not a file that only has their table). Returns the
+    /// last migration applied.
+    @discardableResult
+    static func verify(_ connection: SQLiteConnection) throws -> String {
+        var done: [String] = []
+        do { try connection.step(applied, []) { done.append(try $0.text("identifier")) } } catch {
+            throw Mismatch(description: "it has no grdb_migrations table (authsh's record of its schema)")
+        }
+        let known = migrations.map(\.version)
+        if let unknown = done.first(where: { !known.contains($0) }) {
+            throw Mismatch(
+                description: "its schema has migration \"\(unknown)\", which this authsh does not know (a newer authsh's database?): "
+                    + "this one knows up to \"\(known.last ?? "")\"")
+        }
+        guard !done.isEmpty, Set(done) == Set(known.prefix(done.count)) else {
+            throw Mismatch(description: "its migrations (\(done.count)) are not the first ones of authsh's schema")
+        }
+        let last = known[done.count - 1]
+        let reference = try SQLiteConnection(path: ":memory:", readOnly: false)
+        try migrate(reference, upTo: last)
+        let missing = try shape(of: reference).subtracting(try shape(of: connection)).sorted()
+        guard missing.isEmpty else {
+            throw Mismatch(
+                description: "its schema (\(last)) lacks \(missing.prefix(5).joined(separator: ", "))\(missing.count > 5 ? ", ..." : "")")
+        }
+        return last
+    }
+
+    /// `table T`, `column T.C` and `index I` for each table, column and index of the database.
+    private static func shape(of connection: SQLiteConnection) throws -> Set<String> {
+        var shape: Set<String> = []
+        var tables: [String] = []
+        try connection.step(objects, []) { row in
+            let (type, name) = (try row.text("type"), try row.text("name"))
+            shape.insert("\(type) \(name)")
+            if type == "table" { tables.append(name) }
+        }
+        for table in tables {
+            try connection.step(columns, [.text(table)]) { shape.insert("column \(table).\(try $0.text("name"))") }
+        }
+        return shape
+    }
 }
