@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # authsh's server in a container: the files of the Debian package (scripts/package), on Debian
 # 12, as a user of its own. Not built by the tests (no container engine runs where they run):
 # it holds nothing the .deb does not, and scripts/package --check checks the .deb.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the CBOR decoder (what browsers send in passkey ceremonies), built
 // with AuthProtocol's CBOR sources by `scripts/fuzz cbor`. Every input must decode or be
 // refused with a CBORError (never crash, never hang), and what decodes must survive the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer target for the EJSON parser, built with AuthProtocol's sources by scripts/fuzz.
 // Every input must parse or be refused with an EJSONError (never crash, never hang), and
 // what parses must survive a canonical round trip.

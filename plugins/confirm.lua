@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Confirmation function: decides whether a newly registered email/password user is confirmed.
 -- Called with {username, token, tokenId}; returns {status = "success" | "pending" | "fail"}.
 --

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Callable functions: any function a plugin exports can be called by a logged-in user with
 -- POST {app}/functions/call {name, arguments}, or from authsh as user.functions.NAME(...).
 -- Arguments arrive as Lua values; the return value goes back as EJSON.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- plugins/hooks.lua: hooks and triggers an app turns on in its config, e.g.
 --   "hooks": {"beforeUserCreated": "onlyOurDomains", "accessTokenClaims": "rolesClaim"},
 --   "triggers": [{"name": "onSignup", "type": "AUTHENTICATION", "function_name": "recordSignup",

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Custom-function login: the client's payload arrives as a table; return the user's
 -- external id (a string) or {id = ..., name = ...}. error("...") refuses the login, and the
 -- client gets 401 AuthError with that message.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- Reset function, with a security question. The client calls reset/call with the new
 -- password and, as its first argument, {answer = "..."}:
 --

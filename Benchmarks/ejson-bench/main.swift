@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The EJSON parser on hostile shapes, for `scripts/bench parse`: a 1 MiB object of distinct
 // keys against a 1 MiB array of the same values. A parser that scans earlier keys for each
 // new one (a duplicate check) is quadratic on the first; the goal is a ratio of at most 2.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Measures the Lua host (run by scripts/bench): the cost of calling a Swift function from a
 // Lua loop against calling math.abs, and the scheduler's overhead per async call. Prints
 // figures and ratios measured in this one run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 // embed-file INPUT OUTPUT NAME DOC: writes OUTPUT, a Swift file declaring `enum NAME` whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The admin API of an authsh server (`/api/admin/v1`), with an admin key: what `authsh

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The one path every request takes: location discovery, the token, the refresh-and-retry

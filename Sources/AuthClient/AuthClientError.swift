@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Every failure of the client: a server error (its wire `error_code`), a check the client made

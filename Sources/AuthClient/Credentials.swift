@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// How a user proves who they are; each kind is sent as docs/protocol/wire-protocol.md section 3 says.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Email/password registration, confirmation and reset (docs/protocol/wire-protocol.md section 6).

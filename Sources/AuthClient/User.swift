@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A user of an app, as this client knows it. Two `User` values with one id are the same user;

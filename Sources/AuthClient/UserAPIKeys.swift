@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A user API key. `key` is the secret, present only in the answer to `create`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A TOTP enrolment under way: add `uri` to an authenticator app (or keep `secret` to make

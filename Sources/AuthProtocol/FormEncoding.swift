@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `application/x-www-form-urlencoded` (also a URL's query string and the fragment of the
 /// redirect flow's answer): OAuth 2.0 token requests, authorize URLs, callbacks.
 public enum FormEncoding {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which hosts and URLs stay on this machine: the one rule for what may travel without TLS
 /// (the server's dev checks, the admin channel, loopback redirects, and the clients that refuse
 /// to send an admin key in clear).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension SystemRandomNumberGenerator {
     /// `count` bytes from the system's generator (getrandom on Linux): the one source of random
     /// secrets for client, server and command. Taken 8 at a time: each of the generator's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The paths of the App Services client API (docs/protocol/wire-protocol.md section 2).
 public enum Routes {
     /// `/api/client/v2.0`: profile, session, delete and API keys live here (the token names the app).

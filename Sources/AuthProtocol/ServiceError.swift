@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A machine-readable error name of the App Services API (`error_code` in an error body).
 public struct ServiceErrorCode: Sendable, Hashable, RawRepresentable, CustomStringConvertible {
     /// The wire name, for instance `InvalidPassword`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The claims of an access token (docs/protocol/wire-protocol.md section 5).
 public struct AccessTokenClaims: Codable, Sendable, Equatable {
     /// Expiry, integer Unix seconds.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Unbuffered writes to fd 2 (progress bars and prompts must appear at once).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What `authsh serve --check` says about a configuration that can be served.
 public struct ConfigurationCheck: Sendable {
     /// The apps' ids.

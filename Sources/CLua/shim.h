@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lua 5.4 headers for Swift, plus static inline versions of the C macros Swift cannot import.
 #ifndef AUTHSH_CLUA_SHIM_H
 #define AUTHSH_CLUA_SHIM_H

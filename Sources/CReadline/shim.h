@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // GNU readline and history for Swift. Readline is GPL: only the authsh executable's
 // LineEditor uses it, behind a small seam.
 #ifndef AUTHSH_CREADLINE_SHIM_H

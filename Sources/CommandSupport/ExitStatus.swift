@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The commands' exit statuses (sysexits for usage).
 public enum ExitStatus {
     /// A runtime failure.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// File helpers on top of libc (the `authsh` command keeps Foundation out of its start-up path).

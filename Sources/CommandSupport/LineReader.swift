@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// One line from a descriptor, read a byte at a time so that nothing after it is taken (the

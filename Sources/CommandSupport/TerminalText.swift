@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Text that came from outside (a user's email or external id, a client's user agent, an IdP's
 /// profile), made safe to print on an operator's terminal. A terminal obeys what it is sent:
 /// ESC starts a control sequence (move the cursor, retitle the window, rewrite what is on the

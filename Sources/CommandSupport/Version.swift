@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// authsh's version, shared by `authsh` and `authsh-server`.
 public enum Version {
     /// The release number.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An error from running Lua code, or from moving a value between Lua and Swift.
 public struct LuaError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is; stable, so callers can branch on it.

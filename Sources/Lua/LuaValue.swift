@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A Lua value as plain Swift data: what crosses between Lua and Swift by copy.
 ///
 /// Integers and floats stay distinct (`math.type`), strings are bytes, tables are snapshots.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 AND MIT
 // coroutine.resume, wrap, close, running, isyieldable, yield and status for authsh: they track
 // the running coroutine (so that a kill reaches it), forward host yields to the scheduler, and
 // make a task's root look like the main thread to Lua code. Both profiles install them.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // os.execute and io.popen in the trusted profile, as lua5.4's (glibc's system() and popen():
 // `/bin/sh -c`, SIGINT and SIGQUIT ignored while os.execute waits, the statuses as lua5.4 reports
 // them, a popen stream whose close waits for the program), but the program they run holds none

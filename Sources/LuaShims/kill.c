@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
 #include "luashims.h"
 #include "shims_internal.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 AND MIT
 // Lua 5.4 pattern matching for sandboxed states, so that a deadline can stop it:
 // string.find, string.match, string.gmatch and string.gsub with the semantics of the Lua 5.4
 // reference manual (section 6.4.1), counting their steps and raising "execution time limit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef AUTHSH_LUAPATTERN_H
 #define AUTHSH_LUAPATTERN_H
 #include <lua.h>

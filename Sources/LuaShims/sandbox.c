@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The library profiles of authsh_openlibs (opened with the memory cap off).
 //
 // SANDBOXED (plugins):

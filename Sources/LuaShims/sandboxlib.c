@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0 AND MIT
 // The sandbox's versions of library functions that would otherwise escape its limits.
 //
 // The deadline stops Lua code through a count hook, and the memory cap through the allocator.

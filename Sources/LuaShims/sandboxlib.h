@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #ifndef AUTHSH_SANDBOXLIB_H
 #define AUTHSH_SANDBOXLIB_H
 #include <lua.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `/bin/sh -c command` started for os.execute and io.popen (execguard.c), holding none of the
 // sockets and anonymous inodes (epoll, eventfd, timerfd) authsh opened itself.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Internals the LuaShims .c files share; not part of include/luashims.h, the API Swift imports.
 // Shared functions are prefixed shims_ so that none clashes with Lua, authsh_* or Swift.
 #ifndef AUTHSH_SHIMS_INTERNAL_H

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // See include/luashims.h. Stack effects follow the Lua manual's notation: [-pop, +push, errors].
 #define _GNU_SOURCE  // pipe2
 #include "luashims.h"

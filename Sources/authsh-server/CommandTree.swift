@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
 /// The server's commands, `serve`, `admin` and `audit`, as one swift-argument-parser tree

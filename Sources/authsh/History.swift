@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 @preconcurrency import CReadline
 import CommandSupport
 import Glibc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthScript
 
 /// The command line, parsed the way `lua` parses its own, plus authsh's long options.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A scrape of `/metrics` parsed from Prometheus' text format (version 0.0.4): the samples,
 /// and each family's `# TYPE`. Strict enough to catch a malformed exposition: every line is a
 /// comment or `name{label="value",...} number`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// Where tests keep their files: fresh names under the system's temporary directory, one way

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A self-signed certificate for `localhost` and 127.0.0.1 and its P-256 key, made by `openssl`

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """An operator in a real browser, for the tests: headless Chromium opens ORIGIN/admin, signs in
 with the admin key, searches for EMAIL, opens that user, disables them (answering the
 confirmation), and reports what it saw as JSON on stdout. Every console message and every

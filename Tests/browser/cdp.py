@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Headless Chromium driven through the Chrome DevTools Protocol, for the browser tests: start it,
 call protocol methods, evaluate JavaScript in the page, wait for a condition, take screenshots.
 Events that arrive while waiting for an answer go to `on_event` (console messages, errors)."""

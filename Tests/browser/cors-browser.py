@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A web app of another origin in a real browser, for the tests: headless Chromium opens a page
 served here (the web app's origin) and calls authsh's client API with `fetch` as realm-web
 does: an anonymous login, a refresh, a function call, an error answer read by the page, and

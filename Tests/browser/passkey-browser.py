@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The dev server's passkey page (/dev/passkeys/local) in headless Chromium, with the DevTools
 protocol's virtual authenticator standing in for a phone or a laptop's: CTAP2, an internal
 (platform) authenticator with resident keys and user verification.

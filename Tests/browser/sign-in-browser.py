@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A person in a real browser, for the tests: headless Chromium opens the URL it is given
 (authsh calls it as $BROWSER), fills the dev identity provider's authorize page, approves,
 and waits for authsh's loopback page. Driven through the Chrome DevTools Protocol.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A local HTTP server for the tests of plugins' outbound requests (context.http).
 
 Listens on 127.0.0.1 on a port of its own and prints `listening PORT`. Routes:

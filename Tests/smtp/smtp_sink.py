@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A real SMTP server for the mail tests: aiosmtpd on a loopback port.
 
 Every message it accepts is written to DIR as N.json (envelope and the raw message), in

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- account-exists.lua: one account per email across Google, GitHub and email/password.
 --
 -- Firebase's "account exists with different credential" flow, end to end. A person has an

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- api-keys.lua: API keys, a user's credentials for servers and scripts.
 --
 -- A logged-in email/password user creates a key, lists it, disables it (the key no longer

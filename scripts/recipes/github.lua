@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- github.lua: sign in with GitHub, call GitHub's API with the token, sign in again.
 --
 -- On the embedded server (or any server in dev mode) the dev identity provider plays

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- hooks.lua: the app's hooks, triggers and outbound HTTP, driven from Lua on the embedded server.
 --
 -- Turns on the hooks and the trigger of plugins/hooks.lua through the dev API:

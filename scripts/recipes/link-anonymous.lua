@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- link-anonymous.lua: turn an anonymous user into an email/password user.
 --
 -- Logs in anonymously, registers and confirms an email, and links it to the anonymous user:

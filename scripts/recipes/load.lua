@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- load.lua: onboard N users concurrently and measure the throughput.
 --
 -- Each of N tasks registers a user, reads its confirmation mail from the outbox, confirms

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- passkey-and-totp.lua: sign up with a passkey, add TOTP, and log in with both, with no
 -- browser and no phone: the script holds the authenticators.
 --

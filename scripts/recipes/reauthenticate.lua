@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- reauthenticate.lua: a sensitive operation that wants a recent login.
 --
 -- With `recentLoginSeconds` set, deleting the user, unlinking, changing the password and

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- reset-by-email.lua: reset a forgotten password with the link the server mails.
 --
 -- Creates and confirms an account, asks for a reset email, takes the token and tokenId from

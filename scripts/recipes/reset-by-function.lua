@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- reset-by-function.lua: reset a password through a reset function (a server plugin).
 --
 -- Turns on the reset function `reset` of plugins/reset.lua, which asks a security question:

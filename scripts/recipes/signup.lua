@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- signup.lua: sign up with an email and a password.
 --
 -- Registers a new account, shows that it cannot log in before it is confirmed, reads the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- switch-users.lua: several users logged in at once.
 --
 -- Logs in two email/password users and one anonymous user, switches between them, lists the

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: Apache-2.0
 -- totp.lua: a TOTP second factor, enrolled and used from a script that holds the authenticator.
 --
 -- The embedded server's app offers TOTP (config `mfa.totp.enabled`). A user enrols: the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A CBOR data item (RFC 8949), as much of CBOR as WebAuthn uses: what authenticators send
 /// (attestation objects, COSE keys, extensions) and what authsh's software authenticator makes.
 public indirect enum CBOR: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why bytes are not the CBOR item expected: what was wrong, and where.
 public struct CBORError: Error, Sendable, Equatable, CustomStringConvertible {
     public var message: String

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes CBOR in the shortest form of each length and integer, maps in the order given: what
 /// CTAP2's canonical form asks, when the caller gives map keys in its order (for the maps of
 /// WebAuthn: shorter keys first, then bytewise).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Base64 (RFC 4648), standard and URL-safe alphabets, without Foundation.
 public enum Base64 {
     @usableFromInline static let standard = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// EJSON values inside Codable types (token claims such as `user_data`).
 ///
 /// Numbers encode as plain JSON numbers; ObjectId, Date and the other BSON types encode as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A value of MongoDB Extended JSON v2 (EJSON), the body format of the App Services client API.
 ///
 /// Unlike plain JSON, EJSON keeps the BSON types apart: a 32-bit integer, a 64-bit integer and a

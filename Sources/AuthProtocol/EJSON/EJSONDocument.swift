@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An EJSON document: string keys in insertion order, each at most once.
 ///
 /// Lookups scan the keys while a document is small and use a hash index once it has more

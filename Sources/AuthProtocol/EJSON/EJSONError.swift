@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why a body could not be read as JSON / EJSON: a message naming what was wrong and where.
 public struct EJSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What was wrong, for instance `expected ':' after object key`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension EJSON {
     /// Parses canonical or relaxed Extended JSON v2, or plain JSON.
     ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The `$`-keyed wrapper documents of Extended JSON v2, read into their EJSON cases.
 enum EJSONWrappers {
     struct Malformed: Error { let reason: String }

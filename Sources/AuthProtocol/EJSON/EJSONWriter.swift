@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension EJSON {
     /// How ``EJSON/encoded(_:)`` writes numbers and dates.
     public enum Mode: Sendable {

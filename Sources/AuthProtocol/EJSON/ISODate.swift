@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// ISO-8601 / RFC 3339 timestamps, as relaxed EJSON writes dates.
 public enum ISODate {
     /// Milliseconds since the epoch for `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`; nil otherwise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A BSON ObjectId: 12 bytes, written as 24 lowercase hex digits.
 public struct ObjectId: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The 12 bytes.

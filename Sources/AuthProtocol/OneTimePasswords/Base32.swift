@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// RFC 4648 base32 (`A`-`Z`, `2`-`7`): how authenticator apps exchange TOTP secrets.
 public enum Base32 {
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ234567".utf8)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Crypto
 
 /// Time-based one-time passwords (RFC 6238 over RFC 4226's HOTP), as authenticator apps make

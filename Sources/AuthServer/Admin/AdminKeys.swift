@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The admin API's keys (config `adminKeys`: `[{"name": "ops", "key": {"env": "..."}}]`).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// How the admin API shows a user. Never a secret: no password hash, no refresh token or its

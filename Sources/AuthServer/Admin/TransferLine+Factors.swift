@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A user line's second factors and passkeys, so that a move to another server keeps them:

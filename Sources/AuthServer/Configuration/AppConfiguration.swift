@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// One app the server serves: its id, token lifetimes, providers and plugin values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A configuration that cannot be served: which file, which key, what is wrong.
 public struct ConfigError: Error, Sendable, CustomStringConvertible {
     /// The file, or nil for configuration given in code or through the dev API.

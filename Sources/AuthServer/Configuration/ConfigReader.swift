@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Reads one JSON object of the config, knowing its key path, and refuses unknown keys.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A PostgreSQL database as `--database` and the config key `database` name it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Where an app's plugins may send HTTP requests (`context.http`): app key `httpAllowList`, a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The plugin functions an app runs inside its auth requests: app key `hooks`.

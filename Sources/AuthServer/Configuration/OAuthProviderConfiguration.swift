@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// One `oauth2-*` provider of an app (docs/protocol/identity-providers.md section 1): GitHub, Google, Apple,

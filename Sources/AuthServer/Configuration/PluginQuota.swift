@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Bounds on what an app's plugins may do through `context`, whoever calls them: app key

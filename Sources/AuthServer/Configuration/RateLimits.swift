@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// How often a client address, and an account, may call the unauthenticated routes that cost

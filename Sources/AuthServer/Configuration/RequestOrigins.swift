@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The web origins whose pages may call an app's client API from a browser: config key
 /// `allowedRequestOrigins` (App Services' "Allowed Request Origins"), a list of origins
 /// (`"https://app.example.com"`, `"http://localhost:5173"`) or `"*"` for any.

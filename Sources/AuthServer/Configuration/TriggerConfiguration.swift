@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// An authentication trigger: app key `triggers`, each in App Services' own shape, so that an

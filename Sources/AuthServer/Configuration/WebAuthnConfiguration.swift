@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// An app's passkeys (WebAuthn): app key `webauthn`.

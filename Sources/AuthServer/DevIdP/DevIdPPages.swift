@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The dev identity provider's HTML: the authorize page (pick an identity already used, or

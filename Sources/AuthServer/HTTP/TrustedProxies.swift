@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// The reverse proxies whose word on the client's address is taken (config `trustedProxies`,

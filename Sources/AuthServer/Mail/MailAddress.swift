@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An email address as a header and an SMTP envelope take it: `addr@domain`, or
 /// `Display Name <addr@domain>`. Anything that could end a header or a command (CR, LF, NUL,
 /// other controls) or smuggle another address (`<`, `>`, `,` in the address) is refused.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// How the server delivers its mail (config `mail`): an SMTP relay.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Header values that are 7-bit safe and fit in a line (RFC 5322 2.1.1, RFC 2047).

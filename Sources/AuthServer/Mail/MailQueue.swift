@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The mailer of a server that delivers: each mail is written to the database's queue before

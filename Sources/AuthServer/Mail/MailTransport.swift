@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where the queue delivers a mail: SMTP, or the dev outbox.
 protocol MailTransport: Sendable {
     /// True when delivering is instant and local (the dev outbox): the queue then delivers

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The Graph API as `oauth2-facebook` uses it: `debug_token` (was the token issued to this

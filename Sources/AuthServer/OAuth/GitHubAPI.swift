@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// GitHub's REST API as `oauth2-github` uses it: the user (`GET /user`), their emails

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A client redirect URI of the web redirect and loopback flows, and the allow-list rule

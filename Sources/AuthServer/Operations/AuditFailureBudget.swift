@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// How many failed requests of one client address nobody is logged in for the audit log keeps

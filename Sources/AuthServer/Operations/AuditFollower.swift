@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What `authsh audit --follow` has shown of the audit log, and what may still come.
 ///
 /// Events are read by id, but ids are handed out when a transaction writes and become visible

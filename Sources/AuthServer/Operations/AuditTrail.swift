@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// What the code answering a request learns for the audit log: the user and app it acted

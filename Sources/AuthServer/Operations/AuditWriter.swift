@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes audit events: what exists only when the audit log is on (`auditLog`), so that a
 /// server without it writes nothing.
 ///

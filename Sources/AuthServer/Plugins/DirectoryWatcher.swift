@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Tells whether anything in a directory changed since the last question (inotify), so dev

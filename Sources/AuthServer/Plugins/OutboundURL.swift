@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A URL a plugin asks `context.http` to reach, taken apart strictly: `http` or `https`, no
 /// user information, a host (a name, a dotted-quad IPv4 address or a bracketed IPv6 one) and a
 /// port. Anything else is no URL.

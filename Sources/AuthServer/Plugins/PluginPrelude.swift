@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The Lua side of the plugin host, run once in every plugin state.
 ///
 /// It receives the host functions and returns two functions: `loadplugin(source, chunkname,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// When a durable queue's worker tries a job again, and when it stops (``QueueWorker``).
 struct RetryPolicy: Sendable {
     /// Seconds before attempt 2, 3, ...; the last repeats.

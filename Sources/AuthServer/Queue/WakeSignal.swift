@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Wakes one waiting task, or the next to wait: a signal given while nobody waits is kept.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The `amr` claim of a session's tokens (RFC 8176's registered values): how its login proved

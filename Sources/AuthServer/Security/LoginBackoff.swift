@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Failed-password back-off, counted in the store: every instance on one database counts the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Token buckets by key, in this process: `limit` requests per `window` seconds, refilled

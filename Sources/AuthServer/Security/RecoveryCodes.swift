@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Recovery codes: what a user who lost their authenticator logs in with, each once. They are

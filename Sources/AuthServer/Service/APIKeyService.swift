@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Users' API keys (docs/protocol/wire-protocol.md section 7): at most ``apiKeyLimit`` per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// One account per email (docs/protocol/identity-providers.md section 5): the 409 that carries a pending

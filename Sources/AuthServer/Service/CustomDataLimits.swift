@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The limits of a user's custom data, wherever it comes in: a plugin's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// What the dev API changes (dev mode only): an app's config by merge patch, and the clock.

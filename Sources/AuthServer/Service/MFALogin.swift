@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The second step of a login, for a user with a second factor (docs/server/accounts.md,

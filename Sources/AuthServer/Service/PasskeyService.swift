@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Passkeys (WebAuthn Level 2): a logged-in user registers them; anyone logs in with one,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Passwords: hashing, and the check of a login (the same answer, and about the same time, for

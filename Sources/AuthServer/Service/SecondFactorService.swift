@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A user's own second factors (`/auth/mfa`): enrolling TOTP, its recovery codes, and removing

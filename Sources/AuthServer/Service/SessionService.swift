@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Sessions and the tokens that stand for them: a login's session, its access tokens and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// Runs a store call whose conflict (a unique key taken) means `conflict` to the client.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which audit events to read (``AuthStore/auditEvents(_:)``); nil fields match anything.
 public struct AuditFilter: Sendable, Equatable {
     public var appId: String?

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// Files and directories only their owner may read or replace: the database (0600) and the

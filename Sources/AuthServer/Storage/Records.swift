@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The store's values that are no one table's row: what an operation did (`IdentityRemoval`,
 // `ImportCounts`), and what one puts together from several tables (`EmailHolder`: identities and
 // email/password accounts; `AdminUserRecord` and `PortableUser`: a user with its identities, last

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The audit log.
 extension SQLStore {
     public func insertAuditEvents(_ events: [AuditEvent]) async throws {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The mail queue: what every instance delivers from, each mail leased by one at a time.
 extension SQLStore {
     public func enqueueMail(_ mail: QueuedMail) async throws {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Passkeys: a user's WebAuthn credentials. A use is one conditional statement on the counter,
 /// so an assertion from a cloned authenticator (a counter that does not grow) is refused on
 /// every instance.

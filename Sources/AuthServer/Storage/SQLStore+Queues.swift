@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A row of a durable work queue, read from the columns its ``QueueStatements`` return.
 protocol QueueRecord: Sendable {
     init<Row: SQLRow>(row: Row) throws

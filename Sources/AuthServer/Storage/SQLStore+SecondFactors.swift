@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Second factors: TOTP enrolments and recovery codes. Each use of a code is one conditional
 /// statement, so two requests racing with the same code cannot both succeed, on any instance.
 extension SQLStore {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Sign-ins under way and failed-password counts: what every instance must share so that a
 /// flow started on one finishes on another, and guesses spread over instances count as one.
 extension SQLStore {

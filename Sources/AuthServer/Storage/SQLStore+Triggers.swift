@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The trigger runs: the queue every instance runs authentication triggers from, each run
 /// leased by one at a time (``QueueStatements``). Runs are queued by the writes of the changes
 /// that cause them (``insertUser(_:events:)``, ``insertSession(_:events:)``,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// ``AuthStore`` on a SQL engine: every operation written once, for SQLite and PostgreSQL.

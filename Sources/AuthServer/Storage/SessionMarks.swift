@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// The last-use marks this process has seen, per recent session (``AuthStore/refreshSession(id:digest:now:due:)``).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Which users a listing returns (``AuthStore/listUsers(app:query:)``), oldest id first.
 public struct UserQuery: Sendable, Equatable {
     /// This id only.

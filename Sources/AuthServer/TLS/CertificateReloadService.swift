@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ServiceLifecycle
 
 /// Reloads the TLS certificate and key on SIGHUP (`authsh serve`; certbot's deploy hook runs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// The certificate and key the server serves HTTPS with (config `tls: {certFile, keyFile}`,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// An authenticator's data (WebAuthn Level 2, section 6.1): the RP id's hash, the flags, the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// What the browser says about a ceremony (`clientDataJSON`, WebAuthn Level 2 section 5.8.1):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension LuaAPI {
     /// The API as a definition file of the Lua language server (`---@meta`): editors that use
     /// it (VS Code's Lua extension, Neovim's lua_ls) complete and check scripts against it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension LuaAPI {
     /// What the REPL's `.help NAME` prints: a function's call and description, a table's
     /// entries, a class's members. `name` is written as a script writes it (`login`,

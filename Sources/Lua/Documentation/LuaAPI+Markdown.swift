@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 extension LuaAPI {
     /// The reference as Markdown: a section per table of bindings (the globals first) and per
     /// class, each a table of its members with their types. `level` is the sections' heading

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Everything a host gives its scripts, described: the globals (with the tables under them)
 /// and the classes of the objects they return. The reference, the definition file and the
 /// REPL's help are written from it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// What a script is told about one binding: its type, in the notation of the Lua language
 /// server (LuaLS), and what it does.
 ///

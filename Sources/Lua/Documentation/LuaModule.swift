@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A table of bindings, each entry with its description: what a host installs as a global
 /// table (`auth`, `credentials`) or as the globals themselves, and what the reference is made
 /// from. The order of the entries is the order of the reference.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A function's type as ``LuaDoc`` writes it, `(name: string, opts?: {timeout: number}): User`,
 /// taken apart into parameters and results.
 public struct LuaSignature: Sendable, Hashable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CLua
 
 /// The scheduler's primitives as Lua functions: `spawn`, `wait`, `sleep`. The executable

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A task of the scheduler: a chunk's main function, or one that `spawn` started.
 struct TaskID: Hashable, Comparable, CustomStringConvertible {
     let raw: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The C side of authsh's Lua host: everything that may raise a Lua error or yield a
 // coroutine lives here, so that no longjmp ever crosses a Swift frame.
 //

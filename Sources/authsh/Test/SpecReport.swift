@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// How `authsh test` reports: busted's output handlers, each file's output kept and printed

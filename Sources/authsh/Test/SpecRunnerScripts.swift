@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The Lua that a spec file's process runs: busted's own runner, and a helper that writes the
 /// file's counts where `authsh test` reads them.
 enum SpecRunnerScripts {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// A received RFC 5322 message taken apart: unfolded headers and the decoded text of each

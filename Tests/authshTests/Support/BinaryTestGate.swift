@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Testing
 
 /// At most two of the built binary's tests run at once (`@Suite(.binary)`), however many the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The real binary in a real pseudo-terminal, through tmux: keys in, the screen out.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
 
 /// The transcripts of a Markdown document, as steps to replay: the unlabelled code blocks

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Mustache
 
 /// The admin page's HTML, as Mustache templates (`{{x}}` is escaped; `{{{content}}}` is a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A server's reply: a three-digit code and its lines (RFC 5321 4.2).
 struct SMTPReply: Sendable, Equatable {
     let code: Int

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// Splits what the server sends into replies (multi-line ones joined: `250-a`, `250 b`) and

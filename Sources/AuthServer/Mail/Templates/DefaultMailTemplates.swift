@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The mails the server writes when no template file overrides them (``MailTemplates``).
 enum DefaultMailTemplates {
     static let sources: [String: String] = [

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Deadlines for many waits on one clock: a single task wakes every ``tick`` while any wait is

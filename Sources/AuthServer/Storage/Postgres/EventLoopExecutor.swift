@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import NIOCore
 
 /// A task executor that runs its jobs on one NIO event loop: the loop of a PostgreSQL

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The schema of the PostgreSQL engine, as numbered migrations (never edit a shipped one; add
 /// one, and the same change to ``SQLiteSchema``). The tables and columns are SQLite's, in
 /// PostgreSQL's types.

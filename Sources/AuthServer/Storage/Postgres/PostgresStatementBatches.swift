@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Group commit on PostgreSQL for writes of one statement whose result nobody reads (the audit

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// How much a store uses its database, for `/metrics`: operations under way (each holds a

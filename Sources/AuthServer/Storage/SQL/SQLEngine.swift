@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Runs statements on one connection of an engine: in a transaction (``SQLEngine/write(_:_:)``),
 /// a read snapshot, or on its own.
 protocol SQLRunner {

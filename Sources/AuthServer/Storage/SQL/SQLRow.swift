@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// A result row, read by column name (the name a statement's SELECT gives it: the column's,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// A lock an async task holds across suspension points, handed to waiters in arrival order.

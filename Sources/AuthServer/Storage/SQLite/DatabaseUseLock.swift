@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Glibc
 
 /// A shared `flock(2)` on a database file, held by every engine that has it open (a server,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Synchronization
 
 /// Group commit on SQLite's one writer: writes that arrive while another holds the writer join

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The schema of the SQLite engine, as numbered migrations (never edit a shipped one; add one,
 /// and the same change to ``PostgresSchema``).
 ///

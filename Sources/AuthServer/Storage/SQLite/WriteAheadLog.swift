@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A SQLite write-ahead log read as SQLite's recovery reads it, to find damage that recovery
 /// would pass over in silence.
 ///

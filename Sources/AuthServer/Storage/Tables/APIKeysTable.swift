@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `api_keys`: user API keys (their digests), in creation order (`seq`).
 enum APIKeysTable {
     /// How many keys the user has, and the `seq` of the next.

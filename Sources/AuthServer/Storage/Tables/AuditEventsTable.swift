@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `audit_events`: the audit log, newest last (`id` increases).
 enum AuditEventsTable {
     static let insert: SQL = """

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// `identities`: who a user is to each provider, in link order (`position`), with the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `login_failures`: failed-password counts (``LoginBackoff``), by digest of what is counted.
 enum LoginFailuresTable {
     static let select: SQL = "SELECT key, failures, wait_until, last_failure FROM login_failures WHERE key = ?"

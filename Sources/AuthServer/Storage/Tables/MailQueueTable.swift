@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `mail_queue`: mail waiting for delivery, and a week of delivered or failed ones.
 enum MailQueueTable {
     static let insert: SQL = """

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `one_time_tokens`: confirmation and reset tokens (their digests), used once.
 enum OneTimeTokensTable {
     /// Before a new token: removes the email's expired tokens of that kind, and the oldest

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `passkeys`: users' WebAuthn credentials, by app and credential id.
 enum PasskeysTable {
     static let count: SQL = "SELECT COUNT(*) AS n FROM passkeys WHERE user_id = ?"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `pending_credentials`: identities a login proved but did not attach (one account per email).
 enum PendingCredentialsTable {
     static let insert: SQL = """

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `plugin_values`: the plugins' key-value store (`context.store`), one namespace per app.
 enum PluginValuesTable {
     static let select: SQL = "SELECT value FROM plugin_values WHERE app_id = ? AND key = ?"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The statements of a durable work queue's table (`mail_queue`, `trigger_runs`): rows with
 /// `id`, `state` (`queued` until done or given up), `next_attempt`, `attempts`, `last_error`,
 /// `lease_until` and `finished_at`, worked by ``QueueWorker`` on every instance that shares the

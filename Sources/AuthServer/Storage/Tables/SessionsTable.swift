@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `sessions`: logins, the server side of refresh tokens (their digests).
 enum SessionsTable {
     static let insert: SQL = """

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `sign_ins`: redirect flows, login codes, logins waiting for a second factor and passkey
 /// challenges, sealed (``SealedSignIn``).
 enum SignInsTable {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `signing_keys`: each app's token signing key material, one row per algorithm.
 enum SigningKeysTable {
     static let select: SQL = "SELECT material FROM signing_keys WHERE app_id = ? AND algorithm = ?"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `totp_factors`: each user's TOTP second factor (one at most), enrolled or being enrolled.
 enum TOTPFactorsTable {
     /// A new enrolment, replacing one not confirmed yet; nothing when one is confirmed.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The statements of export and import: users with their identities and accounts, a page of
 /// ids at a time; accounts no user holds yet (registered, never logged in).
 ///

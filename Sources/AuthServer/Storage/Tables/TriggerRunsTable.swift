@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// `trigger_runs`: authentication triggers' events waiting to run, and a week of finished ones.
 enum TriggerRunsTable {
     static let insert: SQL = """

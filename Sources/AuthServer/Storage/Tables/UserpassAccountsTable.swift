@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
 /// `userpass_accounts`: email/password accounts (a user gets one at its first login).
