@@ -2,7 +2,7 @@
 """Headless Chromium driven through the Chrome DevTools Protocol, for the browser tests: start it,
 call protocol methods, evaluate JavaScript in the page, wait for a condition, take screenshots.
 Events that arrive while waiting for an answer go to `on_event` (console messages, errors)."""
-import base64, json, shutil, subprocess, tempfile, time, urllib.request
+import base64, json, os, shutil, subprocess, tempfile, time, urllib.request
 
 import websocket  # websocket-client
 
@@ -10,9 +10,11 @@ import websocket  # websocket-client
 class Browser:
     """`with Browser(window) as b:` a headless Chromium with one page; closed on exit."""
 
-    def __init__(self, window="800,900", on_event=lambda message: None):
+    def __init__(self, window="800,900", on_event=lambda message: None, prefs=None):
+        """`prefs`: the profile's preferences (Default/Preferences), written before Chromium starts."""
         self.window = window
         self.on_event = on_event
+        self.prefs = prefs
         self.counter = 0
 
     def __enter__(self):
@@ -20,6 +22,10 @@ class Browser:
         if not chromium:
             raise RuntimeError("no chromium on the PATH")
         self.profile = tempfile.mkdtemp(prefix="authsh-chromium-")
+        if self.prefs is not None:
+            os.makedirs(f"{self.profile}/Default")
+            with open(f"{self.profile}/Default/Preferences", "w") as f:
+                json.dump(self.prefs, f)
         self.process = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                          "--disable-dev-shm-usage", "--remote-debugging-port=0",
                                          f"--user-data-dir={self.profile}", f"--window-size={self.window}", "about:blank"],

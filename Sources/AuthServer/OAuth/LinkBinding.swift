@@ -19,9 +19,12 @@ import Hummingbird
 /// browser. A client that follows the redirects itself (a script holding the user's own token)
 /// is no victim, and is not asked for a cookie it never had.
 ///
-/// Over plain http (dev mode on loopback) the cookie is `SameSite=Lax`, which browsers send on
-/// the IdP's redirect (a GET) but not on Apple's form post; over https it is
-/// `SameSite=None; Secure`, sent on both.
+/// Over https, and over plain http on loopback (dev mode: browsers treat a loopback origin as a
+/// secure context and keep a `Secure` cookie from it), the cookie is `SameSite=None; Secure`:
+/// kept from realm-web's cross-site `fetch` of a page on another site (a page on
+/// `http://localhost:3000`, the server on `http://127.0.0.1:9090`) and sent on the IdP's
+/// redirect and Apple's form post alike. Over plain http elsewhere (where it may not be
+/// `Secure`) it is `SameSite=Lax`: a page of the same site only, and no form post.
 struct LinkBinding {
     /// The cookie's name for a flow's `state`, over https or not.
     static func cookieName(state: String, https: Bool) -> String {
@@ -34,18 +37,26 @@ struct LinkBinding {
         return (value, Hex.encode(Secrets.digest(value)))
     }
 
-    /// The `Set-Cookie` of the start's answer.
-    static func setCookie(state: String, value: String, https: Bool) -> String {
-        "\(cookieName(state: state, https: https))=\(value); Max-Age=\(OAuthFlows.flowLifetime); HttpOnly; "
-            + (https ? "Path=/; Secure; SameSite=None" : "Path=\(Routes.base)/auth/callback; SameSite=Lax")
+    /// The `Set-Cookie` of the start's answer, on the channel `verdict` names.
+    static func setCookie(state: String, value: String, verdict: AdminChannel.Verdict) -> String {
+        "\(cookieName(state: state, https: verdict.isHTTPS))=\(value); Max-Age=\(OAuthFlows.flowLifetime); HttpOnly; "
+            + attributes(verdict)
     }
 
     /// The `Set-Cookie`s that clear it, whichever it was (the callback's answer).
-    static func clearCookies(state: String) -> [String] {
+    static func clearCookies(state: String, verdict: AdminChannel.Verdict) -> [String] {
         [
-            "\(cookieName(state: state, https: true))=; Max-Age=0; HttpOnly; Path=/; Secure; SameSite=None",
-            "\(cookieName(state: state, https: false))=; Max-Age=0; HttpOnly; Path=\(Routes.base)/auth/callback",
+            "\(cookieName(state: state, https: true))=; Max-Age=0; HttpOnly; " + attributes(.https(origin: nil)),
+            "\(cookieName(state: state, https: false))=; Max-Age=0; HttpOnly; " + attributes(verdict.isHTTPS ? .unsafe : verdict),
         ]
+    }
+
+    private static func attributes(_ verdict: AdminChannel.Verdict) -> String {
+        switch verdict {
+        case .https: "Path=/; Secure; SameSite=None"
+        case .loopback: "Path=\(Routes.base)/auth/callback; Secure; SameSite=None"
+        case .unsafe: "Path=\(Routes.base)/auth/callback; SameSite=Lax"
+        }
     }
 
     /// Whether the callback `request` may finish a link flow whose binding digest is `digest`.

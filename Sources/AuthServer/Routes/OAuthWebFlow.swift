@@ -28,7 +28,8 @@ extension OAuthController {
         "code", "code_verifier", "grant_type",
     ]
 
-    /// Sends the browser to the identity provider: a flow stored, the authorization URL built.
+    /// Sends the browser to the identity provider: the flow sealed in the state, the
+    /// authorization URL built.
     func redirectToProvider(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
         let (app, provider) = try oauthProvider(context)
         let type = provider.config.type
@@ -54,8 +55,9 @@ extension OAuthController {
         else {
             throw ServiceError(.invalidParameter, "redirect URI is not allowed for \(type): add it to the provider's redirectURIs")
         }
-        try abuse.checkRate(.login, app: app, address: context.clientAddress)
-        try abuse.checkSignInShare(app: app, address: context.clientAddress)
+        // Rate limited as a login; nothing is stored (the flow travels in its state), so
+        // starts fill nothing.
+        try await abuse.checkRate(.login, app: app, address: context.clientAddress)
         var linkToken: String?
         if q("link") == "true" {
             let token = try request.bearerToken()
@@ -73,7 +75,7 @@ extension OAuthController {
             nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
             challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
             expires: clock.now + OAuthFlows.flowLifetime, binding: binding?.digest)
-        let state = try await flows.start(flow, now: clock.now)
+        let state = try flows.start(flow)
         var fields = [
             ("client_id", provider.config.clientId), ("redirect_uri", try origin.callbackURL()),
             ("response_type", "code"), ("state", state),
@@ -103,8 +105,8 @@ extension OAuthController {
             response = Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
         }
         if let binding {
-            let https = adminChannel.verdict(request, context).isHTTPS
-            response.headers.append(HTTPField(name: .setCookie, value: LinkBinding.setCookie(state: state, value: binding.value, https: https)))
+            let cookie = LinkBinding.setCookie(state: state, value: binding.value, verdict: adminChannel.verdict(request, context))
+            response.headers.append(HTTPField(name: .setCookie, value: cookie))
         }
         return response
     }
@@ -125,7 +127,9 @@ extension OAuthController {
         var response = try await answer(
             flow, app: app, provider: provider, query: query, request: request, address: context.clientAddress, state: state)
         if flow.binding != nil {
-            for clear in LinkBinding.clearCookies(state: state) { response.headers.append(HTTPField(name: .setCookie, value: clear)) }
+            for clear in LinkBinding.clearCookies(state: state, verdict: adminChannel.verdict(request, context)) {
+                response.headers.append(HTTPField(name: .setCookie, value: clear))
+            }
         }
         return response
     }
@@ -191,6 +195,7 @@ extension OAuthController {
         guard let realmDevice, realmDevice.utf8.count <= 4096, let bytes = Base64.decode(realmDevice),
             let doc = try? EJSON(parsing: bytes)
         else { return nil }
-        return doc["deviceId"]?.stringValue
+        // A real id or none: it travels in the state, which stays short.
+        return doc["deviceId"]?.stringValue.flatMap { ObjectId(hex: $0) == nil ? nil : $0 }
     }
 }

@@ -3,15 +3,16 @@ import AuthProtocol
 import Crypto
 
 /// The redirect and loopback flows' pending state (docs/protocol/identity-providers.md sections 3 and 3b):
-/// flows waiting for the IdP's callback, by the `state` sent to the IdP (10 minutes, single
-/// use), and login codes waiting for their native client (60 seconds, single use, bound to
-/// the client's PKCE challenge).
+/// flows waiting for the IdP's callback (10 minutes, single use), and login codes waiting for
+/// their native client (60 seconds, single use, bound to the client's PKCE challenge).
 ///
-/// Kept in the store, so a flow started on one instance finishes on any other behind the same
-/// load balancer, and a state or code is used once across all of them. Each is sealed
-/// (``SealedSignIn``): the store keeps a digest of the state or code and the content
-/// encrypted under a key derived from it, so the table gives away no verifier, nonce, access
-/// token (a link's) or IdP token (`returnProviderTokens`) to someone who can read it.
+/// A flow is not stored when it starts: it travels sealed in the `state` sent to the IdP
+/// (``SealedStates``: encrypted and authenticated under the server's key), so no number of
+/// starts fills anything, and its callback spends it, once across every instance. A login code
+/// is kept in the store, sealed (``SealedSignIn``): the store keeps a digest of the code and
+/// the content encrypted under a key derived from it, so the table gives away no IdP token
+/// (`returnProviderTokens`) to someone who can read it. Codes are only made by callbacks that
+/// completed a sign-in with the IdP.
 struct OAuthFlows: Sendable {
     /// A sign-in sent to the IdP.
     struct Flow: Sendable {
@@ -34,27 +35,21 @@ struct OAuthFlows: Sendable {
     }
 
     let store: any AuthStore
+    /// Seals flows into their states.
+    let states: SealedStates
     static let flowLifetime: Int64 = 600
     static let codeLifetime: Int64 = 60
-    /// Unexpired flows kept at most per app (starting one is rate limited, too).
-    static let capacity = 20_000
 
-    /// Keeps `flow`; the `state` to send the IdP.
-    func start(_ flow: Flow, now: Int64) async throws -> String {
-        guard try await store.liveSignIns(app: flow.app, kind: .flow, at: now) < Self.capacity else {
-            throw ServiceError(.tooManyRequests, "too many sign-ins under way; try again in a minute", retryAfter: 60)
-        }
-        let state = Secrets.randomHex(bytes: 20)
-        try await store.insertSignIn(Self.seal(Self.document(flow), secret: state, app: flow.app, kind: .flow, expires: flow.expires))
-        return state
+    /// The `state` to send the IdP: `flow`, sealed; nothing is stored.
+    func start(_ flow: Flow) throws -> String {
+        try states.seal(Self.document(flow), kind: .flow, app: flow.app, expires: flow.expires)
     }
 
-    /// The flow of an IdP callback's `state`, removed: a state is used once.
+    /// The flow of an IdP callback's `state`, spent: a state is used once.
     func take(_ state: String, now: Int64) async throws -> Flow? {
-        guard let found = try await store.takeSignIn(id: Self.id(state), kind: .flow), found.expiresAt > now,
-            let content = Self.open(found, secret: state)
+        guard let (app, content) = try await states.take(state, kind: .flow, now: now), let flow = Self.flow(content), flow.app == app
         else { return nil }
-        return Self.flow(content)
+        return flow
     }
 
     /// A login code for the proof of a loopback flow.

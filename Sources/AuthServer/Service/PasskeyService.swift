@@ -6,11 +6,14 @@ import AuthProtocol
 /// (docs/server/passkeys.md). The checks of each ceremony are ``PasskeyCeremony``'s; this type
 /// keeps the challenges and the credentials.
 ///
-/// Each challenge is 32 random bytes, kept sealed in the store under its digest (kind
-/// `passkey`, 5 minutes) with what it is for; the answer's `clientDataJSON` names it, and it is
-/// taken once, so a replayed answer finds nothing.
+/// Each challenge is what it is for (a login; a registration and its user), sealed under the
+/// server's key (``SealedStates``, kind `passkey`, 5 minutes): unpredictable, and stored
+/// nowhere when it is handed out. The answer's `clientDataJSON` names it, and it is spent
+/// once, so a replayed answer is refused.
 struct PasskeyService: Sendable {
     let store: any AuthStore
+    /// Seals the challenges.
+    let states: SealedStates
     let clock: ServerClock
     let sessions: SessionService
     let abuse: AbuseControls
@@ -21,8 +24,6 @@ struct PasskeyService: Sendable {
     static let challengeLifetime: Int64 = 300
     /// Passkeys one user may hold.
     static let perUser = 20
-    /// Login challenges unanswered at once per app (each costs a row).
-    static let capacity = 20_000
     static let algorithms = COSEKey.Algorithm.allCases.map(\.rawValue)
 
     /// The app's passkey config, or 404 when it has none.
@@ -45,7 +46,7 @@ struct PasskeyService: Sendable {
         guard existing.count < Self.perUser else {
             throw ServiceError(.invalidParameter, "a user holds at most \(Self.perUser) passkeys: remove one first")
         }
-        let challenge = try await newChallenge(["purpose": "register", "userId": .string(user.id)], app: app)
+        let challenge = try newChallenge(["purpose": "register", "userId": .string(user.id)], app: app)
         let name = user.identities.compactMap { $0.email ?? $0.data["email"]?.stringValue }.first ?? user.id
         let options: EJSONDocument = [
             "rp": ["id": .string(config.rpId), "name": .string(config.rpName ?? app.id)],
@@ -118,12 +119,8 @@ struct PasskeyService: Sendable {
     /// for a login with no user name (any of the app's passkeys the authenticator holds).
     func loginOptions(app: AppRuntime, address: String) async throws -> EJSON {
         let config = try config(app)
-        try abuse.checkRate(.login, app: app, address: address)
-        try abuse.checkSignInShare(app: app, address: address)
-        guard try await store.liveSignIns(app: app.id, kind: .passkey, at: clock.now) < Self.capacity else {
-            throw ServiceError(.tooManyRequests, "too many sign-ins under way; try again in a minute", retryAfter: 60)
-        }
-        let challenge = try await newChallenge(["purpose": "login"], app: app)
+        try await abuse.checkRate(.login, app: app, address: address)
+        let challenge = try newChallenge(["purpose": "login"], app: app)
         return ["publicKey": .document(Self.requestOptions(challenge: challenge, config: config, allow: []))]
     }
 
@@ -189,18 +186,13 @@ struct PasskeyService: Sendable {
         return (passkey, asserted)
     }
 
-    private func newChallenge(_ content: EJSONDocument, app: AppRuntime) async throws -> String {
-        let challenge = Base64.encode(Secrets.randomBytes(32), urlSafe: true)
-        try await store.insertSignIn(
-            OAuthFlows.seal(content, secret: challenge, app: app.id, kind: .passkey, expires: clock.now + Self.challengeLifetime))
-        return challenge
+    private func newChallenge(_ content: EJSONDocument, app: AppRuntime) throws -> String {
+        try states.seal(content, kind: .passkey, app: app.id, expires: clock.now + Self.challengeLifetime)
     }
 
-    /// What a challenge was issued for, taken once.
+    /// What a challenge was issued for, spent: taken once.
     private func takeChallenge(_ challenge: String, app: AppRuntime) async throws -> EJSONDocument {
-        guard challenge.utf8.count <= 100, let found = try await store.takeSignIn(id: OAuthFlows.id(challenge), kind: .passkey),
-            found.expiresAt > clock.now, found.appId == app.id, let content = OAuthFlows.open(found, secret: challenge)
-        else {
+        guard let (issuer, content) = try await states.take(challenge, kind: .passkey, now: clock.now), issuer == app.id else {
             throw PasskeyCeremony.refused("the challenge is unknown, used or expired: ask for new options")
         }
         return content

@@ -14,12 +14,6 @@ extension SQLStore {
         }
     }
 
-    public func liveSignIns(app: String, kind: SealedSignIn.Kind, at time: Int64) async throws -> Int {
-        try await engine.read("count sign-ins") { r in
-            Int(try await r.first(SignInsTable.countLive, [.text(app), .text(kind.rawValue), .integer(time)]) { try $0.int64("live") } ?? 0)
-        }
-    }
-
     public func deleteExpiredSignIns(at time: Int64) async throws -> Int {
         try await engine.write("delete expired sign-ins") { r in try await r.count(SignInsTable.deleteExpired, [.integer(time)]) }
     }

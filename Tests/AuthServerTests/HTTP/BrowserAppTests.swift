@@ -57,4 +57,44 @@ import Testing
             #expect((other["refused"] as? String)?.contains("Failed to fetch") == true, "\(other)")
         }
     }
+
+    /// A page on another site than the dev server (http://localhost:PORT against
+    /// http://127.0.0.1:PORT2) links Google as realm-web does: the link binding's cookie comes
+    /// on a cross-site answer, which a browser keeps only as `SameSite=None; Secure` (loopback is
+    /// a secure context over http), so the callback finds it and the link is made.
+    @Test(.timeLimit(.minutes(2))) func aPageOnAnotherSiteLinksWithOAuth() async throws {
+        try await TestServer.run(TestServer.configuration(), mode: .live) { (c: Client) async throws in
+            let authsh = "http://127.0.0.1:\(try #require(c.client.port))"
+            let output = Scratch.path("link") + ".json"
+            let go = output + ".go"
+            defer { for file in [output, go] { try? FileManager.default.removeItem(atPath: file) } }
+            let browser = try ChildProcess(
+                [
+                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/link-browser.py",
+                    authsh, "oauth2-google", go,
+                ], output: output)
+            var port: Int?
+            for _ in 0..<600 where port == nil && browser.isRunning {
+                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+                port = text.split(separator: "\n").first { $0.hasPrefix("listening ") }.flatMap { Int($0.dropFirst(10)) }
+                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+            }
+            let page = "http://localhost:\(try #require(port, "the page's server did not start"))"
+            let patch = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config",
+                json: [
+                    "allowedRequestOrigins": [.string(page)],
+                    "providers": ["oauth2-google": ["redirectURIs": [.string(page + "/cb")]]],
+                ])
+            #expect(patch.status == 200, "\(patch.body)")
+            #expect(FileManager.default.createFile(atPath: go, contents: Data()))
+            let report = try await BrowserReport.read(browser, output: output, seconds: 90)
+            let start = try #require(report["start"] as? [String: Any], "\(report)")
+            #expect(start["status"] as? Int == 200, "\(start)")
+            let fragment = try #require(report["fragment"] as? String, "\(report)")
+            #expect(fragment.contains("_baas_link=ok") && !fragment.contains("_baas_error"), "\(fragment)")
+            let user = try #require(start["login"] as? String)
+            #expect(fragment.contains("_baas_ua=") && fragment.contains(user), "\(fragment)")
+        }
+    }
 }

@@ -3,8 +3,10 @@ import AuthProtocol
 @testable import AuthServer
 import Testing
 
-/// Sign-ins under way are sealed in the store: what the table holds names no state, code,
-/// verifier, nonce, link token or IdP token, and opens only with the state or code itself.
+/// A flow travels sealed in its state: starting one stores nothing; the state shows no
+/// verifier, nonce, link token or client state; it opens under this server's key only (not
+/// another server's, not with a byte changed, not spelt another way, not as another kind); and
+/// it is spent once. Login codes are sealed in the store under the code.
 @Suite(.timeLimit(.minutes(5))) struct OAuthFlowSealingTests {
     static func flow(app: String = "app") -> OAuthFlows.Flow {
         OAuthFlows.Flow(
@@ -13,47 +15,53 @@ import Testing
             linkToken: "LINK-ACCESS-TOKEN-123", deviceId: nil, expires: 1000)
     }
 
+    static func flows(_ store: any AuthStore) async throws -> OAuthFlows {
+        OAuthFlows(store: store, states: try await SealedStates(store: store))
+    }
+
     static func contains(_ haystack: [UInt8], _ needle: String) -> Bool {
         let n = Array(needle.utf8)
         return haystack.count >= n.count && (0...(haystack.count - n.count)).contains { Array(haystack[$0..<$0 + n.count]) == n }
     }
 
-    @Test func aFlowIsSealedUnderItsStateAndTakenOnce() async throws {
+    @Test func aFlowIsSealedInItsStateAndTakenOnce() async throws {
         let store = try SQLiteStore(path: nil)
-        let flows = OAuthFlows(store: store)
-        let state = try await flows.start(Self.flow(), now: 0)
-
-        // What a reader of the table sees: a digest and a box.
-        let sealed = try #require(try await store.takeSignIn(id: OAuthFlows.id(state), kind: .flow))
-        #expect(sealed.id != state && !sealed.id.contains(state))
-        for secret in [state, "NONCE-1234567890", "VERIFIER-1234567890", "LINK-ACCESS-TOKEN-123", "client-state"] {
-            #expect(!Self.contains(sealed.sealed, secret), "\(secret) in the clear")
+        let flows = try await Self.flows(store)
+        let state = try flows.start(Self.flow())
+        #expect(try await store.takeSignIn(id: OAuthFlows.id(state), kind: .flow) == nil, "nothing is stored at the start")
+        let bytes = try #require(Base64.decode(state))
+        for secret in ["NONCE-1234567890", "VERIFIER-1234567890", "LINK-ACCESS-TOKEN-123", "client-state", "oauth2-google"] {
+            #expect(!Self.contains(bytes, secret) && !state.contains(secret), "\(secret) in the clear")
         }
-        try await store.insertSignIn(sealed)
 
-        // Opened by nothing but its state, for its own app.
-        #expect(OAuthFlows.open(sealed, secret: state + "0") == nil)
-        var moved = sealed
-        moved.appId = "other"
-        #expect(OAuthFlows.open(moved, secret: state) == nil, "the app is authenticated with the content")
+        let elsewhere = try await Self.flows(try SQLiteStore(path: nil))
+        #expect(try await elsewhere.take(state, now: 10) == nil, "another server's key does not open it")
+        var changed = bytes
+        changed[changed.count / 2] ^= 1
+        #expect(try await flows.take(Base64.encode(changed, urlSafe: true), now: 10) == nil, "a changed byte")
+        let padded = state + String(repeating: "=", count: (4 - state.utf8.count % 4) % 4)
+        let standard = Base64.encode(bytes)
+        for spelling in [padded, standard] where spelling != state {
+            #expect(try await flows.take(spelling, now: 10) == nil, "another spelling of the same bytes: \(spelling)")
+        }
+        let challenge = try flows.states.seal(["purpose": "login"], kind: .passkey, app: "app", expires: 1000)
+        #expect(try await flows.take(challenge, now: 10) == nil, "a passkey challenge is no flow")
 
         let flow = try #require(try await flows.take(state, now: 10))
         #expect(flow.linkToken == "LINK-ACCESS-TOKEN-123" && flow.verifier == "VERIFIER-1234567890" && flow.app == "app")
         #expect(try await flows.take(state, now: 10) == nil, "a state is used once")
+        #expect(try await elsewhere.take(state, now: 10) == nil)
     }
 
-    @Test func anExpiredFlowIsRefusedAndLiveFlowsAreCounted() async throws {
-        let store = try SQLiteStore(path: nil)
-        let flows = OAuthFlows(store: store)
-        let state = try await flows.start(Self.flow(), now: 0)
+    @Test func anExpiredFlowIsRefused() async throws {
+        let flows = try await Self.flows(try SQLiteStore(path: nil))
+        let state = try flows.start(Self.flow())
         #expect(try await flows.take(state, now: 1000) == nil, "expired at its expiry")
-        for _ in 0..<3 { _ = try await flows.start(Self.flow(app: "busy"), now: 0) }
-        #expect(try await store.liveSignIns(app: "busy", kind: .flow, at: 0) == 3)
     }
 
     @Test func aLoginCodeCarriesItsProofSealed() async throws {
         let store = try SQLiteStore(path: nil)
-        let flows = OAuthFlows(store: store)
+        let flows = try await Self.flows(store)
         var proof = LoginService.Proof(
             identity: IdentityRecord(
                 externalId: "sub-1", providerType: "oauth2-google", providerId: "p",

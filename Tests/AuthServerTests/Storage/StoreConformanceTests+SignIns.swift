@@ -17,10 +17,6 @@ extension StoreConformanceTests {
             try await store.insertSignIn(signIn("o1", app: "other"))
             #expect(await Self.isConflict { try await store.insertSignIn(signIn("s1")) })
 
-            #expect(try await store.liveSignIns(app: "app", kind: .flow, at: 49) == 2)
-            #expect(try await store.liveSignIns(app: "app", kind: .flow, at: 50) == 1, "s2 expired")
-            #expect(try await store.liveSignIns(app: "app", kind: .code, at: 0) == 1)
-
             #expect(try await store.takeSignIn(id: "s1", kind: .code) == nil, "a flow is not a code")
             #expect(try await store.takeSignIn(id: "s1", kind: .flow) == signIn("s1"))
             #expect(try await store.takeSignIn(id: "s1", kind: .flow) == nil, "taken once")

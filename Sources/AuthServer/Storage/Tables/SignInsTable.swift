@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/// `sign_ins`: redirect flows, login codes, logins waiting for a second factor and passkey
-/// challenges, sealed (``SealedSignIn``).
+/// `sign_ins`: login codes and logins waiting for a second factor, sealed (``SealedSignIn``),
+/// and the redirect flows' states and passkey challenges spent (``SealedStates``).
 enum SignInsTable {
     static let insert: SQL = "INSERT INTO sign_ins (id, app_id, kind, sealed, expires_at) VALUES (?, ?, ?, ?, ?)"
 
@@ -18,7 +18,6 @@ enum SignInsTable {
             expiresAt: try row.int64("expires_at"))
     }
 
-    static let countLive: SQL = "SELECT COUNT(*) AS live FROM sign_ins WHERE app_id = ? AND kind = ? AND expires_at > ?"
     static let deleteExpired: SQL = "DELETE FROM sign_ins WHERE expires_at <= ? RETURNING 1"
 }
 
