@@ -40,8 +40,9 @@ struct PluginServices: Sendable {
     let logger: Logger
     /// The mails' templates (`context.email.send` writes a `plugin` mail).
     var templates = MailTemplates.defaults
-    /// Mails per address per hour, for the app's states together (a class: copies share it).
-    let mailsPerAddress = RateLimiter()
+    /// Mails per address per hour, for the app's states together (copies share it): in this
+    /// process, or in the database every instance shares on PostgreSQL.
+    var mailsPerAddress: any RateBuckets = RateLimiter()
     /// The plugins' deadline, when a call has none of its own.
     var timeLimit: Duration = .seconds(1)
 }
@@ -267,16 +268,23 @@ final class PluginContext: Sendable {
                 probe.mail(to: to, subject: message.subject, body: message.body)
                 return .none
             }
-            let mailer = services.mailer, app = services.appId
+            let (mailer, app, limiter, now) = (services.mailer, services.appId, services.mailsPerAddress, services.clock.now)
+            let hourly = try invocation("context.email.send").quota.mailsPerAddressPerHour
             return .async {
+                // The address's hourly share, counted where every instance counts it.
+                if hourly > 0, try await limiter.take(app + "\u{0}plugin-mail\u{0}" + Self.mailbox(to), limit: hourly, window: 3600, now: now) != nil
+                {
+                    throw LuaRaise(
+                        "context.email.send: at most \(hourly) mails an hour to one address (pluginLimits.mailsPerAddressPerHour)")
+                }
                 try await mailer.send(message, app: app)
                 return []
             }
         }
     }
 
-    /// Counts a mail against the call's `mailsPerCall` and the address's hourly share; raises
-    /// naming the limit past either.
+    /// Counts a mail against the call's `mailsPerCall`; raises naming the limit past it. (The
+    /// address's hourly share is counted when the mail is sent.)
     private func countMail(to: String) throws {
         let quota = try invocation("context.email.send").quota
         let sent = slot.withLock { (current: inout PluginInvocation?) -> Int in
@@ -285,16 +293,6 @@ final class PluginContext: Sendable {
         }
         guard quota.mailsPerCall == 0 || sent <= quota.mailsPerCall else {
             throw LuaRaise("context.email.send: at most \(quota.mailsPerCall) mails per call (pluginLimits.mailsPerCall)")
-        }
-        // A test's mails reach no one: they take nothing of an address's hourly share.
-        guard try invocation("context.email.send").probe == nil else { return }
-        let key = services.appId + "\u{0}" + Self.mailbox(to)
-        if quota.mailsPerAddressPerHour > 0,
-            services.mailsPerAddress.take(key, limit: quota.mailsPerAddressPerHour, window: 3600, now: services.clock.now) != nil
-        {
-            throw LuaRaise(
-                "context.email.send: at most \(quota.mailsPerAddressPerHour) mails an hour to one address "
-                    + "(pluginLimits.mailsPerAddressPerHour)")
         }
     }
 

@@ -35,7 +35,7 @@ struct OAuthController {
     /// A device authorization: the code to show and where to enter it.
     @Sendable func startDevice(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let (app, provider) = try oauthProvider(context)
-        try abuse.checkRate(.login, app: app, address: context.clientAddress)
+        try await abuse.checkRate(.login, app: app, address: context.clientAddress)
         let body = try await RequestBody.read(request, context: context)
         var scopes: [String]?
         if case .array(let list)? = body.document["scopes"] { scopes = list.compactMap(\.stringValue) }

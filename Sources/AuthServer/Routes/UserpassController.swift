@@ -66,7 +66,7 @@ struct UserpassController {
         let app = try context.app
         let body = try await RequestBody.read(request, context: context)
         let email = try body.string("email")
-        try abuse.checkRate(.function, app: app, address: context.clientAddress, account: email.lowercased())
+        try await abuse.checkRate(.function, app: app, address: context.clientAddress, account: email.lowercased())
         try await userpass.callReset(
             app: app, email: email, password: try body.string("password"), arguments: try FunctionCalls.arguments(body))
         return JSONResponse.empty
@@ -82,7 +82,7 @@ struct UserpassController {
     private func tokenRequest(_ request: Request, _ context: AuthRequestContext) async throws -> (AppRuntime, RequestBody, String) {
         let (app, body) = (try context.app, try await RequestBody.read(request, context: context))
         let tokenId = try body.string("tokenId")
-        try abuse.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
+        try await abuse.checkRate(.token, app: app, address: context.clientAddress, account: tokenId)
         return (app, body, tokenId)
     }
 
@@ -90,7 +90,7 @@ struct UserpassController {
     private func emailRequest(_ request: Request, _ context: AuthRequestContext, rate: RateLimits.Route) async throws -> (AppRuntime, String) {
         let app = try context.app
         let email = try await RequestBody.read(request, context: context).string("email")
-        try abuse.checkRate(rate, app: app, address: context.clientAddress, account: email.lowercased())
+        try await abuse.checkRate(rate, app: app, address: context.clientAddress, account: email.lowercased())
         return (app, email)
     }
 }

@@ -87,7 +87,7 @@ extension LoginService {
         }
         guard let email, !email.isEmpty else { throw ServiceError(.missingParameter, "expected the email query parameter") }
         guard let vouched = Emails.vouched(email) else { throw ServiceError(.invalidParameter, "email is not an address") }
-        try abuse.checkRate(.login, app: app, address: address, account: vouched)
+        try await abuse.checkRate(.login, app: app, address: address, account: vouched)
         let holder = try await store.emailHolder(app: app.id, email: vouched, accounts: Self.userpassVouches(app))
         return ["providers": .array((holder?.providers ?? []).map(EJSON.string))]
     }

@@ -80,7 +80,7 @@ struct AccountService {
         else { throw ServiceError(.invalidParameter, "the user has no email/password identity") }
         let newPassword = try body.string("newPassword")
         try Passwords.checkLength(newPassword)
-        try abuse.checkRate(.login, app: app, address: address)
+        try await abuse.checkRate(.login, app: app, address: address)
         _ = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
         let hash = try await passwords.hasher.hash(newPassword)
         try await store.changePassword(app: app.id, email: email, hash: hash, keepSession: claims.session ?? "")

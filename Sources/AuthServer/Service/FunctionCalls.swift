@@ -14,7 +14,7 @@ struct FunctionCalls {
     func callFunction(app: AppRuntime, token: String, body: RequestBody, address: String) async throws -> EJSON {
         let claims = try await sessions.tokens.verify(token, as: .access)
         guard claims.baas_domain_id == app.id else { throw ServiceError(.invalidSession, "invalid session: token of another app") }
-        try abuse.checkRate(.call, app: app, address: address, account: claims.sub)
+        try await abuse.checkRate(.call, app: app, address: address, account: claims.sub)
         try await sessions.checkLive(claims, app: app)
         let name = try body.string("name")
         // realm-web's `mongoClient(service)` names a service (`mongodb-atlas`): the app has none,

@@ -57,7 +57,7 @@ struct LoginService {
         }
         let proof: Proof
         if let loginCode = try body.optionalString("loginCode") {
-            try abuse.checkRate(.token, app: app, address: address)
+            try await abuse.checkRate(.token, app: app, address: address)
             proof = try await flows.redeem(loginCode, verifier: try body.string("codeVerifier"), app: app.id, provider: provider, now: clock.now)
         } else {
             proof = try await authenticate(app: app, provider: provider, body: body, address: address)
@@ -202,11 +202,11 @@ struct LoginService {
         }
         switch provider {
         case ProviderType.anonymous where providers.anonymous:
-            try abuse.checkRate(.anonymous, app: app, address: address)
+            try await abuse.checkRate(.anonymous, app: app, address: address)
             return Proof(identity: identity(clock.newId()))
         case ProviderType.userpass where providers.userpass != nil:
             let email = try body.string("username")
-            try abuse.checkRate(.login, app: app, address: address)
+            try await abuse.checkRate(.login, app: app, address: address)
             let account = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
             var id = identity(account.identityId, data: ["email": .string(account.email)])
             // A login needs a confirmed account: its email is verified unless anyone could confirm it.
@@ -214,29 +214,29 @@ struct LoginService {
             return Proof(identity: id, profile: ["email": .string(account.email)])
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
-            try abuse.checkRate(.login, app: app, address: address)
+            try await abuse.checkRate(.login, app: app, address: address)
             guard let record = try await store.apiKey(app: app.id, digest: Secrets.digest(key)), !record.disabled else {
                 throw ServiceError(.authError, "invalid API key")
             }
             return Proof(identity: identity(record.id), owner: record.userId, skipsSecondFactor: true)
         case ProviderType.customFunction:
             guard let f = providers.customFunction else { break }
-            try abuse.checkRate(.login, app: app, address: address)
+            try await abuse.checkRate(.login, app: app, address: address)
             let (id, profile) = try await functions.customFunctionProof(app: app, name: f.authFunctionName, body: body)
             return Proof(identity: identity(id, data: profile), profile: profile)
         case ProviderType.customToken:
             guard let verifier = app.customToken else { break }
-            try abuse.checkRate(.login, app: app, address: address)
+            try await abuse.checkRate(.login, app: app, address: address)
             let (sub, profile, email) = try await verifier.verify(try body.string("token"))
             var id = identity(sub, data: profile)
             id.email = email
             return Proof(identity: id, profile: profile)
         case PasskeyService.provider:
-            try abuse.checkRate(.login, app: app, address: address)
+            try await abuse.checkRate(.login, app: app, address: address)
             return try await passkeys.verifyLogin(body, app: app)
         case let type where type.hasPrefix("oauth2-"):
             guard let oauth = app.oauth(type) else { break }
-            try abuse.checkRate(.login, app: app, address: address)
+            try await abuse.checkRate(.login, app: app, address: address)
             return Self.proof(try await oauth.verify(body), provider: oauth, identity: identity)
         default:
             break

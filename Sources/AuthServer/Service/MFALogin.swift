@@ -73,7 +73,7 @@ struct MFALogin: Sendable {
         let token = try body.string("mfaToken")
         let credential = body.document["credential"]
         let code = credential == nil ? try body.string("code").filter { $0 != " " } : ""
-        try abuse.checkRate(.login, app: app, address: address)
+        try await abuse.checkRate(.login, app: app, address: address)
         let now = clock.now
         guard let found = try await store.takeSignIn(id: OAuthFlows.id(token), kind: .mfa), found.expiresAt > now,
             found.appId == app.id, let content = OAuthFlows.open(found, secret: token), var pending = Self.pending(content)

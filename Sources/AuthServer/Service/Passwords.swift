@@ -35,8 +35,9 @@ struct Passwords {
         let standing = limited ? try await backoff.standing(address: address, account: backoffKey, now: now) : nil
         // Only an address that failed on this account waits: for its own back-off, or for the
         // account's failures from everywhere (the per-account `login` limit).
-        if let wait = standing?.wait ?? (standing?.failed == true ? abuse.passwordFailureLimit(app: app, account: backoffKey, counting: false) : nil)
-        {
+        var wait = standing?.wait
+        if wait == nil, standing?.failed == true { wait = try await abuse.passwordFailureLimit(app: app, account: backoffKey, counting: false) }
+        if let wait {
             AuditTrail.event("lockout")
             throw AbuseControls.tooMany(wait)
         }
@@ -45,7 +46,7 @@ struct Passwords {
         guard let account, matches else {
             if limited {
                 try await backoff.failed(address: address, account: backoffKey, now: now)
-                _ = abuse.passwordFailureLimit(app: app, account: backoffKey, counting: true)
+                _ = try await abuse.passwordFailureLimit(app: app, account: backoffKey, counting: true)
             }
             throw ServiceError(.invalidPassword, "invalid username/password")
         }

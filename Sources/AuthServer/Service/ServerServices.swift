@@ -52,7 +52,8 @@ struct ServerServices {
         logger = c.logger
         let writer = AuditWriter(store: store)
         auditWriter = c.auditLog ? writer : nil
-        flows = OAuthFlows(store: store)
+        let states = try await SealedStates(store: store)
+        flows = OAuthFlows(store: store, states: states)
         adminChannel = AdminChannel(publicURL: c.publicURL, allowsHTTP: c.adminOverHTTP, servesTLS: c.tls != nil)
         tokens = try await TokenIssuer(apps: c.apps, store: store, clock: c.clock)
         let listening = ServerOrigin()
@@ -84,6 +85,9 @@ struct ServerServices {
             mailSender = nil
             mailer = UndeliveredMail(store: store, logger: c.logger)
         }
+        // Rate limits: on PostgreSQL every instance counts in the database, so a limit holds for
+        // them all; SQLite serves one process, which counts in memory.
+        let limiter: any RateBuckets = if case .postgres = c.database { StoredRateLimiter(store: store) } else { RateLimiter() }
         plugins = try PluginRuntime(
             directory: c.pluginsDirectory, required: c.pluginsDirectoryRequired,
             limits: .init(memoryBytes: c.pluginMemoryLimit, deadline: c.pluginTimeLimit),
@@ -91,12 +95,12 @@ struct ServerServices {
             apps: c.apps.map {
                 PluginServices(
                     appId: $0.id, store: store, mailer: mailer, clock: c.clock, logger: c.logger,
-                    templates: templates, timeLimit: c.pluginTimeLimit)
+                    templates: templates, mailsPerAddress: limiter, timeLimit: c.pluginTimeLimit)
             },
             logger: c.logger)
         apps = try await Self.apps(c, plugins: plugins, devIdP: devIdP, origin: listening)
 
-        let abuse = AbuseControls(limiter: RateLimiter(), clock: c.clock, dev: c.dev)
+        let abuse = AbuseControls(limiter: limiter, clock: c.clock, dev: c.dev)
         let hasher = PasswordHasher(parameters: c.passwordParameters)
         let backoff = LoginBackoff(store: store)
         let passwords = Passwords(
@@ -116,7 +120,7 @@ struct ServerServices {
         self.sessions = sessions
         self.userpass = userpass
         self.sweeper = sweeper
-        let passkeys = PasskeyService(store: store, clock: c.clock, sessions: sessions, abuse: abuse, dev: c.dev)
+        let passkeys = PasskeyService(store: store, states: states, clock: c.clock, sessions: sessions, abuse: abuse, dev: c.dev)
         self.passkeys = passkeys
         login = LoginService(
             store: store, clock: c.clock, sessions: sessions, passwords: passwords, abuse: abuse, functions: functions,

@@ -28,7 +28,7 @@ struct StoreSweeper: Service {
     /// Deletes anonymous users created more than ``anonymousLifetime`` ago (docs/protocol/wire-protocol.md
     /// section 7: an anonymous account lives 90 days), and what else the store keeps only for
     /// a while: pending credentials a day past their expiry, expired sign-ins, failed-password
-    /// counts an hour old, delivered or given-up mail a week old, audit events past
+    /// counts an hour old, full rate-limit buckets (PostgreSQL's shared ones), delivered or given-up mail a week old, audit events past
     /// `auditRetentionDays`. Runs every hour and after the dev clock moves; each step on its
     /// own, so one that fails (logged, retried at the next sweep) does not hold up the others.
     func sweep() async {
@@ -39,6 +39,7 @@ struct StoreSweeper: Service {
             ("pending credentials", { [store] in try await store.deleteExpiredPendingCredentials(at: now - 86_400) }),
             ("sign-ins", { [store] in try await store.deleteExpiredSignIns(at: now) }),
             ("failed-password counts", { [store] in try await store.deleteLoginFailures(lastBefore: now - LoginBackoff.memory) }),
+            ("full rate-limit buckets", { [store] in try await store.deleteFullRateBuckets(at: now * StoredRateLimiter.second) }),
             ("finished mail", { [store] in try await store.deleteFinishedMail(before: now - 7 * 86_400) }),
             ("finished trigger runs", { [store] in try await store.deleteFinishedTriggerRuns(before: now - 7 * 86_400) }),
             ("audit events", { [store, auditRetention] in try await store.deleteAuditEvents(before: now - auditRetention) }),

@@ -33,7 +33,7 @@ struct UserpassService {
         let config = try userpassConfig(app)
         try Emails.check(email)
         try Passwords.checkLength(password)
-        try abuse.checkRate(.register, app: app, address: address)
+        try await abuse.checkRate(.register, app: app, address: address)
         let inUse = ServiceError(.accountNameInUse, "name already in use")
         if try await store.userpassAccount(app: app.id, email: email) != nil {
             guard app.config.emailEnumerationProtection else { throw inUse }

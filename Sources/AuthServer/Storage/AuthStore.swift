@@ -141,8 +141,6 @@ public protocol AuthStore: Sendable {
     /// Removes it and gives it back; nil when there is none (unknown, or taken already by
     /// this or another instance).
     func takeSignIn(id: String, kind: SealedSignIn.Kind) async throws -> SealedSignIn?
-    /// How many of the app's sign-ins of `kind` are unexpired at `time`.
-    func liveSignIns(app: String, kind: SealedSignIn.Kind, at time: Int64) async throws -> Int
     /// Deletes the sign-ins expired at `time`, of every app; returns how many.
     func deleteExpiredSignIns(at time: Int64) async throws -> Int
 
@@ -188,6 +186,16 @@ public protocol AuthStore: Sendable {
     func deleteLoginFailures(key: String) async throws
     /// Forgets the counts whose last failure is before `time`; returns how many.
     func deleteLoginFailures(lastBefore time: Int64) async throws -> Int
+
+    // Rate limits, shared by every instance (``StoredRateLimiter``; times in microseconds)
+    /// Takes one request from the bucket `key` (GCRA: refused while its `tat` is more than
+    /// `tolerance` ahead of `now`; an allowed request moves it on by `interval`), in one
+    /// statement: the bucket's `tat` after, and whether this request was refused.
+    func takeRate(key: String, now: Int64, interval: Int64, tolerance: Int64) async throws -> (tat: Int64, refused: Bool)
+    /// The bucket's `tat`, or nil when it has none (a full bucket).
+    func rateBucket(key: String) async throws -> Int64?
+    /// Deletes the buckets full at `time` (their `tat` passed); returns how many.
+    func deleteFullRateBuckets(at time: Int64) async throws -> Int
 
     // Mail queue
     func enqueueMail(_ mail: QueuedMail) async throws

@@ -154,4 +154,28 @@ import Testing
             }
         }
     }
+
+    /// The rate limits hold for the deployment, not per instance: two servers on one database
+    /// count one address's registrations, logins and one account's mails together (each would
+    /// otherwise grant its own full share).
+    @Test func rateLimitsHoldAcrossInstances() async throws {
+        var app = AppConfiguration(id: "local")
+        app.rateLimits.enabled = true
+        app.rateLimits.limits[.register] = .init(perAddress: 3, perAccount: 0, windowSeconds: 3600)
+        app.rateLimits.limits[.anonymous] = .init(perAddress: 4, perAccount: 0, windowSeconds: 3600)
+        app.rateLimits.limits[.mail] = .init(perAddress: 0, perAccount: 2, windowSeconds: 3600)
+        try await Self.twoServers(apps: [app]) { a, b in
+            var statuses: [Int] = []
+            for (n, server) in [a, b, a, b].enumerated() {
+                statuses.append(try await server.userpass("register", ["email": .string("r\(n)@example.com"), "password": "password1"]).status)
+            }
+            #expect(statuses == [201, 201, 201, 429], "\(statuses)")
+            var anonymous: [Int] = []
+            for server in [a, b, a, b, a] { anonymous.append(try await server.login("anon-user", [:]).status) }
+            #expect(anonymous == [200, 200, 200, 200, 429], "\(anonymous)")
+            var mails: [Int] = []
+            for server in [b, a, b] { mails.append(try await server.userpass("confirm/send", ["email": "r0@example.com"]).status) }
+            #expect(!mails.prefix(2).contains(429) && mails.last == 429, "\(mails)")
+        }
+    }
 }

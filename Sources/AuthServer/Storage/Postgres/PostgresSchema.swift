@@ -168,6 +168,13 @@ enum PostgresSchema {
                 "CREATE INDEX passkeys_user ON passkeys(user_id, created_at)",
             ]
         ),
+        (
+            "v11",
+            [
+                "CREATE TABLE rate_limits (key TEXT PRIMARY KEY, tat BIGINT NOT NULL, refused SMALLINT NOT NULL)",
+                "CREATE INDEX rate_limits_tat ON rate_limits(tat)",
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

@@ -155,6 +155,13 @@ enum SQLiteSchema {
             CREATE INDEX passkeys_user ON passkeys(user_id, created_at);
             """
         ),
+        (
+            "v11: rate limits",
+            """
+            CREATE TABLE rate_limits (key TEXT PRIMARY KEY, tat INTEGER NOT NULL, refused INTEGER NOT NULL);
+            CREATE INDEX rate_limits_tat ON rate_limits(tat);
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"
