@@ -41,6 +41,7 @@ import Testing
             (["serve", "--config", dir + "/secret.json", "--check"], 78, "\(fifo) is a FIFO"),
             (["serve", "--database", "sqlite:" + fifo, "migrate"], 78, "\(fifo) is not a regular file"),
             (["admin", "--data", dir + "/data", "restore", fifo], 1, "\(fifo) is a FIFO"),
+            (["admin", "--data", dir + "/imported", "import", fifo], 1, "\(fifo) is a FIFO"),
         ]
         for (arguments, status, says) in cases {
             let (result, waited) = try await Self.run(arguments, fifo: fifo)
