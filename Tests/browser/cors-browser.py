@@ -12,11 +12,10 @@ It serves the page on a port of its own choosing and prints "listening PORT", th
 GO_FILE to exist (the test has allowed http://localhost:PORT by then) before it browses. The
 allowed page is http://localhost:PORT; the other is http://127.0.0.1:PORT.
 """
-import http.server, json, os, sys, threading, time
+import json, sys
 
+import webapp
 from cdp import Browser
-
-PAGE = b"<!doctype html><html><head><title>web app</title></head><body>web app</body></html>"
 
 # realm-web 2's requests: JSON bodies with Content-Type, Accept on every JSON call, the
 # access or refresh token as a bearer token (Fetcher.ts, Authenticator.ts).
@@ -53,27 +52,9 @@ fetch(%(authsh)s + "/api/client/v2.0/app/local/auth/providers/anon-user/login",
 """
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *_):
-        pass
-
-
 def main():
     authsh, go = sys.argv[1], sys.argv[2]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"listening {port}", flush=True)
-    deadline = time.time() + 60
-    while not os.path.exists(go) and time.time() < deadline:
-        time.sleep(0.05)
+    server, port = webapp.serve(go)
     report = {"console": []}
 
     def note(message):

@@ -15,11 +15,11 @@ Usage: link-browser.py AUTHSH_ORIGIN PROVIDER GO_FILE
 It serves the page on a port of its own choosing and prints "listening PORT", then waits for
 GO_FILE to exist (the test has allowed http://localhost:PORT by then) before it browses.
 """
-import http.server, json, os, sys, threading, time
+import json, sys
 
+import webapp
 from cdp import Browser
 
-PAGE = b"<!doctype html><html><head><title>web app</title></head><body>web app</body></html>"
 
 START = """
 (async () => {
@@ -35,27 +35,9 @@ START = """
 """
 
 
-class Page(http.server.BaseHTTPRequestHandler):
-    def do_GET(self):
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(PAGE)))
-        self.end_headers()
-        self.wfile.write(PAGE)
-
-    def log_message(self, *_):
-        pass
-
-
 def main():
     authsh, provider, go = sys.argv[1], sys.argv[2], sys.argv[3]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
-    port = server.server_address[1]
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    print(f"listening {port}", flush=True)
-    deadline = time.time() + 60
-    while not os.path.exists(go) and time.time() < deadline:
-        time.sleep(0.05)
+    server, port = webapp.serve(go)
     report = {}
     try:
         with Browser(prefs={"profile": {"cookie_controls_mode": 0}}) as b:

@@ -10,36 +10,42 @@ import Testing
 /// refreshes, calls a function, reads an error answer and the link request's `X-Baas-Location`;
 /// the same page from an origin not listed is refused by the browser.
 @Suite(.timeLimit(.minutes(5))) struct BrowserAppTests {
+    /// Runs `script` (in Tests/browser) against the live server of `c`: it serves a page on a
+    /// port of its own choosing (one picked here and freed could be taken by another test's
+    /// server before it binds) and prints it; the app then allows `http://localhost:PORT` and
+    /// its `/cb` as `provider`'s redirect, and the script browses. Its JSON report, and the page.
+    static func browse(
+        _ c: Client, script: String, arguments: [String] = [], provider: String
+    ) async throws -> (report: [String: Any], page: String) {
+        let authsh = "http://127.0.0.1:\(try #require(c.client.port))"
+        let output = Scratch.path(script) + ".json"
+        let go = output + ".go"
+        defer { for file in [output, go] { try? FileManager.default.removeItem(atPath: file) } }
+        let browser = try ChildProcess(
+            [Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/\(script).py", authsh]
+                + arguments + [go], output: output)
+        var port: Int?
+        for _ in 0..<600 where port == nil && browser.isRunning {
+            let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
+            port = text.split(separator: "\n").first { $0.hasPrefix("listening ") }.flatMap { Int($0.dropFirst(10)) }
+            if port == nil { try await Task.sleep(for: .milliseconds(50)) }
+        }
+        let page = "http://localhost:\(try #require(port, "the page's server did not start"))"
+        let patch = try await c.call(
+            .patch, "\(Routes.dev)/apps/local/config",
+            json: [
+                "allowedRequestOrigins": [.string(page)],
+                "providers": [provider: ["redirectURIs": [.string(page + "/cb")]]],
+            ])
+        #expect(patch.status == 200, "\(patch.body)")
+        #expect(FileManager.default.createFile(atPath: go, contents: Data()))
+        return (try await BrowserReport.read(browser, output: output, seconds: 90), page)
+    }
+
     @Test(.timeLimit(.minutes(2))) func aPageOfAnAllowedOriginUsesTheAPIAndAnotherIsRefused() async throws {
         let config = TestServer.withPlugins(PluginDirectory.examples)
         try await TestServer.run(config, mode: .live) { (c: Client) async throws in
-            let authsh = "http://127.0.0.1:\(try #require(c.client.port))"
-            let output = Scratch.path("cors") + ".json"
-            let go = output + ".go"
-            defer { for file in [output, go] { try? FileManager.default.removeItem(atPath: file) } }
-            // The page's server picks its own port (one picked here and freed could be taken
-            // by another test's server before it binds); the app allows it, then it browses.
-            let browser = try ChildProcess(
-                [
-                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/cors-browser.py",
-                    authsh, go,
-                ], output: output)
-            var port: Int?
-            for _ in 0..<600 where port == nil && browser.isRunning {
-                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-                port = text.split(separator: "\n").first { $0.hasPrefix("listening ") }.flatMap { Int($0.dropFirst(10)) }
-                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let page = "http://localhost:\(try #require(port, "the page's server did not start"))"
-            let patch = try await c.call(
-                .patch, "\(Routes.dev)/apps/local/config",
-                json: [
-                    "allowedRequestOrigins": [.string(page)],
-                    "providers": ["oauth2-github": ["redirectURIs": [.string(page + "/cb")]]],
-                ])
-            #expect(patch.status == 200, "\(patch.body)")
-            #expect(FileManager.default.createFile(atPath: go, contents: Data()))
-            let report = try await BrowserReport.read(browser, output: output, seconds: 90)
+            let (report, page) = try await Self.browse(c, script: "cors-browser", provider: "oauth2-github")
             #expect(report["origin"] as? String == page)
             let allowed = try #require(report["allowed"] as? [String: Any], "\(report)")
             #expect(allowed["login"] as? Int == 200, "\(allowed)")
@@ -52,7 +58,7 @@ import Testing
             #expect(link?.first as? Int == 200, "\(allowed)")
             #expect((link?.last as? String)?.contains("/dev/idp/github/login/oauth/authorize?") == true, "X-Baas-Location: \(allowed)")
             // The other origin: the request may reach the server, but the page never sees an answer.
-            #expect(report["otherOrigin"] as? String == "http://127.0.0.1:\(port ?? 0)")
+            #expect(report["otherOrigin"] as? String == page.replacingOccurrences(of: "localhost", with: "127.0.0.1"))
             let other = try #require(report["other"] as? [String: Any], "\(report)")
             #expect((other["refused"] as? String)?.contains("Failed to fetch") == true, "\(other)")
         }
@@ -64,31 +70,7 @@ import Testing
     /// a secure context over http), so the callback finds it and the link is made.
     @Test(.timeLimit(.minutes(2))) func aPageOnAnotherSiteLinksWithOAuth() async throws {
         try await TestServer.run(TestServer.configuration(), mode: .live) { (c: Client) async throws in
-            let authsh = "http://127.0.0.1:\(try #require(c.client.port))"
-            let output = Scratch.path("link") + ".json"
-            let go = output + ".go"
-            defer { for file in [output, go] { try? FileManager.default.removeItem(atPath: file) } }
-            let browser = try ChildProcess(
-                [
-                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/link-browser.py",
-                    authsh, "oauth2-google", go,
-                ], output: output)
-            var port: Int?
-            for _ in 0..<600 where port == nil && browser.isRunning {
-                let text = (try? String(contentsOfFile: output, encoding: .utf8)) ?? ""
-                port = text.split(separator: "\n").first { $0.hasPrefix("listening ") }.flatMap { Int($0.dropFirst(10)) }
-                if port == nil { try await Task.sleep(for: .milliseconds(50)) }
-            }
-            let page = "http://localhost:\(try #require(port, "the page's server did not start"))"
-            let patch = try await c.call(
-                .patch, "\(Routes.dev)/apps/local/config",
-                json: [
-                    "allowedRequestOrigins": [.string(page)],
-                    "providers": ["oauth2-google": ["redirectURIs": [.string(page + "/cb")]]],
-                ])
-            #expect(patch.status == 200, "\(patch.body)")
-            #expect(FileManager.default.createFile(atPath: go, contents: Data()))
-            let report = try await BrowserReport.read(browser, output: output, seconds: 90)
+            let (report, _) = try await Self.browse(c, script: "link-browser", arguments: ["oauth2-google"], provider: "oauth2-google")
             let start = try #require(report["start"] as? [String: Any], "\(report)")
             #expect(start["status"] as? Int == 200, "\(start)")
             let fragment = try #require(report["fragment"] as? String, "\(report)")
