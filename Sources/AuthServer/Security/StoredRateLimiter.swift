@@ -3,7 +3,8 @@ import AuthProtocol
 
 /// Rate-limit buckets in the store (`rate_limits`), shared by every instance on a PostgreSQL
 /// database: one statement per check, whose row lock orders the instances' takes, so a limit
-/// holds for the whole deployment. The same buckets as ``RateLimiter``'s, kept as GCRA does (a
+/// holds for the whole deployment. On PostgreSQL the table is unlogged: a check waits for no
+/// flush to disk, and a crash forgets the counts (the buckets are full again). The same buckets as ``RateLimiter``'s, kept as GCRA does (a
 /// bucket is the time it is empty until, in microseconds: exact for any limit the config
 /// allows, a million a second at most); a key is stored as its digest,
 /// never the address or account it names.
