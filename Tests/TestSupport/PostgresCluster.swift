@@ -114,6 +114,13 @@ public final class PostgresCluster: Sendable {
         try await BlockingThread.run { Result { try Self.shell(command) } }.get()
     }
 
+    /// The rows `sql` answers on `database`, one line each, columns separated by `|` (psql -At).
+    public func query(_ sql: String, database: String) async throws -> [String] {
+        let command = ["\(bin)/psql", "-h", directory, "-p", "\(port)", "-U", "authsh", "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]
+        let output = try await BlockingThread.run { Result { try Self.shell(command) } }.get()
+        return output.split(separator: "\n").map(String.init)
+    }
+
     /// postgres-nio's configuration for `database` over the cluster's socket.
     public func configuration(database: String) -> PostgresClient.Configuration {
         var c = PostgresClient.Configuration(unixSocketPath: socketPath, username: "authsh", password: nil, database: database)

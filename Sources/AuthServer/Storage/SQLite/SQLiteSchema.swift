@@ -230,7 +230,7 @@ enum SQLiteSchema {
     }
 
     /// `table T`, `column T.C` and `index I` for each table, column and index of the database.
-    private static func shape(of connection: SQLiteConnection) throws -> Set<String> {
+    static func shape(of connection: SQLiteConnection) throws -> Set<String> {
         var shape: Set<String> = []
         var tables: [String] = []
         try connection.step(objects, []) { row in
