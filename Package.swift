@@ -43,7 +43,7 @@ let package = Package(
         // What client and server share: EJSON, routes, error codes, token claims, what may travel without TLS.
         .target(
             name: "AuthProtocol",
-            dependencies: ["CLinux", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [.product(name: "Crypto", package: "swift-crypto")]),
         // EJSON <-> Lua values, shared by the plugin sandbox and the Lua bindings.
         .target(name: "LuaEJSON", dependencies: ["Lua", "AuthProtocol"]),
         // The App Services-compatible server.
@@ -77,7 +77,7 @@ let package = Package(
         .target(
             name: "AuthClient",
             dependencies: [
-                "AuthProtocol", "CommandSupport", .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "AuthProtocol", "CommandSupport", "Spawn", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]),
@@ -85,6 +85,9 @@ let package = Package(
         .target(name: "AuthScript", dependencies: ["AuthClient", "AuthProtocol", "Lua", "LuaEJSON"]),
         // C: Linux calls Swift's Glibc module leaves out (pipe2, posix_spawn's closefrom).
         .target(name: "CLinux"),
+        // How authsh starts a program of its own (a browser, the embedded server, qrencode):
+        // nothing of this process but standard input, output and error goes to it.
+        .target(name: "Spawn", dependencies: ["CLinux"]),
         // What both commands and the libraries under them share: files (RegularFile: every file
         // a person names), paths, output (libc only).
         // The commit a build came from, for --version.
@@ -94,7 +97,7 @@ let package = Package(
         // `admin` and `audit` run authsh-server, and so does the embedded dev server (as a child
         // process), so that starting it costs what a Lua host costs (README: Start-up).
         // Release builds link it without PIE (scripts/release-build says why).
-        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthProtocol", "AuthScript", "CommandSupport", "CLinux"]),
+        .executableTarget(name: "authsh", dependencies: ["Lua", "CReadline", "AuthProtocol", "AuthScript", "CommandSupport", "CLinux", "Spawn"]),
         // The server's commands: `serve`, `admin`, `audit`, and `embedded` (the dev server
         // `authsh` starts). It sits next to `authsh`, which runs it.
         .executableTarget(

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 import Glibc
+import Spawn
 
 /// Opens a URL in the person's browser: the first command of `$BROWSER` (a colon-separated
 /// list, as xdg-utils reads it), else `xdg-open` when there is a display. The command gets

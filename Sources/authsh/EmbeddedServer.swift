@@ -3,6 +3,7 @@ import AuthProtocol
 import CLinux
 import CommandSupport
 import Glibc
+import Spawn
 import Synchronization
 
 /// The server `authsh` starts when no `--server` is named: `authsh-server embedded`, a child

@@ -2,6 +2,7 @@
 import AuthProtocol
 import CLinux
 import Glibc
+import Spawn
 
 /// A QR code for the terminal, drawn by `qrencode` (libqrencode's command, Debian package
 /// `qrencode`) in Unicode half blocks: what the REPL shows for a TOTP enrolment's `otpauth://`

@@ -2,6 +2,7 @@
 import AuthProtocol
 import CommandSupport
 import Glibc
+import Spawn
 
 /// One spec file run in a process of its own: `authsh` with a data directory of its own (so a
 /// fresh embedded server and user store), busted's runner, and the file.
