@@ -33,7 +33,7 @@ struct Harness: Sendable {
 
     /// A client app on this server; `counter` sees every request it makes.
     func app(_ id: String = "local", counter: RequestCounter? = nil, storage: String? = nil) throws -> App {
-        try App(id: id, configuration: .init(baseURL: origin, requestTimeout: .seconds(10), storageDirectory: storage), transport: counter)
+        try App(id: id, configuration: .init(baseURL: origin, requestTimeout: .seconds(60), storageDirectory: storage), transport: counter)
     }
 
     /// The dev API, straight over HTTP.
@@ -41,7 +41,7 @@ struct Harness: Sendable {
         let response = try await AsyncHTTPTransport().send(
             TransportRequest(
                 method: method, url: origin + Routes.dev + path, headers: [("Content-Type", "application/json")],
-                body: body?.encoded(), timeout: .seconds(10)))
+                body: body?.encoded(), timeout: .seconds(60)))
         return try EJSON(parsing: response.body)
     }
 

@@ -32,7 +32,7 @@ import Testing
             #expect(counter.count("POST", Routes.login("local", provider: "local-userpass")) == 1)
 
             let plain = WithoutProfile()
-            let other = try App(id: "local", configuration: .init(baseURL: h.origin, requestTimeout: .seconds(10)), transport: plain)
+            let other = try App(id: "local", configuration: .init(baseURL: h.origin, requestTimeout: .seconds(60)), transport: plain)
             let same = try await other.login(credentials: .emailPassword(email: "pat@example.com", password: "password1"))
             #expect(plain.counter.count("GET", Routes.profile) == 1, "fetched when the answer has none")
             #expect(same.id == user.id && same.profile.email == "pat@example.com" && user.profile.email == "pat@example.com")

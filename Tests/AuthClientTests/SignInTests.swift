@@ -171,7 +171,7 @@ extension Harness {
         let response = try await AsyncHTTPTransport().send(
             TransportRequest(
                 method: "POST", url: origin + "/dev/idp/api" + path, headers: [("Content-Type", "application/json")],
-                body: body.encoded(.relaxed), timeout: .seconds(10)))
+                body: body.encoded(.relaxed), timeout: .seconds(60)))
         #expect(response.status == 200, "\(String(decoding: response.body, as: UTF8.self))")
         return try EJSON(parsing: response.body)
     }

@@ -42,7 +42,7 @@ import Testing
     }
 
     static func get(_ url: String) async throws -> (status: Int, contentType: String?, text: String) {
-        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
         let body = try await response.body.collect(upTo: 4 << 20)
         return (Int(response.status.code), response.headers.first(name: "content-type"), String(buffer: body))
     }

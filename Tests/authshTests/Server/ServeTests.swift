@@ -66,7 +66,7 @@ import Testing
             .POST, "/api/client/v2.0/app/local/auth/providers/anon-user/login",
             json: #"{"provider":"anon-user"}"#)
         #expect(login.status == 200)
-        let scrape = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(10))
+        let scrape = try await HTTPClient.shared.execute(HTTPClientRequest(url: url), timeout: .seconds(60))
         let text = String(buffer: try await scrape.body.collect(upTo: 1 << 20))
         #expect(text.contains(#"authsh_logins_total{provider="anon-user",outcome="success"} 1"#), "\(text)")
     }
@@ -87,11 +87,11 @@ import Testing
         request.method = .POST
         request.headers.add(name: "Content-Type", value: "application/json")
         request.body = .bytes(Array(#"{"email":"serve@example.com","password":"hunter22"}"#.utf8))
-        let register = try await HTTPClient.shared.execute(request, timeout: .seconds(10))
+        let register = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         #expect(register.status.code == 201)
         let outbox = try await HTTPClient.shared.execute(
             HTTPClientRequest(url: origin + "/api/dev/v1/apps/local/outbox"),
-            timeout: .seconds(10))
+            timeout: .seconds(60))
         let text = String(buffer: try await outbox.body.collect(upTo: 1 << 20))
         #expect(text.contains("serve@example.com") && text.contains(origin + "/confirm?token="))
 

@@ -41,7 +41,7 @@ final class Terminal {
 
     /// Waits until the screen contains `text`; returns the screen.
     @discardableResult
-    func waitFor(_ text: String, timeout: Duration = .seconds(5)) async throws -> String {
+    func waitFor(_ text: String, timeout: Duration = .seconds(30)) async throws -> String {
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
         var last = ""
@@ -60,7 +60,7 @@ final class Terminal {
 
     /// Presses C-d and waits for the program to exit (it writes its history as it goes);
     /// false if it still runs after `timeout`.
-    func quit(timeout: Duration = .seconds(5)) async throws -> Bool {
+    func quit(timeout: Duration = .seconds(30)) async throws -> Bool {
         try await press("C-d")
         let clock = ContinuousClock()
         let deadline = clock.now + timeout
