@@ -125,19 +125,20 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     }
     // The client API.
     let app = router.group(RouterPath(Routes.base + "/app/:app")).add(middleware: AppMiddleware(apps: s.apps))
-    AppController(login: s.login, passkeys: s.passkeys, functionCalls: s.functionCalls, tokens: s.tokens, origin: s.origin)
+    AppController(login: s.login, sessions: s.sessions, passkeys: s.passkeys, functionCalls: s.functionCalls, tokens: s.tokens, origin: s.origin)
         .addRoutes(to: app)
-    UserpassController(userpass: s.userpass, accounts: s.accounts, abuse: s.abuse, origin: s.origin)
+    UserpassController(userpass: s.userpass, accounts: s.accounts, sessions: s.sessions, origin: s.origin)
         .addRoutes(to: app.group("auth/providers/local-userpass"))
     let auth = router.group(RouterPath(Routes.base + "/auth"))
     SessionController(sessions: s.sessions, accounts: s.accounts).addRoutes(to: auth)
-    APIKeyController(sessions: s.sessions, apiKeys: s.apiKeys).addRoutes(to: auth.group("api_keys"))
-    MFAController(factors: s.secondFactors).addRoutes(to: auth.group("mfa"))
-    PasskeyController(passkeys: s.passkeys).addRoutes(to: auth.group("passkeys"))
-    OAuthController(
-        apps: s.apps, flows: s.flows, clock: s.clock, login: s.login, sessions: s.sessions, abuse: s.abuse, origin: s.origin,
-        adminChannel: s.adminChannel
-    ).addRoutes(to: router)
+    // Routes whose caller is checked once, before the handler (a user's API keys are named by
+    // a refresh token, as App Services has it).
+    let refreshCaller = CallerMiddleware(sessions: s.sessions, token: .refresh)
+    let accessCaller = CallerMiddleware(sessions: s.sessions, token: .access)
+    APIKeyController(apiKeys: s.apiKeys).addRoutes(to: auth.group("api_keys").add(middleware: refreshCaller))
+    MFAController(factors: s.secondFactors).addRoutes(to: auth.group("mfa").add(middleware: accessCaller))
+    PasskeyController(passkeys: s.passkeys).addRoutes(to: auth.group("passkeys").add(middleware: accessCaller))
+    OAuthController(apps: s.apps, signIn: s.signIn, adminChannel: s.adminChannel).addRoutes(to: router)
     HealthController(store: s.store, logger: s.logger).addRoutes(to: router)
     if !configuration.adminKeys.isEmpty {
         AdminRoutes.add(to: router, admin: s.admin, keys: configuration.adminKeys, channel: s.adminChannel)

@@ -43,7 +43,7 @@ struct DevIdPGitHubController {
             let client = idp.clients[.github], id == client.id,
             Secrets.constantTimeEqual(Array(secret.utf8), Array(client.secret.utf8))
         else { throw ServiceError(.notFound, "Not Found") }
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         guard let grant = idp.grant(ofAccessToken: try body.string("access_token")), grant.flavor == .github, grant.clientId == id
         else { throw ServiceError(.notFound, "Not Found") }
         return JSONResponse.make(["scopes": .array(grant.scope.split(separator: " ").map { .string(String($0)) })], mode: .relaxed)

@@ -25,7 +25,7 @@ enum DevIdPRequests {
     }
 
     /// The identity of a JSON body's `identity` object (`verified` defaults to true).
-    static func identity(_ body: RequestBody, deny: Bool) throws(ServiceError) -> DevIdentityProvider.Identity? {
+    static func identity(_ body: InputFields, deny: Bool) throws(ServiceError) -> DevIdentityProvider.Identity? {
         if deny { return nil }
         guard case .document(let d)? = body.document["identity"], case .string(let email)? = d["email"] else {
             throw ServiceError(.missingParameter, "missing parameter 'identity' ({email=, name=, verified=})")

@@ -16,7 +16,7 @@ struct DevIdPScriptedController {
 
     /// `{url, identity | decision: "deny"}`: the redirect the browser would have followed.
     @Sendable func approve(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         let url = try body.string("url")
         guard let q = url.firstIndex(of: "?"), let query = FormEncoding.decode(url[url.index(after: q)...]) else {
             throw ServiceError(.invalidParameter, "parameter 'url' must be an authorize URL with its query")
@@ -30,7 +30,7 @@ struct DevIdPScriptedController {
 
     /// `{userCode, identity | decision: "deny"}`.
     @Sendable func approveDevice(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         try idp.decideDevice(
             userCode: try body.string("userCode"), identity: try DevIdPRequests.identity(body, deny: body.document["decision"] == "deny"))
         return JSONResponse.empty

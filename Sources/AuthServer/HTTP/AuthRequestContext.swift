@@ -30,6 +30,27 @@ public struct AuthRequestContext: RequestContext {
         }
     }
 
+    /// The caller of a route that takes a bearer token, checked once by ``CallerMiddleware``.
+    var resolvedCaller: Caller?
+    /// The caller of a route named by a refresh token, checked once by ``CallerMiddleware``.
+    var resolvedSessionCaller: SessionCaller?
+
+    /// The caller of a route that takes an access token (``CallerMiddleware`` put it here).
+    var caller: Caller {
+        get throws(ServiceError) {
+            guard let resolvedCaller else { throw ServiceError(.missingAuthReq, "must authenticate first") }
+            return resolvedCaller
+        }
+    }
+
+    /// The caller of a route named by a refresh token (``CallerMiddleware`` put it here).
+    var sessionCaller: SessionCaller {
+        get throws(ServiceError) {
+            guard let resolvedSessionCaller else { throw ServiceError(.missingAuthReq, "must authenticate first") }
+            return resolvedSessionCaller
+        }
+    }
+
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         peerAddress = source.channel.remoteAddress

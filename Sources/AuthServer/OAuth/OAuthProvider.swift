@@ -76,7 +76,7 @@ final class OAuthProvider: Sendable {
 
     /// The identity proven by a login body: `id_token`, `authCode` (+ `redirectUri`,
     /// `codeVerifier`) or `accessToken` (docs/protocol/identity-providers.md section 2).
-    func verify(_ body: RequestBody) async throws -> Verified {
+    func verify(_ body: InputFields) async throws -> Verified {
         if let token = try body.optionalString("id_token") ?? body.optionalString("idToken") {
             guard config.isOpenIDConnect else {
                 throw ServiceError(.invalidParameter, "\(config.type) does not issue ID tokens: give authCode or accessToken")

@@ -7,6 +7,8 @@ import Hummingbird
 /// login's options), the sign-in methods of an email, and calls of the app's functions.
 struct AppController {
     let login: LoginService
+    /// Checks the access token of a login that links and of a function call.
+    let sessions: SessionService
     let passkeys: PasskeyService
     let functionCalls: FunctionCalls
     let tokens: TokenIssuer
@@ -19,7 +21,7 @@ struct AppController {
         group.post("auth/providers/:provider/login", use: login)
         group.post("auth/providers/passkey/options", use: passkeyOptions)
         group.get("auth/methods", use: signInMethods)
-        group.post("functions/call", use: callFunction)
+        group.group().add(middleware: CallerMiddleware(sessions: sessions, token: .access)).post("functions/call", use: callFunction)
     }
 
     /// `{deployment_model, location, hostname, ws_hostname}`, from the origin the client used.
@@ -47,10 +49,10 @@ struct AppController {
         let app = try context.app
         let provider = context.parameters.get("provider") ?? ""
         let linking = request.uri.queryParameters.get("link") == "true"
-        let token = linking ? try request.bearerToken() : nil
-        let body = try await RequestBody.read(request, context: context)
+        let caller = linking ? try await sessions.caller(of: request, context: context) : nil
+        let body = try await InputFields.read(request, context: context)
         return JSONResponse.make(
-            try await login.login(app: app, provider: provider, body: body, linkToken: token, address: context.clientAddress))
+            try await login.login(app: app, provider: provider, credentials: body, linking: caller, address: context.clientAddress))
     }
 
     /// The options of a passkey login (`navigator.credentials.get`), in plain JSON.
@@ -65,9 +67,10 @@ struct AppController {
     }
 
     @Sendable func callFunction(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let app = try context.app
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         return JSONResponse.make(
-            try await functionCalls.callFunction(app: app, token: try request.bearerToken(), body: body, address: context.clientAddress))
+            try await functionCalls.callFunction(
+                try context.caller, name: try body.string("name"), service: try body.optionalString("service"),
+                arguments: try body.array("arguments", atMost: FunctionCalls.maxArguments), address: context.clientAddress))
     }
 }

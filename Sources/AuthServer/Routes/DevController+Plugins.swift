@@ -12,7 +12,7 @@ extension DevController {
     /// request's; a request that is malformed is a 400 naming the field.
     @Sendable func runPlugin(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        let body = try await RequestBody.read(request, context: context).document
+        let body = try await InputFields.read(request, context: context).document
         guard let name = body["name"]?.stringValue, !name.isEmpty else {
             throw ServiceError(.invalidParameter, "parameter 'name' must be the plugin function's name")
         }

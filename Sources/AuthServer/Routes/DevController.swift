@@ -61,7 +61,7 @@ struct DevController {
 
     @Sendable func patchConfig(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         return JSONResponse.make(try await dev.patchConfig(app: app, patch: body.document), mode: .relaxed)
     }
 
@@ -77,7 +77,7 @@ struct DevController {
     /// default, at most 300); answers `{"pending": N}`, 0 when all ran.
     @Sendable func waitForTriggers(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let app = try context.app
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         var timeout: Int64 = 30
         if let value = body.document["timeoutSeconds"] {
             guard let n = value.integerValue, (0...300).contains(n) else {
@@ -114,7 +114,7 @@ struct DevController {
     }
 
     @Sendable func advanceClock(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         guard let value = body.document["advanceSeconds"] else {
             throw ServiceError(.missingParameter, "missing parameter 'advanceSeconds'")
         }

@@ -2,12 +2,12 @@
 import AuthProtocol
 import Hummingbird
 
-/// The logged-in user's passkeys (`/auth/passkeys`), named by their access token. The answers
+/// The logged-in user's passkeys (`/auth/passkeys`), named by their access token (``CallerMiddleware`` checks it before these run). The answers
 /// are plain JSON (numbers as numbers): their options go to `navigator.credentials` as they are.
 struct PasskeyController {
     let passkeys: PasskeyService
 
-    /// Adds the routes to `group` (`/api/client/v2.0/auth/passkeys`).
+    /// Adds the routes to `group` (`/api/client/v2.0/auth/passkeys`, its caller checked).
     func addRoutes(to group: RouterGroup<AuthRequestContext>) {
         group.get(use: list)
         group.post("options", use: registrationOptions)
@@ -17,26 +17,26 @@ struct PasskeyController {
     }
 
     @Sendable func list(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        JSONResponse.make(try await passkeys.list(token: try request.bearerToken()), mode: .relaxed)
+        JSONResponse.make(try await passkeys.list(try context.caller), mode: .relaxed)
     }
 
     @Sendable func registrationOptions(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        JSONResponse.make(try await passkeys.registrationOptions(token: try request.bearerToken()), mode: .relaxed)
+        JSONResponse.make(try await passkeys.registrationOptions(try context.caller), mode: .relaxed)
     }
 
     @Sendable func register(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let body = try await RequestBody.read(request, context: context)
-        return JSONResponse.make(try await passkeys.register(token: try request.bearerToken(), body: body), status: .created, mode: .relaxed)
+        let body = try await InputFields.read(request, context: context)
+        return JSONResponse.make(try await passkeys.register(try context.caller, credential: body.document["credential"], name: try body.optionalString("name")), status: .created, mode: .relaxed)
     }
 
     @Sendable func rename(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        let body = try await RequestBody.read(request, context: context)
+        let body = try await InputFields.read(request, context: context)
         return JSONResponse.make(
-            try await passkeys.rename(token: try request.bearerToken(), id: context.parameters.get("id") ?? "", body: body), mode: .relaxed)
+            try await passkeys.rename(try context.caller, id: context.parameters.get("id") ?? "", name: try body.string("name")), mode: .relaxed)
     }
 
     @Sendable func remove(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await passkeys.remove(token: try request.bearerToken(), id: context.parameters.get("id") ?? "")
+        try await passkeys.remove(try context.caller, id: context.parameters.get("id") ?? "")
         return JSONResponse.empty
     }
 }

@@ -6,9 +6,25 @@ import AuthProtocol
 struct APIKeyService {
     let store: any AuthStore
     let clock: ServerClock
+    /// Whether a caller may make a key.
+    let sessions: SessionService
 
     /// API keys per user.
     static let apiKeyLimit = 20
+
+    /// A new key named `name` for the caller. For a user with a second factor, only from a
+    /// recent login that used it (``SessionService/requireAPIKeyMaker(_:)``).
+    func create(_ caller: SessionCaller, name: String) async throws -> (record: APIKeyRecord, key: String) {
+        try await sessions.requireAPIKeyMaker(caller)
+        return try await create(app: caller.app, user: caller.user, name: name)
+    }
+
+    /// Enables the caller's key `id`: as making one, since an enabled key logs in with no
+    /// second factor.
+    func enable(_ caller: SessionCaller, id: String) async throws {
+        try await sessions.requireAPIKeyMaker(caller)
+        try await setDisabled(false, id: id, user: caller.user)
+    }
 
     /// A new key named `name` for `user`; returns its record and its secret.
     func create(app: AppRuntime, user: UserRecord, name: String) async throws -> (record: APIKeyRecord, key: String) {

@@ -56,8 +56,9 @@ extension LoginService {
 
     /// `POST {app}/auth/providers/{provider}/login?link=true {"pendingCredential": P}`: attaches
     /// the identity `P` names to the caller, who must hold the email it was issued for.
-    func linkPending(_ token: String, app: AppRuntime, provider: String, token access: String) async throws -> EJSON {
-        let (_, user, claims) = try await sessions.userOfAccessToken(access, in: app)
+    func linkPending(_ token: String, provider: String, caller: Caller) async throws -> EJSON {
+        let app = caller.app
+        let user = try await sessions.user(of: caller)
         let invalid = ServiceError(.invalidParameter, "pendingCredential is not valid: unknown, altered, or already used")
         let parts = token.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, token.utf8.count <= 128,
@@ -75,7 +76,7 @@ extension LoginService {
             throw ServiceError(.forbidden, "pendingCredential was issued for the account that holds its email: sign in as that account to link it")
         }
         guard try await store.deletePendingCredential(app: app.id, id: pending.id) else { throw invalid }
-        return try await link(Proof(identity: pending.identity, profile: pending.identity.data), app: app, user: user, claims: claims)
+        return try await link(Proof(identity: pending.identity, profile: pending.identity.data), caller: caller)
     }
 
     /// `GET {app}/auth/methods?email=E`: the providers the holder of verified email E signs

@@ -13,19 +13,18 @@ struct AccountService {
     let triggers: TriggerRunner
 
     /// `DELETE /auth/delete`.
-    func deleteUser(token: String) async throws {
-        let (app, user, _) = try await sessions.recentUser(token)
-        try await triggers.deleteUser(user, app: app)
+    func deleteUser(_ caller: Caller) async throws {
+        try sessions.requireRecentLogin(caller)
+        try await triggers.deleteUser(try await sessions.user(of: caller), app: caller.app)
     }
 
     /// `GET /auth/sessions`: `[{id, device_id, created, last_used, current}]`, oldest first.
-    func sessions(token: String) async throws -> EJSON {
-        let (app, user, claims) = try await sessions.userOfAccessToken(token)
-        return .array(
-            try await store.sessions(userId: user.id, app: app.id).map { s in
+    func sessions(_ caller: Caller) async throws -> EJSON {
+        .array(
+            try await store.sessions(userId: caller.userId, app: caller.app.id).map { s in
                 [
                     "id": .string(s.id), "device_id": .string(s.deviceId), "created": .int64(s.createdAt),
-                    "last_used": .int64(s.lastUsed ?? s.createdAt), "current": .bool(s.id == claims.session),
+                    "last_used": .int64(s.lastUsed ?? s.createdAt), "current": .bool(s.id == caller.sessionId),
                     "provider_type": .string(s.providerType),
                 ]
             })
@@ -33,56 +32,54 @@ struct AccountService {
 
     /// `DELETE /auth/sessions/{id}`: ends one of the caller's sessions (its refresh token and
     /// its access tokens stop working at once); 404 `SessionNotFound` for any other id.
-    func revokeSession(token: String, id: String) async throws {
-        let (app, user, _) = try await sessions.recentUser(token)
-        guard try await store.deleteSession(id: id, userId: user.id, app: app.id) else {
+    func revokeSession(_ caller: Caller, id: String) async throws {
+        try sessions.requireRecentLogin(caller)
+        guard try await store.deleteSession(id: id, userId: caller.userId, app: caller.app.id) else {
             throw ServiceError(.sessionNotFound, "the user has no session with that id")
         }
     }
 
     /// `DELETE /auth/sessions`: ends every session of the caller but the current one;
     /// answers `{"revoked": N}`.
-    func revokeOtherSessions(token: String) async throws -> EJSON {
-        let (app, user, claims) = try await sessions.recentUser(token)
-        let count = try await store.deleteSessions(userId: user.id, app: app.id, except: claims.session ?? "")
+    func revokeOtherSessions(_ caller: Caller) async throws -> EJSON {
+        try sessions.requireRecentLogin(caller)
+        let count = try await store.deleteSessions(userId: caller.userId, app: caller.app.id, except: caller.sessionId)
         return ["revoked": .int64(Int64(count))]
     }
 
     /// `POST /auth/unlink {provider_type, id}`: removes one identity of the caller (and, for
     /// email/password, its account); the last one stays (400 `CannotUnlinkLastIdentity`).
     /// Answers the new profile.
-    func unlink(token: String, body: RequestBody) async throws -> EJSON {
-        let (app, user, _) = try await sessions.recentUser(token)
-        let type = try body.string("provider_type"), id = try body.string("id")
-        switch try await store.removeIdentity(app: app.id, userId: user.id, providerType: type, externalId: id) {
+    func unlink(_ caller: Caller, providerType type: String, id: String) async throws -> EJSON {
+        try sessions.requireRecentLogin(caller)
+        let app = caller.app
+        switch try await store.removeIdentity(app: app.id, userId: caller.userId, providerType: type, externalId: id) {
         case .notFound:
             throw ServiceError(.invalidParameter, "the user has no \(type) identity with that id")
         case .lastIdentity:
             throw ServiceError(.cannotUnlinkLastIdentity, "cannot unlink the user's only identity: link another one first")
         case .removed:
-            guard let fresh = try await store.user(id: user.id, app: app.id) else {
-                throw ServiceError(.invalidSession, "invalid session: user not found")
-            }
-            return fresh.profile(app: app)
+            return try await sessions.user(of: caller).profile(app: app)
         }
     }
 
     /// `POST {app}/auth/providers/local-userpass/change {password, newPassword}`: the caller's
     /// current password, checked as a login checks it (back-off included), then the new one;
     /// every other session of the user ends, the caller's stays.
-    func changePassword(app: AppRuntime, token: String, body: RequestBody, address: String) async throws {
-        let (_, user, claims) = try await sessions.recentUser(token, in: app)
+    func changePassword(_ caller: Caller, password: String, newPassword: String, address: String) async throws {
+        try sessions.requireRecentLogin(caller)
+        let app = caller.app
+        let user = try await sessions.user(of: caller)
         guard app.config.providers.userpass != nil else {
             throw ServiceError(.authProviderNotFound, "authentication via 'local-userpass' is unsupported")
         }
         guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }),
             case .string(let email)? = identity.data["email"]
         else { throw ServiceError(.invalidParameter, "the user has no email/password identity") }
-        let newPassword = try body.string("newPassword")
         try Passwords.checkLength(newPassword)
         try await abuse.checkRate(.login, app: app, address: address)
-        _ = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
+        _ = try await passwords.check(app: app, email: email, password: password, address: address)
         let hash = try await passwords.hasher.hash(newPassword)
-        try await store.changePassword(app: app.id, email: email, hash: hash, keepSession: claims.session ?? "")
+        try await store.changePassword(app: app.id, email: email, hash: hash, keepSession: caller.sessionId)
     }
 }

@@ -38,21 +38,23 @@ struct LoginService {
         var provenMethods: [String] { methods ?? AuthenticationMethods.firstFactor(identity.providerType) }
     }
 
-    /// `POST {app}/auth/providers/{provider}/login[?link=true]`.
-    func login(app: AppRuntime, provider: String, body: RequestBody, linkToken: String?, address: String) async throws -> EJSON {
+    /// `POST {app}/auth/providers/{provider}/login[?link=true]`: a login with the provider's
+    /// `credentials` (the fields its login takes), or with `linking`, the identity they prove
+    /// added to that caller.
+    func login(app: AppRuntime, provider: String, credentials body: InputFields, linking: Caller?, address: String) async throws -> EJSON {
         if let pending = try body.optionalString("pendingCredential") {
-            guard let linkToken else {
+            guard let linking else {
                 throw ServiceError(
                     .invalidParameter,
                     "a pendingCredential is only linked (?link=true): sign in as the account "
                         + "that holds its email, then link it")
             }
-            return try await linkPending(pending, app: app, provider: provider, token: linkToken)
+            return try await linkPending(pending, provider: provider, caller: linking)
         }
         if provider == MFALogin.provider {
             let (pending, method) = try await mfa.complete(body, app: app, address: address)
             return try await finish(
-                pending.proof, app: app, deviceId: pending.deviceId, linkToken: nil, address: address,
+                pending.proof, app: app, deviceId: pending.deviceId, linking: nil, address: address,
                 completing: (pending.userId, method))
         }
         let proof: Proof
@@ -62,23 +64,22 @@ struct LoginService {
         } else {
             proof = try await authenticate(app: app, provider: provider, body: body, address: address)
         }
-        return try await finish(proof, app: app, deviceId: deviceId(body), linkToken: linkToken, address: address)
+        return try await finish(proof, app: app, deviceId: deviceId(body), linking: linking, address: address)
     }
 
     /// Logs in the user of `proof` (making one for a new identity), or links the identity to
-    /// the user of `linkToken`; the login answer. The app's hooks run before anything is
+    /// the `linking` caller; the login answer. The app's hooks run before anything is
     /// written (``AuthHooks``): `beforeUserCreated` for a new user, then `beforeLogin`.
     ///
     /// A returning user with a second factor gets `MFARequired` instead (``MFALogin``), unless
     /// this is the login `completing` that user's second step (with that method), or the proof
     /// skips it (``Proof/skipsSecondFactor``).
     func finish(
-        _ proof: Proof, app: AppRuntime, deviceId: String, linkToken: String?, address: String,
+        _ proof: Proof, app: AppRuntime, deviceId: String, linking: Caller?, address: String,
         completing: (userId: String, method: String)? = nil
     ) async throws -> EJSON {
-        if let linkToken {
-            let (_, user, claims) = try await sessions.userOfAccessToken(linkToken, in: app)
-            return try await link(proof, app: app, user: user, claims: claims)
+        if let linking {
+            return try await link(proof, caller: linking)
         }
 
         var user: UserRecord
@@ -157,7 +158,8 @@ struct LoginService {
     }
 
     /// Adds the proven identity to `user`, the caller (docs/protocol/wire-protocol.md section 8).
-    func link(_ proof: Proof, app: AppRuntime, user: UserRecord, claims: IssuedTokenClaims) async throws -> EJSON {
+    func link(_ proof: Proof, caller: Caller) async throws -> EJSON {
+        let app = caller.app
         let type = proof.identity.providerType
         if type == ProviderType.anonymous {
             throw ServiceError(.internalServerError, "linking an anonymous identity is not allowed")
@@ -169,9 +171,10 @@ struct LoginService {
             throw ServiceError(.invalidParameter, "linking an API key identity is not allowed")
         }
         let holder = try await store.userId(app: app.id, providerType: type, externalId: proof.identity.externalId)
-        if let holder, holder != user.id {
+        if let holder, holder != caller.userId {
             throw ServiceError(.invalidSession, "a user already exists with the specified provider")
         }
+        let user = try await sessions.user(of: caller)
         if holder == nil {
             if type == ProviderType.userpass, user.identities.contains(where: { $0.providerType == ProviderType.userpass }) {
                 throw ServiceError(
@@ -184,17 +187,17 @@ struct LoginService {
                 try await store.addIdentity(proof.identity, toUser: user.id, app: app.id, profile: profile)
             }
         }
-        let deviceId = claims.baas_device_id ?? ObjectId.zero.hex
+        let deviceId = caller.deviceId
         let access = try await sessions.accessToken(
-            app: app, user: user, session: claims.session ?? "", deviceId: deviceId,
-            authTime: claims.auth_time, methods: claims.amr ?? [])
+            app: app, user: user, session: caller.sessionId, deviceId: deviceId,
+            authTime: caller.authTime, methods: caller.methods)
         var answer: EJSONDocument = ["access_token": .string(access), "user_id": .string(user.id), "device_id": .string(deviceId)]
         for (key, value) in proof.providerTokens { answer[key] = value }
         return .document(answer)
     }
 
     /// Checks the credentials of one provider.
-    private func authenticate(app: AppRuntime, provider: String, body: RequestBody, address: String) async throws -> Proof {
+    private func authenticate(app: AppRuntime, provider: String, body: InputFields, address: String) async throws -> Proof {
         let config = app.config
         let providers = config.providers
         func identity(_ id: String, data: EJSONDocument = [:]) -> IdentityRecord {
@@ -261,7 +264,7 @@ struct LoginService {
     }
 
     /// `options.device.deviceId` when it is a real id, else a new one.
-    func deviceId(_ body: RequestBody) -> String {
+    func deviceId(_ body: InputFields) -> String {
         // A client that writes canonical EJSON sends the id as `{"$oid": ...}`.
         switch body.document["options"]?["device"]?["deviceId"] {
         case .objectId(let id)?: return deviceId(id.hex)

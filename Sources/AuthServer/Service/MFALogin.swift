@@ -69,7 +69,7 @@ struct MFALogin: Sendable {
     /// method (``AuthenticationMethods``) that completed it: `code` (6 digits: TOTP; else a
     /// recovery code) or `credential` (a passkey's assertion over the login's challenge). The
     /// token is spent then; a wrong answer keeps it for its remaining attempts.
-    func complete(_ body: RequestBody, app: AppRuntime, address: String) async throws -> (Pending, String) {
+    func complete(_ body: InputFields, app: AppRuntime, address: String) async throws -> (Pending, String) {
         let token = try body.string("mfaToken")
         let credential = body.document["credential"]
         let code = credential == nil ? try body.string("code").filter { $0 != " " } : ""

@@ -39,8 +39,9 @@ struct PasskeyService: Sendable {
     /// `POST /auth/passkeys/options`: the options of `navigator.credentials.create`, for a
     /// recent login; one that used the second factor when the user has one (else a session
     /// from before TOTP could add a passkey that logs in without the code).
-    func registrationOptions(token: String) async throws -> EJSON {
-        let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
+    func registrationOptions(_ caller: Caller) async throws -> EJSON {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: true)
+        let (app, user) = (caller.app, try await sessions.user(of: caller))
         let config = try config(app)
         let existing = try await store.passkeys(userId: user.id)
         guard existing.count < Self.perUser else {
@@ -63,20 +64,21 @@ struct PasskeyService: Sendable {
         return ["publicKey": .document(options)]
     }
 
-    /// `POST /auth/passkeys {credential, name?}`: verifies the registration and keeps the passkey.
-    func register(token: String, body: RequestBody) async throws -> EJSON {
-        let (app, user, _) = try await sessions.userOfAccessToken(token)
+    /// `POST /auth/passkeys {credential, name?}`: verifies the registration (`credential`, the
+    /// authenticator's answer as the browser gives it) and keeps the passkey.
+    func register(_ caller: Caller, credential: EJSON?, name: String?) async throws -> EJSON {
+        let app = caller.app
         let config = try config(app)
-        let name = try body.optionalString("name") ?? "passkey"
+        let name = name ?? "passkey"
         guard (1...100).contains(name.count) else { throw ServiceError(.invalidParameter, "name must be 1 to 100 characters") }
-        let response = try PasskeyCeremony.response(body.document["credential"])
+        let response = try PasskeyCeremony.response(credential)
         let purpose = try await takeChallenge(response.clientData.challenge, app: app)
-        guard purpose["purpose"] == "register", purpose["userId"]?.stringValue == user.id else {
+        guard purpose["purpose"] == "register", purpose["userId"]?.stringValue == caller.userId else {
             throw PasskeyCeremony.refused("this challenge was not issued for this user's registration")
         }
         let registered = try PasskeyCeremony.verifyRegistration(response, challenge: response.clientData.challenge, config: config)
         let record = PasskeyRecord(
-            appId: app.id, id: registered.id, userId: user.id, name: name, publicKey: registered.publicKey,
+            appId: app.id, id: registered.id, userId: caller.userId, name: name, publicKey: registered.publicKey,
             algorithm: registered.algorithm.rawValue, signCount: Int64(registered.signCount), aaguid: registered.aaguid,
             transports: registered.transports, backupEligible: registered.backupEligible, createdAt: clock.now, lastUsedAt: nil)
         let added: Bool
@@ -91,24 +93,21 @@ struct PasskeyService: Sendable {
 
     // MARK: management
 
-    func list(token: String) async throws -> EJSON {
-        let (_, user, _) = try await sessions.userOfAccessToken(token)
-        return .array(try await store.passkeys(userId: user.id).map(Self.describe))
+    func list(_ caller: Caller) async throws -> EJSON {
+        .array(try await store.passkeys(userId: caller.userId).map(Self.describe))
     }
 
-    func rename(token: String, id: String, body: RequestBody) async throws -> EJSON {
-        let (app, user, _) = try await sessions.userOfAccessToken(token)
-        let name = try body.string("name")
+    func rename(_ caller: Caller, id: String, name: String) async throws -> EJSON {
         guard (1...100).contains(name.count) else { throw ServiceError(.invalidParameter, "name must be 1 to 100 characters") }
-        guard try await store.renamePasskey(app: app.id, id: id, userId: user.id, name: name) else { throw Self.notFound }
+        guard try await store.renamePasskey(app: caller.app.id, id: id, userId: caller.userId, name: name) else { throw Self.notFound }
         return ["id": .string(id), "name": .string(name)]
     }
 
     /// Removes a passkey (a recent login, one that used the second factor when the user has
     /// one); the sessions it opened end with it.
-    func remove(token: String, id: String) async throws {
-        let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
-        guard try await store.deletePasskey(app: app.id, id: id, userId: user.id) else { throw Self.notFound }
+    func remove(_ caller: Caller, id: String) async throws {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: true)
+        guard try await store.deletePasskey(app: caller.app.id, id: id, userId: caller.userId) else { throw Self.notFound }
     }
 
     static let notFound = ServiceError(.mfaFactorNotFound, "this user has no passkey with that id")
@@ -126,7 +125,7 @@ struct PasskeyService: Sendable {
 
     /// The proof of a passkey login (`{credential}`): the user who holds the passkey. A login
     /// whose authenticator verified the user is two factors, and asks for no other.
-    func verifyLogin(_ body: RequestBody, app: AppRuntime) async throws -> LoginService.Proof {
+    func verifyLogin(_ body: InputFields, app: AppRuntime) async throws -> LoginService.Proof {
         let config = try config(app)
         let response = try PasskeyCeremony.response(body.document["credential"])
         let purpose = try await takeChallenge(response.clientData.challenge, app: app)

@@ -131,7 +131,7 @@ struct PluginFunctions {
 
     /// The custom-function provider: the payload (without `provider` and `options`) goes to the
     /// function, which returns an external id or `{id, name}`; `error("msg")` refuses the login.
-    func customFunctionProof(app: AppRuntime, name: String, body: RequestBody) async throws -> (id: String, profile: EJSONDocument) {
+    func customFunctionProof(app: AppRuntime, name: String, body: InputFields) async throws -> (id: String, profile: EJSONDocument) {
         var payload = body.document
         payload["provider"] = nil
         payload["options"] = nil

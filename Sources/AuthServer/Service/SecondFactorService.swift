@@ -15,23 +15,24 @@ struct SecondFactorService {
     let dev: Bool
 
     /// `GET /auth/mfa`: `{factors: [{type, confirmed, createdAt}], recoveryCodes}`.
-    func list(token: String) async throws -> EJSON {
-        let (_, user, _) = try await sessions.userOfAccessToken(token)
-        return Self.describe(try await store.secondFactors(userId: user.id))
+    func list(_ caller: Caller) async throws -> EJSON {
+        Self.describe(try await store.secondFactors(userId: caller.userId))
     }
 
     /// `POST /auth/mfa/totp`: a new secret and its `otpauth://` URI; confirm with a code.
-    func startTOTP(token: String) async throws -> EJSON {
-        let (app, user, _) = try await sessions.factorChanger(token, needingSecondFactor: false)
+    func startTOTP(_ caller: Caller) async throws -> EJSON {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: false)
+        let app = caller.app
         guard app.config.mfa.offersTOTP(dev: dev) else {
             throw ServiceError(.badRequest, "this app does not offer TOTP (its config's mfa.totp.enabled)")
         }
         let secret = Secrets.randomBytes(20)
-        let factor = TOTPFactor(userId: user.id, appId: app.id, secret: secret, confirmedAt: nil, lastStep: 0, createdAt: clock.now)
+        let factor = TOTPFactor(userId: caller.userId, appId: app.id, secret: secret, confirmedAt: nil, lastStep: 0, createdAt: clock.now)
         guard try await store.startTOTPEnrolment(factor) else {
             throw ServiceError(.mfaFactorExists, "TOTP is enrolled already: remove it first")
         }
         let totp = TOTP(secret: secret)
+        let user = try await sessions.user(of: caller)
         let account = user.identities.compactMap { $0.email ?? $0.data["email"]?.stringValue }.first ?? user.id
         return [
             "secret": .string(Base32.encode(secret)),
@@ -41,16 +42,16 @@ struct SecondFactorService {
     }
 
     /// `POST /auth/mfa/totp/confirm {code}`: enrols the factor; `{recoveryCodes}`, shown once.
-    func confirmTOTP(token: String, body: RequestBody) async throws -> EJSON {
-        let (_, user, _) = try await sessions.userOfAccessToken(token)
-        let code = try body.string("code").filter { $0 != " " }
+    func confirmTOTP(_ caller: Caller, code: String) async throws -> EJSON {
+        let code = code.filter { $0 != " " }
+        let userId = caller.userId
         let now = clock.now
-        guard let factor = try await store.secondFactors(userId: user.id).totp, factor.confirmedAt == nil else {
+        guard let factor = try await store.secondFactors(userId: userId).totp, factor.confirmedAt == nil else {
             throw ServiceError(.mfaFactorNotFound, "no TOTP enrolment to confirm: start one (POST auth/mfa/totp)")
         }
         let codes = RecoveryCodes.make()
         guard let step = TOTP(secret: factor.secret).matchingStep(code, at: now), step > factor.lastStep,
-            try await store.confirmTOTP(userId: user.id, step: step, at: now, recoveryCodes: codes.map(RecoveryCodes.digest))
+            try await store.confirmTOTP(userId: userId, step: step, at: now, recoveryCodes: codes.map(RecoveryCodes.digest))
         else {
             throw ServiceError(.invalidMFACode, "wrong or expired TOTP code: type the code the app shows now", status: 400)
         }
@@ -58,21 +59,21 @@ struct SecondFactorService {
     }
 
     /// `DELETE /auth/mfa/totp`: removes TOTP and the recovery codes.
-    func removeTOTP(token: String) async throws {
-        let (_, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
-        guard try await store.deleteTOTP(userId: user.id) else {
+    func removeTOTP(_ caller: Caller) async throws {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: true)
+        guard try await store.deleteTOTP(userId: caller.userId) else {
             throw ServiceError(.mfaFactorNotFound, "this user has no TOTP factor")
         }
     }
 
     /// `POST /auth/mfa/recovery_codes`: a new set, replacing every unused one.
-    func replaceRecoveryCodes(token: String) async throws -> EJSON {
-        let (_, user, _) = try await sessions.factorChanger(token, needingSecondFactor: true)
-        guard try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil else {
+    func replaceRecoveryCodes(_ caller: Caller) async throws -> EJSON {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: true)
+        guard try await store.secondFactors(userId: caller.userId).totp?.confirmedAt != nil else {
             throw ServiceError(.mfaFactorNotFound, "recovery codes come with a second factor: enrol TOTP first")
         }
         let codes = RecoveryCodes.make()
-        try await store.replaceRecoveryCodes(userId: user.id, digests: codes.map(RecoveryCodes.digest))
+        try await store.replaceRecoveryCodes(userId: caller.userId, digests: codes.map(RecoveryCodes.digest))
         return ["recoveryCodes": .array(codes.map(EJSON.string))]
     }
 

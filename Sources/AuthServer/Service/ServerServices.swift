@@ -29,6 +29,8 @@ struct ServerServices {
     let devIdP: DevIdentityProvider?
     /// Sign-ins under way in the browser flows, and their login codes.
     let flows: OAuthFlows
+    /// The `oauth2-*` providers' browser and device flows.
+    let signIn: OAuthSignIn
     let abuse: AbuseControls
     let sessions: SessionService
     let login: LoginService
@@ -127,10 +129,13 @@ struct ServerServices {
             hooks: hooks, triggers: triggers, flows: flows,
             mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff, passkeys: passkeys),
             passkeys: passkeys)
+        signIn = OAuthSignIn(
+            apps: apps, flows: flows, clock: c.clock, login: login, sessions: sessions, abuse: abuse,
+            callbackURL: { [origin] () throws(ServiceError) in try origin.callbackURL() })
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
-        apiKeys = APIKeyService(store: store, clock: c.clock)
-        functionCalls = FunctionCalls(functions: functions, sessions: sessions, abuse: abuse)
+        apiKeys = APIKeyService(store: store, clock: c.clock, sessions: sessions)
+        functionCalls = FunctionCalls(functions: functions, abuse: abuse)
         admin = AdminService(
             store: store, clock: c.clock, logger: c.logger, apps: apps, auditWriter: auditWriter, adminAuditWriter: writer,
             userpass: userpass, triggers: triggers)

@@ -85,9 +85,11 @@ struct SessionService {
     /// How precise a session's `last_used` is, in seconds.
     static let lastUsedGranularity: Int64 = 60
 
-    /// The user of a valid access token (profile, delete, link), with its identities; when
-    /// `expected` is given, the token must be one of that app (the app of the route).
-    func userOfAccessToken(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
+    /// The caller of a valid access token: its signature, kind, expiry and app (when
+    /// `expected` is given, the token must be one of that app, the app of the route), its
+    /// session live and its user enabled (``checkLive(_:app:)``). The user's record is not
+    /// read: ``user(of:)`` does when a service needs it.
+    func caller(accessToken token: String, in expected: AppRuntime? = nil) async throws -> Caller {
         let claims = try await tokens.verify(token, as: .access)
         guard let appId = claims.baas_domain_id, let app = apps[appId] else {
             throw ServiceError(.invalidSession, "invalid session: token of an unknown app")
@@ -96,11 +98,16 @@ struct SessionService {
             throw ServiceError(.invalidSession, "invalid session: token of another app")
         }
         try await checkLive(claims, app: app)
-        guard let user = try await store.user(id: claims.sub, app: app.id) else {
+        AuditTrail.user(claims.sub, app: app.id)
+        return Caller(app: app, claims: claims)
+    }
+
+    /// The caller's user, with its identities.
+    func user(of caller: Caller) async throws -> UserRecord {
+        guard let user = try await store.user(id: caller.userId, app: caller.app.id) else {
             throw ServiceError(.invalidSession, "invalid session: user not found")
         }
-        AuditTrail.user(user.id, app: app.id)
-        return (app, user, claims)
+        return user
     }
 
     /// Refuses an access token whose session ended or whose user is disabled or deleted. An
@@ -118,21 +125,19 @@ struct SessionService {
 
     /// `DELETE /auth/session`: ends the refresh token's session.
     func logOut(refreshToken: String) async throws {
-        let (_, session, _) = try await sessionOfRefreshToken(refreshToken)
-        try await store.deleteSession(id: session.id)
+        try await store.deleteSession(id: try await caller(refreshToken: refreshToken).session.id)
     }
 
-    /// The live session of a valid refresh token (refresh, logout, API keys). The user comes
-    /// without identities unless `identities`; `markingUse` marks the session used (a refresh,
+    /// The caller of a valid refresh token: its live session and enabled user, with its
+    /// identities when `identities` (API keys are named by one).
+    func caller(refreshToken token: String, identities: Bool = false) async throws -> SessionCaller {
+        let (app, session, user, claims) = try await refreshTokenSession(token, identities: identities)
+        return SessionCaller(app: app, session: session, user: user, claims: claims)
+    }
+
+    /// The live session of a valid refresh token, its user (with its identities when
+    /// `identities`) and the token's claims; `markingUse` marks the session used (a refresh,
     /// ``AuthStore/refreshSession(id:digest:now:due:)``).
-    func sessionOfRefreshToken(
-        _ token: String, identities: Bool = false, markingUse: Bool = false
-    ) async throws -> (AppRuntime, SessionRecord, UserRecord) {
-        let (app, session, user, _) = try await refreshTokenSession(token, identities: identities, markingUse: markingUse)
-        return (app, session, user)
-    }
-
-    /// ``sessionOfRefreshToken(_:identities:markingUse:)`` with the token's claims.
     private func refreshTokenSession(
         _ token: String, identities: Bool = false, markingUse: Bool = false
     ) async throws -> (AppRuntime, SessionRecord, UserRecord, IssuedTokenClaims) {
@@ -159,48 +164,43 @@ struct SessionService {
         return (app, session, user, claims)
     }
 
-    /// The caller of `token`, refused with 401 `RequiresRecentLogin` when the app wants a
-    /// login at most `recentLoginSeconds` old and the token's is older (or unknown).
-    func recentUser(_ token: String, in expected: AppRuntime? = nil) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
-        let (app, user, claims) = try await userOfAccessToken(token, in: expected)
-        if let limit = app.config.recentLoginSeconds, clock.now - (claims.auth_time ?? 0) > limit {
+    /// Refuses with 401 `RequiresRecentLogin` when the app wants a login at most
+    /// `recentLoginSeconds` old and the caller's is older (or unknown).
+    func requireRecentLogin(_ caller: Caller) throws(ServiceError) {
+        if let limit = caller.app.config.recentLoginSeconds, clock.now - (caller.authTime ?? 0) > limit {
             throw ServiceError(
                 .requiresRecentLogin,
                 "this needs a recent login (within \(limit) s): log in again, then retry")
         }
-        return (app, user, claims)
     }
 
     /// How old a login may be to change second factors or passkeys when the app sets no
     /// `recentLoginSeconds`.
     static let factorLoginAge: Int64 = 600
 
-    /// The caller of `token`, allowed to change their second factors and passkeys: their login
-    /// is recent (the app's `recentLoginSeconds`, else ``factorLoginAge``) and, with
-    /// `needingSecondFactor` for a user with a confirmed second factor, used one (`amr` holds
-    /// `mfa`). 401 `RequiresRecentLogin` otherwise.
-    func factorChanger(_ token: String, needingSecondFactor: Bool) async throws -> (AppRuntime, UserRecord, IssuedTokenClaims) {
-        let (app, user, claims) = try await userOfAccessToken(token)
-        try checkRecent(authTime: claims.auth_time, app: app, doing: "changing second factors")
-        if needingSecondFactor, try await hasSecondFactor(user) { try checkUsedSecondFactor(claims.amr) }
-        return (app, user, claims)
+    /// Refuses with 401 `RequiresRecentLogin` unless the caller may change their second
+    /// factors and passkeys: their login is recent (the app's `recentLoginSeconds`, else
+    /// ``factorLoginAge``) and, with `needingSecondFactor` for a user with a confirmed second
+    /// factor, used one (`amr` holds `mfa`).
+    func requireFactorChange(_ caller: Caller, needingSecondFactor: Bool) async throws {
+        try checkRecent(authTime: caller.authTime, app: caller.app, doing: "changing second factors")
+        if needingSecondFactor, try await hasSecondFactor(caller.userId) { try checkUsedSecondFactor(caller.methods) }
     }
 
-    /// The caller of a refresh token, allowed to make an API key. An API key logs in with no
-    /// second factor, so for a user with one it takes what removing that factor takes: a recent
-    /// login (as ``factorChanger(_:needingSecondFactor:)``) that used it. Any live session of a
-    /// user with no second factor may (App Services' rule).
-    func apiKeyMaker(_ refreshToken: String) async throws -> (AppRuntime, UserRecord) {
-        let (app, session, user, claims) = try await refreshTokenSession(refreshToken, identities: true)
-        if try await hasSecondFactor(user) {
-            try checkRecent(authTime: session.createdAt, app: app, doing: "making an API key for a user with a second factor")
-            try checkUsedSecondFactor(claims.amr)
+    /// Refuses with 401 `RequiresRecentLogin` unless the caller may make (or enable) an API
+    /// key. An API key logs in with no second factor, so for a user with one it takes what
+    /// removing that factor takes: a recent login (as ``requireFactorChange(_:needingSecondFactor:)``)
+    /// that used it. Any live session of a user with no second factor may (App Services' rule).
+    func requireAPIKeyMaker(_ caller: SessionCaller) async throws {
+        if try await hasSecondFactor(caller.user.id) {
+            try checkRecent(
+                authTime: caller.session.createdAt, app: caller.app, doing: "making an API key for a user with a second factor")
+            try checkUsedSecondFactor(caller.claims.amr)
         }
-        return (app, user)
     }
 
-    private func hasSecondFactor(_ user: UserRecord) async throws -> Bool {
-        try await store.secondFactors(userId: user.id).totp?.confirmedAt != nil
+    private func hasSecondFactor(_ userId: String) async throws -> Bool {
+        try await store.secondFactors(userId: userId).totp?.confirmedAt != nil
     }
 
     /// 401 `RequiresRecentLogin` unless the login at `authTime` is at most the app's

@@ -85,7 +85,8 @@ struct UserpassService {
     }
 
     /// `confirm`: uses a confirmation token once.
-    func confirm(app: AppRuntime, token: String, tokenId: String) async throws {
+    func confirm(app: AppRuntime, token: String, tokenId: String, address: String) async throws {
+        try await abuse.checkRate(.token, app: app, address: address, account: tokenId)
         _ = try userpassConfig(app)
         guard
             let email = try await store.consumeToken(
@@ -98,7 +99,8 @@ struct UserpassService {
     }
 
     /// `confirm/send`: a new confirmation email.
-    func resendConfirmation(app: AppRuntime, email: String, origin: String?) async throws {
+    func resendConfirmation(app: AppRuntime, email: String, origin: String?, address: String) async throws {
+        try await abuse.checkRate(.mail, app: app, address: address, account: email.lowercased())
         _ = try userpassConfig(app)
         let protected = app.config.emailEnumerationProtection
         guard let account = try await account(app: app, email: email, orNilWhen: protected) else { return }
@@ -111,7 +113,8 @@ struct UserpassService {
 
     /// `confirm/call`: re-runs the confirmation function. With enumeration protection, an
     /// email with no account or a confirmed one answers as a pending confirmation does.
-    func rerunConfirmation(app: AppRuntime, email: String) async throws {
+    func rerunConfirmation(app: AppRuntime, email: String, address: String) async throws {
+        try await abuse.checkRate(.function, app: app, address: address, account: email.lowercased())
         let config = try userpassConfig(app)
         if config.autoConfirm { throw ServiceError(.badRequest, "automatic confirmation is enabled") }
         guard config.runConfirmationFunction, let name = config.confirmationFunctionName else {
@@ -127,7 +130,8 @@ struct UserpassService {
     }
 
     /// `reset/send`: a reset email.
-    func sendReset(app: AppRuntime, email: String, origin: String?) async throws {
+    func sendReset(app: AppRuntime, email: String, origin: String?, address: String) async throws {
+        try await abuse.checkRate(.mail, app: app, address: address, account: email.lowercased())
         let config = try userpassConfig(app)
         if config.runResetFunction {
             throw ServiceError(.badRequest, "a reset function is configured: use reset/call")
@@ -137,7 +141,8 @@ struct UserpassService {
     }
 
     /// `reset`: sets the password with a reset token, once.
-    func reset(app: AppRuntime, token: String, tokenId: String, password: String) async throws {
+    func reset(app: AppRuntime, token: String, tokenId: String, password: String, address: String) async throws {
+        try await abuse.checkRate(.token, app: app, address: address, account: tokenId)
         _ = try userpassConfig(app)
         try Passwords.checkLength(password)
         guard
@@ -152,7 +157,8 @@ struct UserpassService {
     /// `reset/call`: runs the reset function with `{username, password, token, tokenId,
     /// currentPasswordValid}` and the client's `arguments` spread after it. `success` sets the
     /// password now, `pending` waits for `/reset` with that token, `fail` is BadRequest.
-    func callReset(app: AppRuntime, email: String, password: String, arguments: [EJSON]) async throws {
+    func callReset(app: AppRuntime, email: String, password: String, arguments: [EJSON], address: String) async throws {
+        try await abuse.checkRate(.function, app: app, address: address, account: email.lowercased())
         let config = try userpassConfig(app)
         try Passwords.checkLength(password)
         let failed = ServiceError(.badRequest, "failed to reset password for user \"\(email)\"")

@@ -38,11 +38,12 @@ import Testing
         }
     }
 
-    /// Polls the queue until `done` holds (at most 30 s).
+    /// Polls the queue until `done` holds (at most 90 s: a bound for a failing test).
     static func queue(_ database: String, until done: ([(state: String, attempts: Int, content: String, error: String?)]) -> Bool) async throws
         -> [(state: String, attempts: Int, content: String, error: String?)]
     {
-        for _ in 0..<600 {
+        let deadline = ContinuousClock.now + .seconds(90)
+        while ContinuousClock.now < deadline {
             let rows = try queue(database)
             if done(rows) { return rows }
             try await Task.sleep(for: .milliseconds(50))

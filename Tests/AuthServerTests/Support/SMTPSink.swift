@@ -82,8 +82,9 @@ final class SMTPSink: @unchecked Sendable {
         }
     }
 
-    /// Waits until `count` messages arrived (at most `seconds`), and returns them.
-    func waitFor(_ count: Int, seconds: Double = 30) async throws -> [Received] {
+    /// Waits until `count` messages arrived (at most `seconds`: a bound for a failing test, far
+    /// above what a loaded machine takes), and returns them.
+    func waitFor(_ count: Int, seconds: Double = 90) async throws -> [Received] {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             let found = try received()

@@ -3,12 +3,9 @@ import AuthProtocol
 import Hummingbird
 import NIOCore
 
-/// A request's JSON body, with readers whose errors name the field.
-struct RequestBody {
-    let document: EJSONDocument
-
-    /// Reads and parses the body (at most the context's limit); an empty body is `{}`.
-    static func read(_ request: Request, context: AuthRequestContext) async throws -> RequestBody {
+extension InputFields {
+    /// Reads and parses a request's JSON body (at most the context's limit); an empty body is `{}`.
+    static func read(_ request: Request, context: AuthRequestContext) async throws -> InputFields {
         var request = request
         let buffer: ByteBuffer
         do {
@@ -16,7 +13,7 @@ struct RequestBody {
         } catch is NIOTooManyBytesError {
             throw ServiceError(.payloadTooLarge, "request body is larger than 1 MiB")
         }
-        if buffer.readableBytes == 0 { return RequestBody(document: [:]) }
+        if buffer.readableBytes == 0 { return InputFields(document: [:]) }
         let value: EJSON
         do {
             value = try buffer.withUnsafeReadableBytes { raw throws(EJSONError) in try EJSON(parsing: raw) }
@@ -26,25 +23,7 @@ struct RequestBody {
         guard case .document(let doc) = value else {
             throw ServiceError(.badRequest, "request body must be a JSON object, got \(value.typeName)")
         }
-        return RequestBody(document: doc)
-    }
-
-    /// A required string field.
-    func string(_ key: String) throws(ServiceError) -> String {
-        guard let v = document[key], v != .null else { throw ServiceError(.missingParameter, "missing parameter '\(key)'") }
-        guard case .string(let s) = v else {
-            throw ServiceError(.invalidParameter, "parameter '\(key)' must be a string, got \(v.typeName)")
-        }
-        return s
-    }
-
-    /// An optional string field.
-    func optionalString(_ key: String) throws(ServiceError) -> String? {
-        guard let v = document[key], v != .null else { return nil }
-        guard case .string(let s) = v else {
-            throw ServiceError(.invalidParameter, "parameter '\(key)' must be a string, got \(v.typeName)")
-        }
-        return s
+        return InputFields(document: doc)
     }
 }
 

@@ -1,22 +1,47 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
-import Foundation
-import HTTPTypes
-import Hummingbird
-import NIOCore
 
-/// The browser flows of the `oauth2-*` providers (docs/protocol/identity-providers.md sections 3 and 3b):
-/// the start (`GET .../auth/providers/{provider}/login?redirect=...`), which sends the browser
-/// to the IdP, and the callback the IdP sends it back to.
-extension OAuthController {
-    /// The app and the enabled `oauth2-*` provider named in the path, or 404.
-    func oauthProvider(_ context: AuthRequestContext) throws(ServiceError) -> (AppRuntime, OAuthProvider) {
-        let app = try context.app
-        let type = context.parameters.get("provider") ?? ""
-        guard let provider = app.oauth(type) else {
-            throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
-        }
-        return (app, provider)
+/// The browser flows of the `oauth2-*` providers (docs/protocol/identity-providers.md sections
+/// 3 and 3b): the start, which checks what the client asked for, seals the flow in its state
+/// and names the identity provider's authorization URL; and the callback's finish, which
+/// exchanges the IdP's code and logs in, links, or hands the client a login code. The routes
+/// (``OAuthController``) read the query and cookies and write the redirects and cookies.
+struct OAuthSignIn {
+    let apps: [String: AppRuntime]
+    let flows: OAuthFlows
+    let clock: ServerClock
+    let login: LoginService
+    let sessions: SessionService
+    let abuse: AbuseControls
+    /// This server's callback URL, registered at identity providers (``PublicOrigin/callbackURL()``).
+    let callbackURL: @Sendable () throws(ServiceError) -> String
+
+    /// What a client asks for when it starts a sign-in (the start's query).
+    struct Start: Sendable {
+        /// Where the answer goes.
+        var redirect: String?
+        /// The client's own state, given back with the answer.
+        var state: String?
+        /// PKCE: the client's challenge (S256 only); the answer is then a login code.
+        var codeChallenge: String?
+        var codeChallengeMethod: String?
+        /// With a link: the caller's access token, which travels sealed in the flow and is
+        /// checked at the start and again at the callback.
+        var linkToken: String?
+        /// realm-web's `device` parameter.
+        var device: String?
+        /// Scopes asked for instead of the provider's (comma-separated).
+        var scopes: String?
+        /// The client's `idp_` parameters, as given (`idp_allow_signup=false`).
+        var providerParameters: [(String, String)] = []
+    }
+
+    /// A started flow: where to send the browser, the flow's state, and, for a web link, the
+    /// binding whose value the browser must keep (``LinkBinding``).
+    struct Started: Sendable {
+        var location: String
+        var state: String
+        var binding: (value: String, digest: String)?
     }
 
     /// The authorization request's own parameters, which a client's `idp_` parameters may not
@@ -28,21 +53,26 @@ extension OAuthController {
         "code", "code_verifier", "grant_type",
     ]
 
-    /// Sends the browser to the identity provider: the flow sealed in the state, the
-    /// authorization URL built.
-    func redirectToProvider(_ request: Request, _ context: AuthRequestContext) async throws -> Response {
-        let (app, provider) = try oauthProvider(context)
+    /// The enabled `oauth2-*` provider `type` of `app`, or 404.
+    static func provider(_ type: String, of app: AppRuntime) throws(ServiceError) -> OAuthProvider {
+        guard let provider = app.oauth(type) else {
+            throw ServiceError(.authProviderNotFound, "authentication via '\(type)' is unsupported")
+        }
+        return provider
+    }
+
+    /// Starts a sign-in with `provider` of `app`: nothing is stored (the flow travels in its
+    /// state), so starts fill nothing; rate limited as a login.
+    func start(app: AppRuntime, provider: OAuthProvider, _ start: Start, address: String) async throws -> Started {
         let type = provider.config.type
-        let query = FormRequest.query(request)
-        func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
-        guard let redirect = q("redirect"), !redirect.isEmpty else {
+        guard let redirect = start.redirect, !redirect.isEmpty else {
             throw ServiceError(.missingParameter, "missing parameter 'redirect'")
         }
-        guard let clientState = q("state"), !clientState.isEmpty, clientState.utf8.count <= 512 else {
+        guard let clientState = start.state, !clientState.isEmpty, clientState.utf8.count <= 512 else {
             throw ServiceError(.missingParameter, "missing parameter 'state' (at most 512 bytes)")
         }
-        let challenge = q("code_challenge")
-        if challenge != nil, q("code_challenge_method") != "S256" {
+        let challenge = start.codeChallenge
+        if challenge != nil, start.codeChallengeMethod != "S256" {
             throw ServiceError(.invalidParameter, "code_challenge_method must be S256")
         }
         if let challenge, !(43...128).contains(challenge.utf8.count) {
@@ -55,39 +85,32 @@ extension OAuthController {
         else {
             throw ServiceError(.invalidParameter, "redirect URI is not allowed for \(type): add it to the provider's redirectURIs")
         }
-        // Rate limited as a login; nothing is stored (the flow travels in its state), so
-        // starts fill nothing.
-        try await abuse.checkRate(.login, app: app, address: context.clientAddress)
-        var linkToken: String?
-        if q("link") == "true" {
-            let token = try request.bearerToken()
-            _ = try await sessions.userOfAccessToken(token, in: app)
-            linkToken = token
-        }
+        try await abuse.checkRate(.login, app: app, address: address)
+        if let token = start.linkToken { _ = try await sessions.caller(accessToken: token, in: app) }
         let endpoints = try await provider.endpoints()
         guard let authorization = endpoints.authorization else {
             throw ServiceError(.authProviderNotFound, "\(type) has no authorization endpoint configured")
         }
         // A web redirect link is bound to this browser; a loopback one is bound by PKCE.
-        let binding = linkToken != nil && challenge == nil ? LinkBinding.make() : nil
+        let binding = start.linkToken != nil && challenge == nil ? LinkBinding.make() : nil
         let flow = OAuthFlows.Flow(
             app: app.id, provider: type, redirect: redirect, clientState: clientState,
             nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),
-            challenge: challenge, linkToken: linkToken, deviceId: Self.deviceId(realmDevice: q("device")),
+            challenge: challenge, linkToken: start.linkToken, deviceId: Self.deviceId(realmDevice: start.device),
             expires: clock.now + OAuthFlows.flowLifetime, binding: binding?.digest)
         let state = try flows.start(flow)
         var fields = [
-            ("client_id", provider.config.clientId), ("redirect_uri", try origin.callbackURL()),
+            ("client_id", provider.config.clientId), ("redirect_uri", try callbackURL()),
             ("response_type", "code"), ("state", state),
             ("code_challenge", OAuthFlows.challenge(of: flow.verifier)), ("code_challenge_method", "S256"),
         ]
-        let scopes = q("scopes").map { $0.split(separator: ",").map(String.init) } ?? provider.config.scopes
+        let scopes = start.scopes.map { $0.split(separator: ",").map(String.init) } ?? provider.config.scopes
         if !scopes.isEmpty { fields.append(("scope", scopes.joined(separator: " "))) }
         if provider.config.isOpenIDConnect { fields.append(("nonce", flow.nonce)) }
         if provider.config.kind == .apple && !scopes.isEmpty { fields.append(("response_mode", "form_post")) }
         // The client's custom parameters (`idp_allow_signup=false` sends `allow_signup=false`),
         // never one of the protocol's own: those are refused.
-        for (key, value) in query where key.hasPrefix("idp_") {
+        for (key, value) in start.providerParameters where key.hasPrefix("idp_") {
             let name = String(key.dropFirst(4))
             guard !name.isEmpty else { continue }
             guard !Self.protocolParameters.contains(name.lowercased()) else {
@@ -97,23 +120,28 @@ extension OAuthController {
             fields.append((name, value))
         }
         let location = authorization + (authorization.contains("?") ? "&" : "?") + FormEncoding.encode(fields)
-        var response: Response
-        if q("providerRedirectHeader") == "true" {
-            response = JSONResponse.empty
-            response.headers[HTTPField.Name("X-Baas-Location")!] = location
-        } else {
-            response = Response(status: .found, headers: [.location: location, .cacheControl: "no-store"])
-        }
-        if let binding {
-            let cookie = LinkBinding.setCookie(state: state, value: binding.value, verdict: adminChannel.verdict(request, context))
-            response.headers.append(HTTPField(name: .setCookie, value: cookie))
-        }
-        return response
+        return Started(location: location, state: state, binding: binding)
     }
 
-    /// The IdP's answer: exchange the code, then answer the client's redirect.
-    func finishSignIn(_ query: [(String, String)], _ request: Request, _ context: AuthRequestContext) async throws -> Response {
-        func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
+    /// What the identity provider sent back to the callback, and what the browser brought.
+    struct Callback: Sendable {
+        /// The callback's parameters (its query, or Apple's form).
+        var parameters: [(String, String)]
+        /// Whether the request may finish a link flow bound by `digest` (``LinkBinding``).
+        var accepts: @Sendable (_ state: String, _ digest: String?) -> Bool
+    }
+
+    /// A finished flow: where to send the browser (the login or link done, or its error), and
+    /// whether the flow was bound to the browser (its cookie is then cleared).
+    struct Finished: Sendable {
+        var location: String
+        var state: String
+        var wasBound: Bool
+    }
+
+    /// The IdP's answer: its flow taken (once), the code exchanged.
+    func finish(_ callback: Callback, address: String) async throws -> Finished {
+        func q(_ key: String) -> String? { FormEncoding.value(key, in: callback.parameters) }
         guard let state = q("state"), let flow = try await flows.take(state, now: clock.now) else {
             throw ServiceError(.invalidParameter, "unknown, used or expired sign-in state: start the sign-in again")
         }
@@ -124,24 +152,17 @@ extension OAuthController {
         guard let app = apps[flow.app], let provider = app.oauth(flow.provider) else {
             throw ServiceError(.authProviderNotFound, "the provider of this sign-in is no longer enabled")
         }
-        var response = try await answer(
-            flow, app: app, provider: provider, query: query, request: request, address: context.clientAddress, state: state)
-        if flow.binding != nil {
-            for clear in LinkBinding.clearCookies(state: state, verdict: adminChannel.verdict(request, context)) {
-                response.headers.append(HTTPField(name: .setCookie, value: clear))
-            }
-        }
-        return response
+        let location = try await answer(flow, app: app, provider: provider, callback: callback, address: address, state: state)
+        return Finished(location: location, state: state, wasBound: flow.binding != nil)
     }
 
     /// The callback's redirect for a flow taken: the login or link done, or its error.
     private func answer(
-        _ flow: OAuthFlows.Flow, app: AppRuntime, provider: OAuthProvider, query: [(String, String)],
-        request: Request, address: String, state: String
-    ) async throws -> Response {
-        func q(_ key: String) -> String? { FormEncoding.value(key, in: query) }
+        _ flow: OAuthFlows.Flow, app: AppRuntime, provider: OAuthProvider, callback: Callback, address: String, state: String
+    ) async throws -> String {
+        func q(_ key: String) -> String? { FormEncoding.value(key, in: callback.parameters) }
         do {
-            guard LinkBinding.accepts(request, state: state, digest: flow.binding) else {
+            guard callback.accepts(state, flow.binding) else {
                 throw ServiceError(.authError, "this link was started in another browser: start it again from the app")
             }
             if let error = q("error") {
@@ -150,7 +171,7 @@ extension OAuthController {
                 throw ServiceError(.authError, what)
             }
             guard let code = q("code") else { throw ServiceError(.authError, "the identity provider sent no code") }
-            let verified = try await provider.exchange(code: code, redirectURI: try origin.callbackURL(), verifier: flow.verifier, nonce: flow.nonce)
+            let verified = try await provider.exchange(code: code, redirectURI: try callbackURL(), verifier: flow.verifier, nonce: flow.nonce)
             let proof = LoginService.proof(verified, provider: provider) { id, data in
                 IdentityRecord(externalId: id, providerType: provider.config.type, providerId: app.providerId(provider.config.type), data: data)
             }
@@ -158,7 +179,9 @@ extension OAuthController {
                 let code = try await flows.issueCode(for: proof, flow: flow, challenge: challenge, now: clock.now)
                 return Self.redirect(flow.redirect, query: [("code", code), ("state", flow.clientState)])
             }
-            let answer = try await login.finish(proof, app: app, deviceId: login.deviceId(flow.deviceId), linkToken: flow.linkToken, address: address)
+            var linking: Caller?
+            if let token = flow.linkToken { linking = try await sessions.caller(accessToken: token, in: app) }
+            let answer = try await login.finish(proof, app: app, deviceId: login.deviceId(flow.deviceId), linking: linking, address: address)
             let ua = ["access_token", "refresh_token", "user_id", "device_id"].map { answer[$0]?.stringValue ?? "" }.joined(separator: "$")
             var fragment = [("_baas_client_app_id", app.id), ("_baas_ua", ua), ("_baas_state", flow.clientState)]
             if flow.linkToken != nil { fragment.append(("_baas_link", "ok")) }
@@ -177,17 +200,12 @@ extension OAuthController {
         }
     }
 
-    private static func redirect(_ uri: String, query: [(String, String)]) -> Response {
-        Response(
-            status: .found,
-            headers: [
-                .location: uri + (uri.contains("?") ? "&" : "?") + FormEncoding.encode(query),
-                .cacheControl: "no-store",
-            ])
+    private static func redirect(_ uri: String, query: [(String, String)]) -> String {
+        uri + (uri.contains("?") ? "&" : "?") + FormEncoding.encode(query)
     }
 
-    private static func redirect(_ uri: String, fragment: [(String, String)]) -> Response {
-        Response(status: .found, headers: [.location: uri + "#" + FormEncoding.encode(fragment), .cacheControl: "no-store"])
+    private static func redirect(_ uri: String, fragment: [(String, String)]) -> String {
+        uri + "#" + FormEncoding.encode(fragment)
     }
 
     /// The device id of realm-web's `device` parameter (base64 of `{"deviceId": ...}`).
@@ -197,5 +215,12 @@ extension OAuthController {
         else { return nil }
         // A real id or none: it travels in the state, which stays short.
         return doc["deviceId"]?.stringValue.flatMap { ObjectId(hex: $0) == nil ? nil : $0 }
+    }
+
+    /// A device authorization with `provider`: the code to show and where to enter it
+    /// (rate limited as a login).
+    func startDevice(app: AppRuntime, provider: OAuthProvider, scopes: [String]?, address: String) async throws -> EJSON {
+        try await abuse.checkRate(.login, app: app, address: address)
+        return try await provider.startDevice(scopes: scopes)
     }
 }
