@@ -152,16 +152,20 @@ struct SessionService {
                 markingUse
                 ? try await store.refreshSession(id: sessionId, digest: digest, now: now, due: now - Self.lastUsedGranularity)
                 : try await store.sessionWithUser(id: sessionId, identities: identities),
-            session.appId == app.id, Secrets.constantTimeEqual(session.refreshDigest, digest)
+            session.appId == app.id
         else {
             throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")
         }
-        if let expires = session.expiresAt, expires <= now {
-            throw ServiceError(.invalidSession, "invalid session: refresh token expired")
+        switch session.refresh(digest: digest, now: now, user: user) {
+        case .otherToken: throw ServiceError(.invalidSession, "invalid session: failed to find refresh token")
+        case .expired: throw ServiceError(.invalidSession, "invalid session: refresh token expired")
+        case .userDisabled:
+            AuditTrail.user(user.id, app: app.id)
+            throw ServiceError(.userDisabled, "user is disabled")
+        case .answered:
+            AuditTrail.user(user.id, app: app.id)
+            return (app, session, user, claims)
         }
-        AuditTrail.user(user.id, app: app.id)
-        guard !user.disabled else { throw ServiceError(.userDisabled, "user is disabled") }
-        return (app, session, user, claims)
     }
 
     /// Refuses with 401 `RequiresRecentLogin` when the app wants a login at most

@@ -104,8 +104,7 @@ extension SQLStore {
     /// Whether a refresh marks `session` used (as it was before the refresh): it will be
     /// answered, and its last use is due.
     static func marksUse(_ session: SessionRecord, _ user: UserRecord, digest: [UInt8], now: Int64, due: Int64) -> Bool {
-        Secrets.constantTimeEqual(session.refreshDigest, digest) && (session.expiresAt ?? .max) > now && !user.disabled
-            && (session.lastUsed ?? session.createdAt) <= due
+        session.refresh(digest: digest, now: now, user: user) == .answered && (session.lastUsed ?? session.createdAt) <= due
     }
 
     // MARK: API keys

@@ -105,6 +105,28 @@ public struct SessionRecord: Sendable, Equatable {
     public var lastUsed: Int64?
 }
 
+extension SessionRecord {
+    /// What a refresh of this session with a token of `digest` gets at `now`, its user being
+    /// `user`: the one rule of a refresh (the digest matches, the session has not expired, the
+    /// user is enabled). ``SessionService`` answers by it, ``SQLStore`` marks the session used
+    /// by it, and PostgreSQL's one-statement refresh (`SessionsTable.withUserMarkingUse`)
+    /// writes it in SQL, held to it on both engines by the store's conformance tests.
+    public func refresh(digest: [UInt8], now: Int64, user: UserRecord) -> RefreshVerdict {
+        guard Secrets.constantTimeEqual(refreshDigest, digest) else { return .otherToken }
+        if let expiresAt, expiresAt <= now { return .expired }
+        return user.disabled ? .userDisabled : .answered
+    }
+}
+
+/// What a refresh gets (``SessionRecord/refresh(digest:now:user:)``).
+public enum RefreshVerdict: Sendable {
+    case answered
+    /// The token is not this session's (an older one, or a forged one).
+    case otherToken
+    case expired
+    case userDisabled
+}
+
 /// A session's owner and whether that user is disabled (``AuthStore/sessionState(id:)``).
 public struct SessionState: Sendable, Equatable {
     public var appId: String
