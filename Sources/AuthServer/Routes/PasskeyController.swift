@@ -26,7 +26,9 @@ struct PasskeyController {
 
     @Sendable func register(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let body = try await InputFields.read(request, context: context)
-        return JSONResponse.make(try await passkeys.register(try context.caller, credential: body.document["credential"], name: try body.optionalString("name")), status: .created, mode: .relaxed)
+        return JSONResponse.make(
+            try await passkeys.register(try context.caller, credential: body.document["credential"], name: try body.optionalString("name")),
+            status: .created, mode: .relaxed)
     }
 
     @Sendable func rename(_ request: Request, context: AuthRequestContext) async throws -> Response {

@@ -9,47 +9,16 @@ import Testing
 
 /// The admin API through HTTP: keys, every operation, and what each does to the user's logins.
 @Suite(.timeLimit(.minutes(5))) struct AdminAPITests {
-    static let key = "ops-key-0123456789abcdef0123456789abcdef"
-    static let base = "/api/admin/v1/apps/local"
-
-    static func configuration(directory: String, plugins: String? = nil) throws -> ServerConfiguration {
-        var config = TestServer.configuration(database: .directory(directory), plugins: plugins)
-        config.adminKeys = try AdminKeys([(name: "ops", key: key), (name: "ci", key: "ci-key-abcdefabcdefabcdefabcdefabcdef")])
-        config.apps[0].rateLimits.enabled = false
-        return config
-    }
-
-    static func withServer(plugins: [String: String] = [:], _ body: @escaping @Sendable (Client, String) async throws -> Void) async throws {
-        let directory = Scratch.path("admin")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let pluginDirectory = try PluginDirectory(plugins)
-        try await TestServer.run(try configuration(directory: directory, plugins: pluginDirectory.path)) { c in
-            try await body(c, directory + "/authsh.sqlite")
-        }
-    }
-
-    @discardableResult
-    static func admin(
-        _ c: Client, _ method: HTTPRequest.Method, _ path: String, json: EJSON? = nil, key: String? = key,
-        sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> Reply {
-        try await c.call(
-            method, base + path, json: json, headers: [("Authorization", key.map { "Bearer " + $0 })],
-            sourceLocation: sourceLocation)
-    }
-
-    static func userId(_ reply: Reply) throws -> String { try #require(reply["user_id"]) }
-
     @Test func adminActsAreRecordedEvenWithTheAuditLogOff() async throws {
         let directory = Scratch.path("admin")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var config = try Self.configuration(directory: directory)
+        var config = try AdminHarness.configuration(directory: directory)
         config.auditLog = false
         try await TestServer.run(config) { c in
-            let id = try Self.userId(try await c.anonymous())
-            #expect(try await Self.admin(c, .post, "/users/\(id)/disable").status == 200)
-            #expect(try await Self.admin(c, .get, "/users", key: "ops-key-0123456789abcdef0123456789abcdeX").status == 401)
-            let events = try #require(try await Self.admin(c, .get, "/users/\(id)").body["audit"]?.arrayValue)
+            let id = try AdminHarness.userId(try await c.anonymous())
+            #expect(try await AdminHarness.admin(c, .post, "/users/\(id)/disable").status == 200)
+            #expect(try await AdminHarness.admin(c, .get, "/users", key: "ops-key-0123456789abcdef0123456789abcdeX").status == 401)
+            let events = try #require(try await AdminHarness.admin(c, .get, "/users/\(id)").body["audit"]?.arrayValue)
             // The admin's change is there, with its actor; the user's own login is not (auditLog: false).
             #expect(events.map { $0["event"]?.stringValue } == ["user_disabled"])
             #expect(events.first?["actor"] == "admin:ops")
@@ -64,16 +33,16 @@ import Testing
         for overHTTP in [false, true] {
             let directory = Scratch.path("admin")
             defer { try? FileManager.default.removeItem(atPath: directory) }
-            var config = try Self.configuration(directory: directory)
+            var config = try AdminHarness.configuration(directory: directory)
             // The tests' loopback connection plays a TLS proxy when it sends proxy headers.
             config.trustedProxies = try TrustedProxies(["127.0.0.1"])
             config.adminOverHTTP = overHTTP
             try await TestServer.run(config, mode: .live) { c in
                 let port = try #require(c.client.port)
-                func status(host: String, _ extra: String = "", key: String = Self.key) async throws -> String {
+                func status(host: String, _ extra: String = "", key: String = AdminHarness.key) async throws -> String {
                     let answer = try await RawHTTP.exchange(
                         port: port,
-                        "GET \(Self.base)/users HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
+                        "GET \(AdminHarness.base)/users HTTP/1.1\r\nHost: \(host)\r\n\(extra)"
                             + "Authorization: Bearer \(key)\r\nConnection: close\r\n\r\n")
                     return String(answer.prefix(12)) + (answer.contains("adminOverHTTP") ? " (says how)" : "")
                 }
@@ -92,25 +61,25 @@ import Testing
 
     @Test func offWithoutAdminKeys() async throws {
         try await TestServer.run(TestServer.configuration()) { c in
-            let r = try await c.call(.get, Self.base + "/users", headers: [("Authorization", "Bearer " + Self.key)])
+            let r = try await c.call(.get, AdminHarness.base + "/users", headers: [("Authorization", "Bearer " + AdminHarness.key)])
             #expect(r.status == 404)
         }
     }
 
     @Test func onlyAnAdminKeyGetsIn() async throws {
-        try await Self.withServer { c, database in
-            let missing = try await Self.admin(c, .get, "/users", key: nil)
+        try await AdminHarness.withServer { c, database in
+            let missing = try await AdminHarness.admin(c, .get, "/users", key: nil)
             #expect(missing.status == 401 && missing.code == "MissingAuthReq")
-            let wrong = try await Self.admin(c, .get, "/users", key: String(Self.key.dropLast()) + "0")
+            let wrong = try await AdminHarness.admin(c, .get, "/users", key: String(AdminHarness.key.dropLast()) + "0")
             #expect(wrong.status == 401 && wrong.code == "InvalidAdminKey")
-            #expect(try await Self.admin(c, .get, "/users", key: "").status == 401)
+            #expect(try await AdminHarness.admin(c, .get, "/users", key: "").status == 401)
             // A user's tokens are not admin keys.
             let login = try await c.anonymous()
-            #expect(try await Self.admin(c, .get, "/users", key: login["access_token"]).status == 401)
-            #expect(try await Self.admin(c, .get, "/users", key: login["refresh_token"]).status == 401)
+            #expect(try await AdminHarness.admin(c, .get, "/users", key: login["access_token"]).status == 401)
+            #expect(try await AdminHarness.admin(c, .get, "/users", key: login["refresh_token"]).status == 401)
             // Both configured keys work.
-            #expect(try await Self.admin(c, .get, "/users").status == 200)
-            #expect(try await Self.admin(c, .get, "/users", key: "ci-key-abcdefabcdefabcdefabcdefabcdef").status == 200)
+            #expect(try await AdminHarness.admin(c, .get, "/users").status == 200)
+            #expect(try await AdminHarness.admin(c, .get, "/users", key: "ci-key-abcdefabcdefabcdefabcdefabcdef").status == 200)
             // Each refusal is in the audit log, with its code and never the key tried; a path
             // naming an app the server does not have is not recorded.
             #expect(try await c.call(.get, "/api/admin/v1/apps/nowhere/users", headers: [("Authorization", "Bearer x")]).status == 401)
@@ -119,31 +88,31 @@ import Testing
             #expect(refused.count == 5 && refused.allSatisfy { $0.appId == "local" && $0.outcome == "failure" }, "\(refused)")
             #expect(Set(refused.compactMap(\.detail)) == ["MissingAuthReq", "InvalidAdminKey"])
             let all = try await store.auditEvents(AuditFilter(limit: 1000))
-            #expect(!all.contains { "\($0)".contains(String(Self.key.dropLast())) })
+            #expect(!all.contains { "\($0)".contains(String(AdminHarness.key.dropLast())) })
         }
     }
 
     @Test func shortOrRepeatedKeysAreRefused() throws {
         #expect(throws: ConfigError.self) { try AdminKeys([(name: "ops", key: "short")]) }
-        #expect(throws: ConfigError.self) { try AdminKeys([(name: "a", key: Self.key), (name: "b", key: Self.key)]) }
-        #expect(throws: ConfigError.self) { try AdminKeys([(name: "a", key: Self.key), (name: "a", key: Self.key + "x")]) }
-        #expect(throws: ConfigError.self) { try AdminKeys([(name: "no spaces", key: Self.key)]) }
+        #expect(throws: ConfigError.self) { try AdminKeys([(name: "a", key: AdminHarness.key), (name: "b", key: AdminHarness.key)]) }
+        #expect(throws: ConfigError.self) { try AdminKeys([(name: "a", key: AdminHarness.key), (name: "a", key: AdminHarness.key + "x")]) }
+        #expect(throws: ConfigError.self) { try AdminKeys([(name: "no spaces", key: AdminHarness.key)]) }
         var config = ServerConfiguration()
         #expect(throws: ConfigError.self) {
             try config.loadConfig(Array(#"{"adminKeys": [{"name": "ops", "key": "x", "extra": 1}], "apps": [{"id": "a"}]}"#.utf8), file: "c.json")
         }
-        try config.loadConfig(Array(#"{"adminKeys": [{"name": "ops", "key": "\#(Self.key)"}], "apps": [{"id": "a"}]}"#.utf8), file: "c.json")
-        #expect(config.adminKeys.name(of: Self.key) == "ops" && config.adminKeys.name(of: Self.key + "x") == nil)
+        try config.loadConfig(Array(#"{"adminKeys": [{"name": "ops", "key": "\#(AdminHarness.key)"}], "apps": [{"id": "a"}]}"#.utf8), file: "c.json")
+        #expect(config.adminKeys.name(of: AdminHarness.key) == "ops" && config.adminKeys.name(of: AdminHarness.key + "x") == nil)
     }
 
     @Test func disableEnableRevokeDeleteAndWhatTheyDoToLogins() async throws {
-        try await Self.withServer(plugins: ["echo.lua": "return function(x) return x end"]) { c, database in
+        try await AdminHarness.withServer(plugins: ["echo.lua": "return function(x) return x end"]) { c, database in
             try await c.registerConfirmed("ada@example.com", "Pass-word-1")
             let login = try await c.emailLogin("ada@example.com", "Pass-word-1")
-            let id = try Self.userId(login)
+            let id = try AdminHarness.userId(login)
             let access = try #require(login["access_token"]), refresh = try #require(login["refresh_token"])
 
-            let shown = try await Self.admin(c, .get, "/users/\(id)")
+            let shown = try await AdminHarness.admin(c, .get, "/users/\(id)")
             #expect(shown.status == 200)
             #expect(shown.body["disabled"] == false && shown.body["lastLoginAt"]?.integerValue != nil)
             #expect(shown.body["identities"]?.arrayValue?.first?["providerType"] == "local-userpass")
@@ -151,40 +120,40 @@ import Testing
             #expect(!String(decoding: shown.body.encoded(), as: UTF8.self).contains(refresh), "no token in the answer")
 
             // Disabled: no login, no refresh, no call with the access token it had.
-            let disabled = try await Self.admin(c, .post, "/users/\(id)/disable")
+            let disabled = try await AdminHarness.admin(c, .post, "/users/\(id)/disable")
             #expect(disabled.status == 200 && disabled.body["disabled"] == true)
             let refused = try await c.emailLogin("ada@example.com", "Pass-word-1")
             #expect(refused.status == 401 && refused.code == "UserDisabled")
             #expect(try await c.refresh(refresh).status == 401)
             #expect(try await c.function("echo", [1], token: access).status == 401)
-            let listedDisabled = try await Self.admin(c, .get, "/users?state=disabled")
+            let listedDisabled = try await AdminHarness.admin(c, .get, "/users?state=disabled")
             #expect(listedDisabled.body["users"]?.arrayValue?.map { $0["id"]?.stringValue } == [id])
 
             // Enabled: the same tokens work again.
-            #expect(try await Self.admin(c, .post, "/users/\(id)/enable").status == 200)
+            #expect(try await AdminHarness.admin(c, .post, "/users/\(id)/enable").status == 200)
             #expect(try await c.function("echo", [1], token: access).status == 200)
             #expect(try await c.emailLogin("ada@example.com", "Pass-word-1").status == 200)
 
             // Revoked: every session ends.
-            let revoked = try await Self.admin(c, .delete, "/users/\(id)/sessions")
+            let revoked = try await AdminHarness.admin(c, .delete, "/users/\(id)/sessions")
             #expect(revoked.status == 200 && revoked.body["revoked"]?.integerValue == 2)
             #expect(try await c.refresh(refresh).status == 401)
 
             // Custom data, shown and in the next access token.
-            let set = try await Self.admin(c, .put, "/users/\(id)/custom_data", json: ["plan": "pro"])
+            let set = try await AdminHarness.admin(c, .put, "/users/\(id)/custom_data", json: ["plan": "pro"])
             #expect(set.status == 200 && set.body["customData"]?["plan"] == "pro")
-            #expect(try await Self.admin(c, .put, "/users/\(id)/custom_data", json: ["not", "an", "object"]).status == 400)
+            #expect(try await AdminHarness.admin(c, .put, "/users/\(id)/custom_data", json: ["not", "an", "object"]).status == 400)
             let again = try await c.emailLogin("ada@example.com", "Pass-word-1")
             let profile = try await c.profile(try #require(again["access_token"]))
             #expect(profile.status == 200)
 
             // A reset mail, as the user would get one.
-            #expect(try await Self.admin(c, .post, "/users/\(id)/reset").status == 200)
+            #expect(try await AdminHarness.admin(c, .post, "/users/\(id)/reset").status == 200)
             #expect(try await c.outbox("ada@example.com", kind: "reset").count == 1)
 
             // Deleted: gone, and its password logs in no more.
-            #expect(try await Self.admin(c, .delete, "/users/\(id)").status == 200)
-            #expect(try await Self.admin(c, .get, "/users/\(id)").status == 404)
+            #expect(try await AdminHarness.admin(c, .delete, "/users/\(id)").status == 200)
+            #expect(try await AdminHarness.admin(c, .get, "/users/\(id)").status == 404)
             #expect(try await c.emailLogin("ada@example.com", "Pass-word-1").status == 401)
 
             // Each action is in the audit log with the key's name.
@@ -200,26 +169,26 @@ import Testing
     }
 
     @Test func confirmAPendingUser() async throws {
-        try await Self.withServer { c, _ in
+        try await AdminHarness.withServer { c, _ in
             #expect(try await c.userpass("register", ["email": "pending@example.com", "password": "Pass-word-1"]).status == 201)
             #expect(try await c.emailLogin("pending@example.com", "Pass-word-1").status == 401)
-            let confirmed = try await Self.admin(c, .post, "/confirm", json: ["email": "pending@example.com"])
+            let confirmed = try await AdminHarness.admin(c, .post, "/confirm", json: ["email": "pending@example.com"])
             #expect(confirmed.status == 200 && confirmed.body["confirmed"] == true)
             #expect(try await c.emailLogin("pending@example.com", "Pass-word-1").status == 200)
-            #expect(try await Self.admin(c, .post, "/confirm", json: ["email": "nobody@example.com"]).status == 404)
-            #expect(try await Self.admin(c, .post, "/confirm", json: ["mail": "x"]).status == 400)
+            #expect(try await AdminHarness.admin(c, .post, "/confirm", json: ["email": "nobody@example.com"]).status == 404)
+            #expect(try await AdminHarness.admin(c, .post, "/confirm", json: ["mail": "x"]).status == 400)
         }
     }
 
     @Test func listingFiltersAndBadParameters() async throws {
-        try await Self.withServer { c, _ in
+        try await AdminHarness.withServer { c, _ in
             try await c.registerConfirmed("ann@example.com")
             try await c.registerConfirmed("bob@example.com")
-            let ann = try Self.userId(try await c.emailLogin("ann@example.com", "password1"))
-            let bob = try Self.userId(try await c.emailLogin("bob@example.com", "password1"))
-            let anon = try Self.userId(try await c.anonymous())
+            let ann = try AdminHarness.userId(try await c.emailLogin("ann@example.com", "password1"))
+            let bob = try AdminHarness.userId(try await c.emailLogin("bob@example.com", "password1"))
+            let anon = try AdminHarness.userId(try await c.anonymous())
             func ids(_ query: String) async throws -> [String] {
-                let r = try await Self.admin(c, .get, "/users" + query)
+                let r = try await AdminHarness.admin(c, .get, "/users" + query)
                 #expect(r.status == 200, "\(query): \(r.body)")
                 return r.body["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
             }
@@ -240,27 +209,27 @@ import Testing
                 ("?limit=0", "limit"), ("?limit=x", "limit"), ("?state=gone", "state"), ("?createdAfter=yesterday", "createdAfter"),
                 ("?cursor=zz", "cursor"), ("?sort=id", "sort"), ("?email=a&email=b", "email"),
             ] {
-                let r = try await Self.admin(c, .get, "/users" + query)
+                let r = try await AdminHarness.admin(c, .get, "/users" + query)
                 #expect(r.status == 400 && r.message?.contains(name) == true, "\(query): \(r.body)")
             }
-            #expect(try await Self.admin(c, .get, "/users/000000000000000000000000").status == 404)
-            #expect(try await c.call(.get, "/api/admin/v1/apps/nope/users", headers: [("Authorization", "Bearer " + Self.key)]).status == 404)
+            #expect(try await AdminHarness.admin(c, .get, "/users/000000000000000000000000").status == 404)
+            #expect(try await c.call(.get, "/api/admin/v1/apps/nope/users", headers: [("Authorization", "Bearer " + AdminHarness.key)]).status == 404)
         }
     }
 
     /// Paging through while others register: every user who was there before is seen once,
     /// none twice.
     @Test func pagesAreStableUnderConcurrentRegistrations() async throws {
-        try await Self.withServer { c, _ in
+        try await AdminHarness.withServer { c, _ in
             var before: Set<String> = []
-            for _ in 0..<40 { before.insert(try Self.userId(try await c.anonymous())) }
+            for _ in 0..<40 { before.insert(try AdminHarness.userId(try await c.anonymous())) }
             let registering = Task {
                 for _ in 0..<40 { _ = try await c.anonymous() }
             }
             var seen: [String] = []
             var cursor: String?
             repeat {
-                let r = try await Self.admin(c, .get, "/users?limit=7" + (cursor.map { "&cursor=" + $0 } ?? ""))
+                let r = try await AdminHarness.admin(c, .get, "/users?limit=7" + (cursor.map { "&cursor=" + $0 } ?? ""))
                 #expect(r.status == 200)
                 seen += r.body["users"]?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
                 cursor = r.body["next"]?.stringValue

@@ -14,10 +14,10 @@ import Testing
     @Test func anOperatorDisablesAUserInABrowser() async throws {
         let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
+        try await TestServer.run(try AdminHarness.configuration(directory: directory), mode: .live) { c in
             try await c.registerConfirmed("grace@example.com", "Pass-word-1")
             try await c.registerConfirmed("alan@example.com", "Pass-word-2")
-            let id = try AdminAPITests.userId(try await c.emailLogin("grace@example.com", "Pass-word-1"))
+            let id = try AdminHarness.userId(try await c.emailLogin("grace@example.com", "Pass-word-1"))
             _ = try await c.emailLogin("alan@example.com", "Pass-word-2")
             let origin = "http://127.0.0.1:\(try #require(c.client.port))"
             let shots = ProcessInfo.processInfo.environment["AUTHSH_SCREENSHOT_OUT"] ?? ""
@@ -25,7 +25,7 @@ import Testing
             let browser = try ChildProcess(
                 [
                     Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/browser/admin-browser.py",
-                    origin, AdminAPITests.key, "grace@",
+                    origin, AdminHarness.key, "grace@",
                 ] + (shots.isEmpty ? [] : [shots]), output: output)
             let report = try await BrowserReport.read(browser, output: output, seconds: 60)
             let rows = report["searchRows"] as? [String] ?? []
@@ -49,8 +49,8 @@ import Testing
         let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // Live: a real loopback connection, where a key may be typed over http.
-        try await TestServer.run(try AdminAPITests.configuration(directory: directory), mode: .live) { c in
-            let id = try AdminAPITests.userId(try await c.anonymous())
+        try await TestServer.run(try AdminHarness.configuration(directory: directory), mode: .live) { c in
+            let id = try AdminHarness.userId(try await c.anonymous())
             func send(_ method: HTTPRequest.Method, _ path: String, form: String? = nil, cookie: String? = nil) async throws
                 -> (status: Int, headers: HTTPFields, body: String)
             {
@@ -76,11 +76,11 @@ import Testing
             let pair = String(loginCookie.prefix { $0 != ";" })
 
             // The sign-in form: the key, its token and cookie.
-            #expect(try await send(.post, "/admin/login", form: "key=\(AdminAPITests.key)", cookie: pair).status == 403, "no token")
-            #expect(try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=\(AdminAPITests.key)").status == 403, "no cookie")
+            #expect(try await send(.post, "/admin/login", form: "key=\(AdminHarness.key)", cookie: pair).status == 403, "no token")
+            #expect(try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=\(AdminHarness.key)").status == 403, "no cookie")
             let wrong = try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=not-the-key", cookie: pair)
             #expect(wrong.status == 401 && wrong.body.contains("not an admin key"))
-            let signedIn = try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=\(AdminAPITests.key)", cookie: pair)
+            let signedIn = try await send(.post, "/admin/login", form: "csrf=\(loginToken)&key=\(AdminHarness.key)", cookie: pair)
             #expect(signedIn.status == 303)
             let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin=") })
             #expect(session.contains("HttpOnly") && session.contains("SameSite=Strict") && session.contains("Path=/admin"))
@@ -95,14 +95,14 @@ import Testing
                 try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(loginToken)", cookie: cookie).status == 403)
             #expect(
                 try await send(.post, "/admin/apps/local/users/\(id)/disable", form: "confirm=yes&csrf=\(csrf)").headers[.location] == "/admin/login")
-            #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").body["disabled"] == false)
+            #expect(try await AdminHarness.admin(c, .get, "/users/\(id)").body["disabled"] == false)
             // Delete asks first; with the answer it deletes.
             let question = try await send(.post, "/admin/apps/local/users/\(id)/delete", form: "csrf=\(csrf)", cookie: cookie)
             #expect(question.status == 200 && question.body.contains("Delete user \(id)?"))
-            #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").status == 200, "not deleted yet")
+            #expect(try await AdminHarness.admin(c, .get, "/users/\(id)").status == 200, "not deleted yet")
             let deleted = try await send(.post, "/admin/apps/local/users/\(id)/delete", form: "csrf=\(csrf)&confirm=yes", cookie: cookie)
             #expect(deleted.status == 303 && deleted.headers[.location] == "/admin/apps/local/users")
-            #expect(try await AdminAPITests.admin(c, .get, "/users/\(id)").status == 404)
+            #expect(try await AdminHarness.admin(c, .get, "/users/\(id)").status == 404)
             // A user's page and the audit log, escaped.
             let audit = try await send(.get, "/admin/apps/local/audit?event=user_deleted", cookie: cookie)
             #expect(audit.status == 200 && audit.body.contains("admin:ops"))
@@ -112,7 +112,7 @@ import Testing
             #expect(!signIns.body.contains("not-the-key"))
             // Ending the sessions of a user that is not there changes nothing and records nothing.
             #expect(try await send(.post, "/admin/apps/local/users/\(id)/revoke", form: "csrf=\(csrf)", cookie: cookie).status == 404)
-            let revoked = try await AdminAPITests.admin(c, .get, "/users/\(id)")
+            let revoked = try await AdminHarness.admin(c, .get, "/users/\(id)")
             #expect(revoked.status == 404)
             let log = try await send(.get, "/admin/apps/local/audit?event=session_revoked", cookie: cookie)
             #expect(!log.body.contains(id), "a revoke of nobody was recorded")
@@ -125,7 +125,7 @@ import Testing
     @Test func aKeyIsAskedForOnlyWhereNobodyOnTheWayCanReadIt() async throws {
         let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var config = try AdminAPITests.configuration(directory: directory)
+        var config = try AdminHarness.configuration(directory: directory)
         // The tests' loopback connection plays a proxy that terminates TLS, or does not.
         config.trustedProxies = try TrustedProxies(["127.0.0.1"])
         try await TestServer.run(config, mode: .live) { c in
@@ -147,7 +147,7 @@ import Testing
                 #expect(page.status == 403 && page.body.contains(#"id="insecure""#) && !page.body.contains(#"name="key""#), "\(proto ?? "none")")
                 #expect(page.headers[values: .setCookie].isEmpty)
             }
-            let refused = try await send(.post, "/admin/login", proto: "http", form: "key=\(AdminAPITests.key)")
+            let refused = try await send(.post, "/admin/login", proto: "http", form: "key=\(AdminHarness.key)")
             #expect(refused.status == 403 && refused.headers[values: .setCookie].isEmpty)
             // Over https: the form, and cookies that never travel over plain http.
             let login = try await send(.get, "/admin/login", proto: "https")
@@ -157,7 +157,7 @@ import Testing
             let range = try #require(login.body.range(of: #"name="csrf" value=""#))
             let token = String(login.body[range.upperBound...].prefix { $0 != "\"" })
             let signedIn = try await send(
-                .post, "/admin/login", proto: "https", form: "csrf=\(token)&key=\(AdminAPITests.key)",
+                .post, "/admin/login", proto: "https", form: "csrf=\(token)&key=\(AdminHarness.key)",
                 cookie: String(loginCookie.prefix { $0 != ";" }))
             #expect(signedIn.status == 303)
             let session = try #require(signedIn.headers[values: .setCookie].first { $0.hasPrefix("authsh_admin=") })
@@ -168,7 +168,7 @@ import Testing
     @Test func aDirectRequestIsTrustedOnlyFromThisMachineOrAtThePublicHTTPSHost() async throws {
         let directory = Scratch.path("page")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        var config = try AdminAPITests.configuration(directory: directory)
+        var config = try AdminHarness.configuration(directory: directory)
         config.publicURL = "https://auth.example.com"
         try await TestServer.run(config, mode: .live) { c in
             let port = try #require(c.client.port)
@@ -205,7 +205,7 @@ import Testing
             let range = try #require(local.range(of: #"name="csrf" value=""#))
             let token = String(local[range.upperBound...].prefix { $0 != "\"" })
             func post(host: String, _ extra: String = "") async throws -> String {
-                let body = "csrf=\(token)&key=\(AdminAPITests.key)"
+                let body = "csrf=\(token)&key=\(AdminHarness.key)"
                 return try await RawHTTP.exchange(
                     port: port,
                     "POST /admin/login HTTP/1.1\r\nHost: \(host)\r\n\(extra)"

@@ -11,11 +11,11 @@ import Testing
 /// Export and import through the admin API: a server's users moved to an empty one log in with
 /// the same passwords and keep their ids, identities and data; a bad file changes nothing.
 @Suite(.timeLimit(.minutes(5))) struct AdminTransferTests {
-    static let auth = ("Authorization", "Bearer " + AdminAPITests.key)
+    static let auth = ("Authorization", "Bearer " + AdminHarness.key)
 
     /// The export's text.
     static func export(_ c: Client) async throws -> String {
-        try await c.client.execute(uri: AdminAPITests.base + "/export", method: .get, headers: [.authorization: auth.1], body: nil) { r in
+        try await c.client.execute(uri: AdminHarness.base + "/export", method: .get, headers: [.authorization: auth.1], body: nil) { r in
             #expect(r.status == .ok && r.headers[.contentType] == "application/x-ndjson")
             return String(buffer: r.body)
         }
@@ -23,7 +23,7 @@ import Testing
 
     static func importing(_ c: Client, _ text: String, continueOnError: Bool = false) async throws -> Reply {
         try await c.call(
-            .post, AdminAPITests.base + "/import" + (continueOnError ? "?continueOnError=true" : ""),
+            .post, AdminHarness.base + "/import" + (continueOnError ? "?continueOnError=true" : ""),
             raw: Array(text.utf8), headers: [auth, ("Content-Type", "application/x-ndjson")])
     }
 
@@ -35,8 +35,8 @@ import Testing
             try? FileManager.default.removeItem(atPath: a)
             try? FileManager.default.removeItem(atPath: b)
         }
-        try await TestServer.run(try AdminAPITests.configuration(directory: a)) { ca in
-            try await TestServer.run(try AdminAPITests.configuration(directory: b)) { cb in try await body(ca, cb) }
+        try await TestServer.run(try AdminHarness.configuration(directory: a)) { ca in
+            try await TestServer.run(try AdminHarness.configuration(directory: b)) { cb in try await body(ca, cb) }
         }
     }
 
@@ -48,12 +48,12 @@ import Testing
     @Test func exportThenImportIntoAnEmptyServer() async throws {
         try await Self.withTwoServers { a, b in
             try await a.registerConfirmed("ann@example.com", "Pass-word-1")
-            let ann = try AdminAPITests.userId(try await a.emailLogin("ann@example.com", "Pass-word-1"))
-            try await AdminAPITests.admin(a, .put, "/users/\(ann)/custom_data", json: ["plan": "pro", "seats": 3])
+            let ann = try AdminHarness.userId(try await a.emailLogin("ann@example.com", "Pass-word-1"))
+            try await AdminHarness.admin(a, .put, "/users/\(ann)/custom_data", json: ["plan": "pro", "seats": 3])
             try await a.registerConfirmed("bo@example.com", "Pass-word-2")
-            let bo = try AdminAPITests.userId(try await a.emailLogin("bo@example.com", "Pass-word-2"))
-            try await AdminAPITests.admin(a, .post, "/users/\(bo)/disable")
-            let anon = try AdminAPITests.userId(try await a.anonymous())
+            let bo = try AdminHarness.userId(try await a.emailLogin("bo@example.com", "Pass-word-2"))
+            try await AdminHarness.admin(a, .post, "/users/\(bo)/disable")
+            let anon = try AdminHarness.userId(try await a.anonymous())
             // Registered and confirmed, never logged in: an account without a user.
             try await a.registerConfirmed("cy@example.com", "Pass-word-3")
             // Registered, not confirmed.
@@ -73,12 +73,12 @@ import Testing
             #expect(try await Self.export(b) == exported, "importing twice changes nothing")
 
             // Same passwords, same ids, same data, same state.
-            #expect(try AdminAPITests.userId(try await b.emailLogin("ann@example.com", "Pass-word-1")) == ann)
-            #expect(try await AdminAPITests.admin(b, .get, "/users/\(ann)").body["customData"]?["seats"]?.integerValue == 3)
+            #expect(try AdminHarness.userId(try await b.emailLogin("ann@example.com", "Pass-word-1")) == ann)
+            #expect(try await AdminHarness.admin(b, .get, "/users/\(ann)").body["customData"]?["seats"]?.integerValue == 3)
             #expect(try await b.emailLogin("bo@example.com", "Pass-word-2").code == "UserDisabled")
             #expect(try await b.emailLogin("cy@example.com", "Pass-word-3").status == 200)
             #expect(try await b.emailLogin("dee@example.com", "Pass-word-4").status == 401, "still unconfirmed")
-            #expect(try await AdminAPITests.admin(b, .get, "/users/\(anon)").body["identities"]?.arrayValue?.first?["providerType"] == "anon-user")
+            #expect(try await AdminHarness.admin(b, .get, "/users/\(anon)").body["identities"]?.arrayValue?.first?["providerType"] == "anon-user")
         }
     }
 
@@ -87,9 +87,9 @@ import Testing
     /// log in, and a recovery code from before works once.
     @Test func secondFactorsAndPasskeysMoveWithTheirUser() async throws {
         try await Self.withTwoServers { a, b in
-            let (_, totp, recovery) = try await TOTPTests.enrolled(a, "mfa@example.com")
-            let now = try await TOTPTests.now(a, advancing: 30)
-            let done = try await TOTPTests.complete(a, try await TOTPTests.mfaToken(a, "mfa@example.com"), totp.code(at: now))
+            let (_, totp, recovery) = try await TOTPHarness.enrolled(a, "mfa@example.com")
+            let now = try await TOTPHarness.now(a, advancing: 30)
+            let done = try await TOTPHarness.complete(a, try await TOTPHarness.mfaToken(a, "mfa@example.com"), totp.code(at: now))
             let device = SoftwareAuthenticator(origin: PasskeyTests.origin)
             #expect(try await PasskeyTests.register(a, device, access: try #require(done["access_token"])).status == 201)
             let text = try await Self.export(a)
@@ -104,11 +104,11 @@ import Testing
             let imported = try await Self.importing(b, text)
             #expect(imported.status == 200, "\(imported.body)")
             // Past the steps A spent (the last one used moved with the factor).
-            let later = try await TOTPTests.now(b, advancing: 60)
-            #expect(try await TOTPTests.complete(b, try await TOTPTests.mfaToken(b, "mfa@example.com"), totp.code(at: later)).status == 200)
-            let token = try await TOTPTests.mfaToken(b, "mfa@example.com")
-            #expect(try await TOTPTests.complete(b, token, recovery[1]).status == 200)
-            #expect(try await TOTPTests.complete(b, try await TOTPTests.mfaToken(b, "mfa@example.com"), recovery[1]).code == "InvalidMFACode")
+            let later = try await TOTPHarness.now(b, advancing: 60)
+            #expect(try await TOTPHarness.complete(b, try await TOTPHarness.mfaToken(b, "mfa@example.com"), totp.code(at: later)).status == 200)
+            let token = try await TOTPHarness.mfaToken(b, "mfa@example.com")
+            #expect(try await TOTPHarness.complete(b, token, recovery[1]).status == 200)
+            #expect(try await TOTPHarness.complete(b, try await TOTPHarness.mfaToken(b, "mfa@example.com"), recovery[1]).code == "InvalidMFACode")
             let login = try await PasskeyTests.login(b, try device.get(try await PasskeyTests.loginOptions(b)))
             #expect(login.status == 200 && login["user_id"] == done["user_id"], "\(login.body)")
             let again = try await Self.importing(b, text)
@@ -121,7 +121,7 @@ import Testing
             #expect(try await Self.importing(b, Self.bcryptLine + "\n").body["imported"]?.integerValue == 1)
             #expect(try await b.emailLogin("old@example.com", "wrong").status == 401)
             let login = try await b.emailLogin("old@example.com", "correct horse")
-            #expect(try AdminAPITests.userId(login) == "5f0000000000000000000001")
+            #expect(try AdminHarness.userId(login) == "5f0000000000000000000001")
             let after = try await Self.export(b)
             #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains("$2b$"), "rehashed at the login")
             #expect(try await b.emailLogin("old@example.com", "correct horse").status == 200)
@@ -142,7 +142,7 @@ import Testing
             #expect(refused.body["rejectedCount"]?.integerValue == 1)
             #expect(refused.body["rejected"]?.arrayValue?.first?["line"]?.integerValue == 2)
             #expect(refused.body["rejected"]?.arrayValue?.first?["reason"]?.stringValue?.contains("'id'") == true)
-            #expect(try await AdminAPITests.admin(b, .get, "/users").body["users"]?.arrayValue?.isEmpty == true, "nothing imported")
+            #expect(try await AdminHarness.admin(b, .get, "/users").body["users"]?.arrayValue?.isEmpty == true, "nothing imported")
 
             let partly = try await Self.importing(b, file, continueOnError: true)
             #expect(partly.status == 200 && partly.body["imported"]?.integerValue == 3 && partly.body["rejectedCount"]?.integerValue == 1)
@@ -178,8 +178,8 @@ import Testing
     @Test func importNeverHandsOutAnotherUsersIdentity() async throws {
         try await Self.withTwoServers { _, b in
             try await b.registerConfirmed("victim@example.com", "Pass-word-1")
-            let victim = try AdminAPITests.userId(try await b.emailLogin("victim@example.com", "Pass-word-1"))
-            let details = try await AdminAPITests.admin(b, .get, "/users/\(victim)")
+            let victim = try AdminHarness.userId(try await b.emailLogin("victim@example.com", "Pass-word-1"))
+            let details = try await AdminHarness.admin(b, .get, "/users/\(victim)")
             let identity = try #require(details.body["identities"]?.arrayValue?.first?["externalId"]?.stringValue)
             // Registered and confirmed, never logged in: an account whose identity no user holds yet.
             try await b.registerConfirmed("waiting@example.com", "Pass-word-2")
@@ -231,16 +231,16 @@ import Testing
             let fresh = try await Self.importing(
                 b, #"{"id":"5f00000000000000000000ac","identities":[{"providerType":"anon-user","externalId":"anon-1"}]}"# + "\n")
             #expect(fresh.status == 200, "\(fresh.body)")
-            let created = try await AdminAPITests.admin(b, .get, "/users/5f00000000000000000000ac")
+            let created = try await AdminHarness.admin(b, .get, "/users/5f00000000000000000000ac")
             #expect((created.body["createdAt"]?.integerValue ?? 0) > 1_700_000_000, "\(created.body)")
         }
     }
 
     @Test func withoutAKeyThereIsNoExport() async throws {
         try await Self.withTwoServers { a, _ in
-            let r = try await a.call(.get, AdminAPITests.base + "/export")
+            let r = try await a.call(.get, AdminHarness.base + "/export")
             #expect(r.status == 401)
-            let i = try await a.call(.post, AdminAPITests.base + "/import", raw: Array(Self.bcryptLine.utf8))
+            let i = try await a.call(.post, AdminHarness.base + "/import", raw: Array(Self.bcryptLine.utf8))
             #expect(i.status == 401)
         }
     }

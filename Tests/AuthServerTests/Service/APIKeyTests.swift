@@ -71,14 +71,14 @@ import Testing
     /// enabling a disabled one) takes a recent login that used it: not a session from before
     /// the enrolment, nor a stolen password-only one, nor one older than 10 minutes.
     @Test func aUserWithASecondFactorMakesKeysOnlyFromALoginThatUsedIt() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [TOTPTests.app()])) { c in
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
             try await c.registerConfirmed("m@example.com")
             let before = try await c.emailLogin("m@example.com", "password1")
             let stale = try #require(before["refresh_token"])
             let early = try await c.call(.post, Routes.apiKeys, json: ["name": "early"], token: stale)
             #expect(early.status == 201, "no second factor yet: any session makes keys")
             #expect(try await c.call(.put, Routes.apiKey(try #require(early["_id"])) + "/disable", token: stale).status == 200)
-            let (totp, _) = try await TOTPTests.enrol(c, access: try #require(before["access_token"]))
+            let (totp, _) = try await TOTPHarness.enrol(c, access: try #require(before["access_token"]))
 
             let refused = try await c.call(.post, Routes.apiKeys, json: ["name": "ci"], token: stale)
             #expect(refused.status == 401 && refused.code == "RequiresRecentLogin", "\(refused.body)")
@@ -86,13 +86,13 @@ import Testing
             #expect(enable.code == "RequiresRecentLogin", "\(enable.body)")
             #expect(try await c.call(.get, Routes.apiKeys, token: stale).status == 200, "listing stays open")
 
-            let now = try await TOTPTests.now(c, advancing: 30)
-            let done = try await TOTPTests.complete(c, try await TOTPTests.mfaToken(c, "m@example.com"), totp.code(at: now))
+            let now = try await TOTPHarness.now(c, advancing: 30)
+            let done = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "m@example.com"), totp.code(at: now))
             let fresh = try #require(done["refresh_token"])
             let made = try await c.call(.post, Routes.apiKeys, json: ["name": "ci"], token: fresh)
             #expect(made.status == 201, "\(made.body)")
             #expect(try await c.call(.put, Routes.apiKey(try #require(early["_id"])) + "/enable", token: fresh).status == 200)
-            try await TOTPTests.now(c, advancing: 601)
+            try await TOTPHarness.now(c, advancing: 601)
             #expect(try await c.call(.post, Routes.apiKeys, json: ["name": "late"], token: fresh).code == "RequiresRecentLogin")
         }
     }

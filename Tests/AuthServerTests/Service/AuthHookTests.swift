@@ -35,17 +35,17 @@ import Testing
         return m
         """
 
-    /// A server with the hook plugin, a SQLite file, an admin key, and no rate limits.
+    /// A server with the hook plugin (``AdminHarness/withServer(plugins:configure:_:)``), HS256
+    /// or `signing`, and plugin calls limited to 300 ms.
     static func withServer(
         signing: String = "HS256", _ body: @escaping @Sendable (Client, String) async throws -> Void
     ) async throws {
-        let directory = Scratch.path("hooks")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let plugins = try PluginDirectory(["hooks.lua": hooks])
-        var config = try AdminAPITests.configuration(directory: directory, plugins: plugins.path)
-        config.apps[0].tokenSigningAlgorithm = signing
-        config.pluginTimeLimit = .milliseconds(300)
-        try await TestServer.run(config) { c in try await body(c, directory + "/authsh.sqlite") }
+        try await AdminHarness.withServer(
+            plugins: ["hooks.lua": hooks],
+            configure: {
+                $0.apps[0].tokenSigningAlgorithm = signing
+                $0.pluginTimeLimit = .milliseconds(300)
+            }, body)
     }
 
     /// Sets the app's `hooks` through the dev API.
@@ -55,7 +55,7 @@ import Testing
     }
 
     static func users(_ c: Client) async throws -> [EJSON] {
-        try #require(try await AdminAPITests.admin(c, .get, "/users").body["users"]?.arrayValue)
+        try #require(try await AdminHarness.admin(c, .get, "/users").body["users"]?.arrayValue)
     }
 
     @Test func beforeUserCreatedRefusesBeforeAnythingIsWrittenAndAnnotatesTheNewUser() async throws {
@@ -103,7 +103,7 @@ import Testing
             let call = try await c.function("notBanned", token: try #require(first["access_token"]))
             #expect(call.status == 404 && call.code == "FunctionNotFound", "a hook is not a callable function: \(call.body)")
 
-            let banned = try await AdminAPITests.admin(c, .put, "/users/\(id)/custom_data", json: ["banned": true])
+            let banned = try await AdminHarness.admin(c, .put, "/users/\(id)/custom_data", json: ["banned": true])
             #expect(banned.status == 200)
             let refused = try await c.emailLogin("bob@example.com", "password1")
             #expect(refused.status == 403 && refused.code == "HookRefused" && refused.message == "this account is banned")
@@ -135,7 +135,7 @@ import Testing
             #expect((try await c.profile(access)).status == 200, "the token with extra claims verifies")
 
             let id = try #require(login["user_id"])
-            _ = try await AdminAPITests.admin(c, .put, "/users/\(id)/custom_data", json: ["roles": ["admin", "billing"]])
+            _ = try await AdminHarness.admin(c, .put, "/users/\(id)/custom_data", json: ["roles": ["admin", "billing"]])
             let refreshed = try await c.refresh(try #require(login["refresh_token"]))
             #expect(refreshed.status == 201)
             claims = try SessionTests.claims(try #require(refreshed["access_token"]))

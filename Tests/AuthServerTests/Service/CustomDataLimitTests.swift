@@ -19,12 +19,12 @@ import Testing
             let id = try #require(login["user_id"])
             let big: EJSON = ["blob": .string(String(repeating: "x", count: 200_000))]
             for (value, limit) in [(big, "16384"), (Self.nested(40), "levels")] {
-                let refused = try await AdminAPITests.admin(a, .put, "/users/\(id)/custom_data", json: value)
+                let refused = try await AdminHarness.admin(a, .put, "/users/\(id)/custom_data", json: value)
                 #expect(
                     refused.status == 400 && refused.code == "InvalidParameter" && refused.message?.contains(limit) == true,
                     "\(refused.body)")
             }
-            #expect(try await AdminAPITests.admin(a, .put, "/users/\(id)/custom_data", json: Self.nested(18)).status == 200)
+            #expect(try await AdminHarness.admin(a, .put, "/users/\(id)/custom_data", json: Self.nested(18)).status == 200)
             // The user still gets tokens, with the data in them.
             let again = try await a.emailLogin("big@example.com", "Pass-word-1")
             let profile = try await a.profile(try #require(again["access_token"]))

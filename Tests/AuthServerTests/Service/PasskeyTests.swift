@@ -69,7 +69,7 @@ import Testing
             let assertion = try device.get(try await Self.loginOptions(c))
             let done = try await Self.login(c, assertion)
             #expect(done.status == 200 && done["user_id"] == first["user_id"], "\(done.body)")
-            #expect(try TOTPTests.amr(done["access_token"]) == ["pop", "mfa"], "a verified user is two factors")
+            #expect(try TOTPHarness.amr(done["access_token"]) == ["pop", "mfa"], "a verified user is two factors")
             let replay = try await Self.login(c, assertion)
             #expect(replay.status == 400 && replay.message?.contains("challenge is unknown") == true, "\(replay.body)")
 
@@ -183,13 +183,13 @@ import Testing
     }
 
     @Test func aPasskeyIsASecondFactorAndAnUnverifiedOneAsksForOne() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [TOTPTests.app()])) { c in
-            let (access, totp, _) = try await TOTPTests.enrolled(c, "s@example.com")
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            let (access, totp, _) = try await TOTPHarness.enrolled(c, "s@example.com")
             // A session that used no second factor may not add a passkey once the user has TOTP.
             let stale = try await c.call(.post, Self.passkeys + "/options", token: access)
             #expect(stale.status == 401 && stale.code == "RequiresRecentLogin", "\(stale.body)")
-            let later = try await TOTPTests.now(c, advancing: 30)
-            let withCode = try await TOTPTests.complete(c, try await TOTPTests.mfaToken(c, "s@example.com"), totp.code(at: later))
+            let later = try await TOTPHarness.now(c, advancing: 30)
+            let withCode = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "s@example.com"), totp.code(at: later))
             let device = SoftwareAuthenticator(origin: Self.origin)
             #expect(try await Self.register(c, device, access: try #require(withCode["access_token"])).status == 201)
             let first = try await c.emailLogin("s@example.com", "password1")
@@ -199,7 +199,7 @@ import Testing
             let done = try await c.login(
                 "mfa", ["mfaToken": .string(try #require(first["mfaToken"])), "credential": try device.get(options)])
             #expect(done.status == 200, "\(done.body)")
-            #expect(try TOTPTests.amr(done["access_token"]) == ["pwd", "pop", "mfa"])
+            #expect(try TOTPHarness.amr(done["access_token"]) == ["pwd", "pop", "mfa"])
 
             // A passkey whose authenticator does not verify the user is one factor: the user's TOTP is asked for.
             let plain = SoftwareAuthenticator(origin: Self.origin, verifiesUser: false)
@@ -207,10 +207,10 @@ import Testing
             #expect(try await Self.register(c, plain, access: fresh, name: "key").status == 201)
             let step = try await Self.login(c, try plain.get(try await Self.loginOptions(c)))
             #expect(step.code == "MFARequired", "\(step.body)")
-            let now = try await TOTPTests.now(c, advancing: 30)
-            let completed = try await TOTPTests.complete(c, try #require(step["mfaToken"]), totp.code(at: now))
+            let now = try await TOTPHarness.now(c, advancing: 30)
+            let completed = try await TOTPHarness.complete(c, try #require(step["mfaToken"]), totp.code(at: now))
             #expect(completed.status == 200 && completed["user_id"] == done["user_id"], "\(completed.body)")
-            #expect(try TOTPTests.amr(completed["access_token"]) == ["pop", "otp", "mfa"])
+            #expect(try TOTPHarness.amr(completed["access_token"]) == ["pop", "otp", "mfa"])
         }
     }
 
@@ -219,10 +219,10 @@ import Testing
     /// which a stolen security key would be, nor another), and the answer offers none; a code
     /// does. A passkey that verified the user is two factors and needs no step.
     @Test func aPasskeyNeverAnswersTheSecondStepOfAPasskeyLogin() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [TOTPTests.app()])) { c in
-            let (_, totp, recovery) = try await TOTPTests.enrolled(c, "k@example.com")
-            let at = try await TOTPTests.now(c, advancing: 30)
-            let done = try await TOTPTests.complete(c, try await TOTPTests.mfaToken(c, "k@example.com"), totp.code(at: at))
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            let (_, totp, recovery) = try await TOTPHarness.enrolled(c, "k@example.com")
+            let at = try await TOTPHarness.now(c, advancing: 30)
+            let done = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "k@example.com"), totp.code(at: at))
             let access = try #require(done["access_token"])
             let key = SoftwareAuthenticator(origin: Self.origin, verifiesUser: false)
             let other = SoftwareAuthenticator(origin: Self.origin, verifiesUser: false)
@@ -246,13 +246,13 @@ import Testing
                 #expect(refused.status == 401 && refused.code == "InvalidMFACode", "\(refused.body)")
                 #expect(refused.message?.contains("first step of this login was a passkey") == true, "\(refused.body)")
             }
-            let completed = try await TOTPTests.complete(c, token, recovery[0])
+            let completed = try await TOTPHarness.complete(c, token, recovery[0])
             #expect(completed.status == 200, "\(completed.body)")
-            #expect(try TOTPTests.amr(completed["access_token"]) == ["pop", "otp", "mfa"])
+            #expect(try TOTPHarness.amr(completed["access_token"]) == ["pop", "otp", "mfa"])
 
             let both = try await Self.login(c, try verifying.get(try await Self.loginOptions(c)))
             #expect(both.status == 200, "\(both.body)")
-            #expect(try TOTPTests.amr(both["access_token"]) == ["pop", "mfa"])
+            #expect(try TOTPHarness.amr(both["access_token"]) == ["pop", "mfa"])
             // After a password, a passkey is the second factor, and the step offers all three.
             let first = try await c.emailLogin("k@example.com", "password1")
             #expect(first.body["factors"] == ["totp", "passkey", "recovery_code"], "\(first.body)")
@@ -267,7 +267,7 @@ import Testing
             let id = try #require(try await Self.register(c, device, access: access)["id"])
             let session = try await Self.login(c, try device.get(try await Self.loginOptions(c)))
             let opened = try #require(session["refresh_token"])
-            try await TOTPTests.now(c, advancing: 601)
+            try await TOTPHarness.now(c, advancing: 601)
             #expect(try await c.call(.delete, Self.passkeys + "/" + id, token: access).code == "RequiresRecentLogin")
             let recent = try await Self.login(c, try device.get(try await Self.loginOptions(c)))
             let removed = try await c.call(.delete, Self.passkeys + "/" + id, token: try #require(recent["access_token"]))

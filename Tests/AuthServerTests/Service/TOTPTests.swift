@@ -9,73 +9,15 @@ import Testing
 /// TOTP second factors through HTTP: enrolment, the two-step login, replayed and wrong codes,
 /// recovery codes, removal, the `amr` claim and the back-off, with the dev clock.
 @Suite(.timeLimit(.minutes(5))) struct TOTPTests {
-    static let mfa = Routes.base + "/auth/mfa"
-
-    static func app(_ configure: (inout AppConfiguration) -> Void = { _ in }) -> AppConfiguration {
-        var app = AppConfiguration(id: "local")
-        app.mfa.totpEnabled = true
-        app.mfa.totpIssuer = "Acme Inc"
-        configure(&app)
-        return app
-    }
-
-    /// The server's clock, moved `seconds` forward first.
-    @discardableResult
-    static func now(_ c: Client, advancing seconds: Int64 = 0) async throws -> Int64 {
-        let reply = try await c.call(.post, "\(Routes.dev)/clock", json: ["advanceSeconds": .int64(seconds)])
-        return try #require(reply.body["now"]?.integerValue)
-    }
-
-    static func claims(_ token: String?) throws -> EJSON {
-        let parts = try #require(token).split(separator: ".")
-        return try EJSON(parsing: try #require(Base64.decode(String(parts[1]))))
-    }
-
-    static func amr(_ token: String?) throws -> [String]? {
-        try claims(token)["amr"]?.arrayValue?.compactMap(\.stringValue)
-    }
-
-    /// A confirmed user with TOTP: their first session's access token, the generator and the recovery codes.
-    static func enrolled(_ c: Client, _ email: String) async throws -> (access: String, totp: TOTP, recovery: [String]) {
-        try await c.registerConfirmed(email)
-        let access = try #require(try await c.emailLogin(email, "password1")["access_token"])
-        let (totp, codes) = try await enrol(c, access: access)
-        return (access, totp, codes)
-    }
-
-    /// Enrols TOTP for the user of `access` (a recent login): the generator and the recovery codes.
-    static func enrol(_ c: Client, access: String) async throws -> (totp: TOTP, recovery: [String]) {
-        let started = try await c.call(.post, Self.mfa + "/totp", token: access)
-        #expect(started.status == 201, "\(started.body)")
-        let secret = try #require(started["secret"])
-        let totp = try #require(TOTP(base32: secret))
-        let now = try await Self.now(c)
-        let confirmed = try await c.call(.post, Self.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now))], token: access)
-        #expect(confirmed.status == 200, "\(confirmed.body)")
-        return (totp, try #require(confirmed.body["recoveryCodes"]?.arrayValue).compactMap(\.stringValue))
-    }
-
-    /// The first step of a login of a user with a factor: its `mfaToken`.
-    static func mfaToken(_ c: Client, _ email: String) async throws -> String {
-        let first = try await c.emailLogin(email, "password1")
-        #expect(first.status == 401 && first.code == "MFARequired", "\(first.body)")
-        #expect(first["access_token"] == nil)
-        return try #require(first["mfaToken"])
-    }
-
-    static func complete(_ c: Client, _ token: String, _ code: String) async throws -> Reply {
-        try await c.login(MFALogin.provider, ["mfaToken": .string(token), "code": .string(code)])
-    }
-
     @Test func enrolmentThenLoginsNeedACurrentCodeOnce() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
             try await c.registerConfirmed("t@example.com")
             let first = try await c.emailLogin("t@example.com", "password1")
             let access = try #require(first["access_token"])
-            #expect(try Self.amr(access) == ["pwd"])
-            #expect(try await c.call(.get, Self.mfa, token: access).body["factors"]?.arrayValue?.isEmpty == true)
+            #expect(try TOTPHarness.amr(access) == ["pwd"])
+            #expect(try await c.call(.get, TOTPHarness.mfa, token: access).body["factors"]?.arrayValue?.isEmpty == true)
 
-            let started = try await c.call(.post, Self.mfa + "/totp", token: access)
+            let started = try await c.call(.post, TOTPHarness.mfa + "/totp", token: access)
             #expect(started.status == 201, "\(started.body)")
             let secret = try #require(started["secret"])
             #expect(Base32.decode(secret)?.count == 20)
@@ -86,18 +28,18 @@ import Testing
             // Until it is confirmed, the factor changes no login.
             #expect(try await c.emailLogin("t@example.com", "password1").status == 200)
 
-            let now = try await Self.now(c)
-            let wrong = try await c.call(.post, Self.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now + 600))], token: access)
+            let now = try await TOTPHarness.now(c)
+            let wrong = try await c.call(.post, TOTPHarness.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now + 600))], token: access)
             #expect(wrong.status == 400 && wrong.code == "InvalidMFACode", "\(wrong.body)")
-            let confirmed = try await c.call(.post, Self.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now))], token: access)
+            let confirmed = try await c.call(.post, TOTPHarness.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now))], token: access)
             #expect(confirmed.status == 200, "\(confirmed.body)")
             let recovery = try #require(confirmed.body["recoveryCodes"]?.arrayValue).compactMap(\.stringValue)
             #expect(recovery.count == 10 && Set(recovery).count == 10)
             #expect(recovery.allSatisfy { $0.count == 11 && $0.dropFirst(5).first == "-" })
-            let again = try await c.call(.post, Self.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now))], token: access)
+            let again = try await c.call(.post, TOTPHarness.mfa + "/totp/confirm", json: ["code": .string(totp.code(at: now))], token: access)
             #expect(again.status == 404 && again.code == "MFAFactorNotFound", "\(again.body)")
-            #expect(try await c.call(.post, Self.mfa + "/totp", token: access).code == "MFAFactorExists")
-            let listed = try await c.call(.get, Self.mfa, token: access).body
+            #expect(try await c.call(.post, TOTPHarness.mfa + "/totp", token: access).code == "MFAFactorExists")
+            let listed = try await c.call(.get, TOTPHarness.mfa, token: access).body
             let factor = listed["factors"]?.arrayValue?.first
             #expect(factor?["type"] == "totp" && factor?["confirmed"] == true, "\(listed)")
             #expect(listed["recoveryCodes"]?.integerValue == 10)
@@ -109,79 +51,79 @@ import Testing
             let token = try #require(challenged["mfaToken"])
 
             // The confirming code's step is spent: the same code does not log in.
-            let replayed = try await Self.complete(c, token, totp.code(at: now))
+            let replayed = try await TOTPHarness.complete(c, token, totp.code(at: now))
             #expect(replayed.status == 401 && replayed.code == "InvalidMFACode", "\(replayed.body)")
             #expect(replayed.message?.contains("4 attempts left") == true, "\(replayed.body)")
 
-            let later = try await Self.now(c, advancing: 30)
-            let done = try await Self.complete(c, token, totp.code(at: later))
+            let later = try await TOTPHarness.now(c, advancing: 30)
+            let done = try await TOTPHarness.complete(c, token, totp.code(at: later))
             #expect(done.status == 200, "\(done.body)")
-            #expect(try Self.amr(done["access_token"]) == ["pwd", "otp", "mfa"])
+            #expect(try TOTPHarness.amr(done["access_token"]) == ["pwd", "otp", "mfa"])
             #expect(done["user_id"] == first["user_id"])
             let refreshed = try await c.refresh(try #require(done["refresh_token"]))
-            #expect(try Self.amr(refreshed["access_token"]) == ["pwd", "otp", "mfa"], "a refresh keeps how the login was made")
+            #expect(try TOTPHarness.amr(refreshed["access_token"]) == ["pwd", "otp", "mfa"], "a refresh keeps how the login was made")
 
             // The token is spent, and so is the code, on a fresh token too.
-            #expect(try await Self.complete(c, token, totp.code(at: later)).code == "InvalidSession")
-            let second = try await Self.mfaToken(c, "t@example.com")
-            #expect(try await Self.complete(c, second, totp.code(at: later)).code == "InvalidMFACode")
+            #expect(try await TOTPHarness.complete(c, token, totp.code(at: later)).code == "InvalidSession")
+            let second = try await TOTPHarness.mfaToken(c, "t@example.com")
+            #expect(try await TOTPHarness.complete(c, second, totp.code(at: later)).code == "InvalidMFACode")
             // A token is one app's.
-            #expect(try await Self.complete(c.inApp("other"), second, totp.code(at: later)).status != 200)
+            #expect(try await TOTPHarness.complete(c.inApp("other"), second, totp.code(at: later)).status != 200)
         }
     }
 
     @Test func aTokenTakesFiveWrongCodesThenIsSpent() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
-            let (_, totp, _) = try await Self.enrolled(c, "w@example.com")
-            let token = try await Self.mfaToken(c, "w@example.com")
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            let (_, totp, _) = try await TOTPHarness.enrolled(c, "w@example.com")
+            let token = try await TOTPHarness.mfaToken(c, "w@example.com")
             for left in (0..<5).reversed() {
-                let wrong = try await Self.complete(c, token, "000000" == totp.code(at: try await Self.now(c)) ? "111111" : "000000")
+                let wrong = try await TOTPHarness.complete(c, token, "000000" == totp.code(at: try await TOTPHarness.now(c)) ? "111111" : "000000")
                 #expect(wrong.code == "InvalidMFACode" && wrong.message?.contains(left == 0 ? "log in again" : "\(left) attempt") == true)
             }
-            let now = try await Self.now(c, advancing: 30)
-            #expect(try await Self.complete(c, token, totp.code(at: now)).code == "InvalidSession")
-            #expect(try await Self.complete(c, try await Self.mfaToken(c, "w@example.com"), totp.code(at: now)).status == 200)
+            let now = try await TOTPHarness.now(c, advancing: 30)
+            #expect(try await TOTPHarness.complete(c, token, totp.code(at: now)).code == "InvalidSession")
+            #expect(try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "w@example.com"), totp.code(at: now)).status == 200)
         }
     }
 
     @Test func recoveryCodesLogInOnceEach() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
-            let (_, _, recovery) = try await Self.enrolled(c, "r@example.com")
-            let done = try await Self.complete(c, try await Self.mfaToken(c, "r@example.com"), recovery[3].uppercased())
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            let (_, _, recovery) = try await TOTPHarness.enrolled(c, "r@example.com")
+            let done = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "r@example.com"), recovery[3].uppercased())
             #expect(done.status == 200, "\(done.body)")
-            #expect(try Self.amr(done["access_token"]) == ["pwd", "otp", "mfa"])
-            let reused = try await Self.complete(c, try await Self.mfaToken(c, "r@example.com"), recovery[3])
+            #expect(try TOTPHarness.amr(done["access_token"]) == ["pwd", "otp", "mfa"])
+            let reused = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "r@example.com"), recovery[3])
             #expect(reused.code == "InvalidMFACode" && reused.message?.hasPrefix("unknown or used recovery code") == true)
-            let listed = try await c.call(.get, Self.mfa, token: try #require(done["access_token"])).body
+            let listed = try await c.call(.get, TOTPHarness.mfa, token: try #require(done["access_token"])).body
             #expect(listed["recoveryCodes"]?.integerValue == 9)
 
             // New codes replace the old ones: the old ones log in no more.
-            let fresh = try await c.call(.post, Self.mfa + "/recovery_codes", token: try #require(done["access_token"]))
+            let fresh = try await c.call(.post, TOTPHarness.mfa + "/recovery_codes", token: try #require(done["access_token"]))
             #expect(fresh.status == 201 && fresh.body["recoveryCodes"]?.arrayValue?.count == 10, "\(fresh.body)")
-            #expect(try await Self.complete(c, try await Self.mfaToken(c, "r@example.com"), recovery[4]).code == "InvalidMFACode")
+            #expect(try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "r@example.com"), recovery[4]).code == "InvalidMFACode")
         }
     }
 
     @Test func removingTheFactorNeedsARecentLoginThatUsedIt() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
-            let (before, totp, _) = try await Self.enrolled(c, "x@example.com")
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            let (before, totp, _) = try await TOTPHarness.enrolled(c, "x@example.com")
             // The session from before the enrolment used no second factor.
-            let refused = try await c.call(.delete, Self.mfa + "/totp", token: before)
+            let refused = try await c.call(.delete, TOTPHarness.mfa + "/totp", token: before)
             #expect(refused.status == 401 && refused.code == "RequiresRecentLogin", "\(refused.body)")
-            #expect(try await c.call(.post, Self.mfa + "/recovery_codes", token: before).code == "RequiresRecentLogin")
+            #expect(try await c.call(.post, TOTPHarness.mfa + "/recovery_codes", token: before).code == "RequiresRecentLogin")
 
-            let now = try await Self.now(c, advancing: 30)
-            let done = try await Self.complete(c, try await Self.mfaToken(c, "x@example.com"), totp.code(at: now))
+            let now = try await TOTPHarness.now(c, advancing: 30)
+            let done = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "x@example.com"), totp.code(at: now))
             let access = try #require(done["access_token"])
-            try await Self.now(c, advancing: 601)
-            #expect(try await c.call(.delete, Self.mfa + "/totp", token: access).code == "RequiresRecentLogin", "too old")
+            try await TOTPHarness.now(c, advancing: 601)
+            #expect(try await c.call(.delete, TOTPHarness.mfa + "/totp", token: access).code == "RequiresRecentLogin", "too old")
 
-            let recent = try await Self.now(c, advancing: 30)
-            let fresh = try await Self.complete(c, try await Self.mfaToken(c, "x@example.com"), totp.code(at: recent))
-            let removed = try await c.call(.delete, Self.mfa + "/totp", token: try #require(fresh["access_token"]))
+            let recent = try await TOTPHarness.now(c, advancing: 30)
+            let fresh = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "x@example.com"), totp.code(at: recent))
+            let removed = try await c.call(.delete, TOTPHarness.mfa + "/totp", token: try #require(fresh["access_token"]))
             #expect(removed.status == 200, "\(removed.body)")
             #expect(try await c.emailLogin("x@example.com", "password1").status == 200, "the password alone logs in again")
-            #expect(try await c.call(.delete, Self.mfa + "/totp", token: try #require(fresh["access_token"])).code == "MFAFactorNotFound")
+            #expect(try await c.call(.delete, TOTPHarness.mfa + "/totp", token: try #require(fresh["access_token"])).code == "MFAFactorNotFound")
         }
     }
 
@@ -192,52 +134,52 @@ import Testing
         for config in [TestServer.configuration(dev: false), TestServer.configuration(apps: [off])] {
             try await TestServer.run(config) { c in
                 let access = try #require(try await c.anonymous()["access_token"])
-                let refused = try await c.call(.post, Self.mfa + "/totp", token: access)
+                let refused = try await c.call(.post, TOTPHarness.mfa + "/totp", token: access)
                 #expect(refused.status == 400 && refused.message?.contains("mfa.totp.enabled") == true, "\(refused.body)")
             }
         }
         try await TestServer.run(TestServer.configuration()) { c in
             let access = try #require(try await c.anonymous()["access_token"])
-            #expect(try await c.call(.post, Self.mfa + "/totp", token: access).status == 201, "on by default in dev mode")
+            #expect(try await c.call(.post, TOTPHarness.mfa + "/totp", token: access).status == 201, "on by default in dev mode")
         }
-        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
             let access = try #require(try await c.anonymous()["access_token"])
-            try await Self.now(c, advancing: 601)
-            let old = try await c.call(.post, Self.mfa + "/totp", token: access)
+            try await TOTPHarness.now(c, advancing: 601)
+            let old = try await c.call(.post, TOTPHarness.mfa + "/totp", token: access)
             #expect(old.status == 401 && old.code == "RequiresRecentLogin", "\(old.body)")
-            #expect(try await c.call(.post, Self.mfa + "/totp").status == 401, "no token")
+            #expect(try await c.call(.post, TOTPHarness.mfa + "/totp").status == 401, "no token")
         }
     }
 
     @Test func apiKeysAndNewIdentitiesAreNotAskedForACode() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [Self.app()])) { c in
-            let (_, totp, _) = try await Self.enrolled(c, "k@example.com")
-            let now = try await Self.now(c, advancing: 30)
-            let done = try await Self.complete(c, try await Self.mfaToken(c, "k@example.com"), totp.code(at: now))
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            let (_, totp, _) = try await TOTPHarness.enrolled(c, "k@example.com")
+            let now = try await TOTPHarness.now(c, advancing: 30)
+            let done = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "k@example.com"), totp.code(at: now))
             let key = try await c.call(.post, Routes.apiKeys, json: ["name": "ci"], token: try #require(done["refresh_token"]))
             let login = try await c.login("api-key", ["provider": "api-key", "key": .string(try #require(key["key"]))])
             #expect(login.status == 200 && login["user_id"] == done["user_id"], "\(login.body)")
-            #expect(try Self.amr(login["access_token"]) == nil)
+            #expect(try TOTPHarness.amr(login["access_token"]) == nil)
         }
     }
 
     @Test func wrongCodesCountTowardsTheBackOff() async throws {
-        let app = Self.app { $0.rateLimits.enabled = true }
+        let app = TOTPHarness.app { $0.rateLimits.enabled = true }
         try await TestServer.run(TestServer.configuration(apps: [app])) { c in
-            let (_, totp, _) = try await Self.enrolled(c, "b@example.com")
-            var token = try await Self.mfaToken(c, "b@example.com")
+            let (_, totp, _) = try await TOTPHarness.enrolled(c, "b@example.com")
+            var token = try await TOTPHarness.mfaToken(c, "b@example.com")
             // LoginBackoff's free failures, over two tokens, then each costs a wait.
             for attempt in 1...6 {
-                if attempt == 6 { token = try await Self.mfaToken(c, "b@example.com") }
-                let code = totp.code(at: try await Self.now(c)) == "000000" ? "111111" : "000000"
-                #expect(try await Self.complete(c, token, code).code == "InvalidMFACode", "attempt \(attempt)")
+                if attempt == 6 { token = try await TOTPHarness.mfaToken(c, "b@example.com") }
+                let code = totp.code(at: try await TOTPHarness.now(c)) == "000000" ? "111111" : "000000"
+                #expect(try await TOTPHarness.complete(c, token, code).code == "InvalidMFACode", "attempt \(attempt)")
             }
-            let now = try await Self.now(c, advancing: 0)
-            let locked = try await Self.complete(c, token, totp.code(at: now))
+            let now = try await TOTPHarness.now(c, advancing: 0)
+            let locked = try await TOTPHarness.complete(c, token, totp.code(at: now))
             #expect(locked.status == 429 && locked.retryAfter != nil, "\(locked.body)")
             // The token survives the wait, and the right code then logs in.
-            let after = try await Self.now(c, advancing: 30)
-            #expect(try await Self.complete(c, token, totp.code(at: after)).status == 200)
+            let after = try await TOTPHarness.now(c, advancing: 30)
+            #expect(try await TOTPHarness.complete(c, token, totp.code(at: after)).status == 200)
         }
     }
 }
@@ -247,18 +189,19 @@ extension TOTPTests {
     @Test func eachStepIsAuditedWithoutASecret() async throws {
         let directory = Scratch.path("mfa-audit")
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = TestServer.configuration(apps: [Self.app()], database: .directory(directory))
+        let config = TestServer.configuration(apps: [TOTPHarness.app()], database: .directory(directory))
         let secrets = Mutex<[String]>([])
         try await TestServer.run(config, mode: .live) { c in
-            let (_, totp, recovery) = try await Self.enrolled(c, "a@example.com")
-            let token = try await Self.mfaToken(c, "a@example.com")
-            #expect(try await Self.complete(c, token, "000000" == totp.code(at: try await Self.now(c)) ? "111111" : "000000").status == 401)
-            let now = try await Self.now(c, advancing: 30)
-            let done = try await Self.complete(c, token, totp.code(at: now))
+            let (_, totp, recovery) = try await TOTPHarness.enrolled(c, "a@example.com")
+            let token = try await TOTPHarness.mfaToken(c, "a@example.com")
+            #expect(
+                try await TOTPHarness.complete(c, token, "000000" == totp.code(at: try await TOTPHarness.now(c)) ? "111111" : "000000").status == 401)
+            let now = try await TOTPHarness.now(c, advancing: 30)
+            let done = try await TOTPHarness.complete(c, token, totp.code(at: now))
             let access = try #require(done["access_token"])
-            let withCode = try await Self.complete(c, try await Self.mfaToken(c, "a@example.com"), recovery[0])
-            #expect(try await c.call(.post, Self.mfa + "/recovery_codes", token: access).status == 201)
-            #expect(try await c.call(.delete, Self.mfa + "/totp", token: access).status == 200)
+            let withCode = try await TOTPHarness.complete(c, try await TOTPHarness.mfaToken(c, "a@example.com"), recovery[0])
+            #expect(try await c.call(.post, TOTPHarness.mfa + "/recovery_codes", token: access).status == 201)
+            #expect(try await c.call(.delete, TOTPHarness.mfa + "/totp", token: access).status == 200)
             secrets.withLock { $0 = recovery + [token, access, Base32.encode(totp.secret), try! #require(withCode["refresh_token"])] }
         }
         let store = try SQLiteStore(path: directory + "/authsh.sqlite")

@@ -25,12 +25,9 @@ import Testing
         return m
         """
 
+    /// A server with the trigger plugin (``AdminHarness/withServer(plugins:configure:_:)``).
     static func withServer(_ body: @escaping @Sendable (Client, String) async throws -> Void) async throws {
-        let directory = Scratch.path("triggers")
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let plugins = try PluginDirectory(["triggers.lua": plugin])
-        let config = try AdminAPITests.configuration(directory: directory, plugins: plugins.path)
-        try await TestServer.run(config) { c in try await body(c, directory + "/authsh.sqlite") }
+        try await AdminHarness.withServer(plugins: ["triggers.lua": plugin], body)
     }
 
     static func setTriggers(_ c: Client, _ triggers: EJSON, sourceLocation: SourceLocation = #_sourceLocation) async throws {
@@ -119,7 +116,7 @@ import Testing
             run = try #require(try await Self.runs(c, state: "failed").first)
             #expect(run["attempts"]?.integerValue == 2)
             #expect(run["lastError"]?.stringValue?.hasPrefix("gave up after 2 attempts in 60 s: ") == true, "\(run)")
-            let admin = try await AdminAPITests.admin(c, .get, "/triggers?state=failed")
+            let admin = try await AdminHarness.admin(c, .get, "/triggers?state=failed")
             #expect(admin.status == 200 && admin.body["runs"]?.arrayValue?.count == 1, "\(admin.body)")
 
             let store = try SQLiteStore(path: database)
@@ -180,7 +177,7 @@ extension TriggerTests {
             for (query, named) in [("state=bogus", "state must be"), ("limit=0", "limit must be 1 to 1000"), ("limit=x", "limit must be")] {
                 let dev = try await c.call(.get, "\(Routes.dev)/apps/local/triggers?\(query)")
                 #expect(dev.status == 400 && dev.body["error"]?.stringValue?.hasPrefix(named) == true, "\(query): \(dev.body)")
-                let admin = try await AdminAPITests.admin(c, .get, "/triggers?\(query)")
+                let admin = try await AdminHarness.admin(c, .get, "/triggers?\(query)")
                 #expect(admin.status == 400 && admin.body["error"]?.stringValue?.hasPrefix(named) == true, "\(query): \(admin.body)")
             }
             let limited = try await c.call(.get, "\(Routes.dev)/apps/local/triggers?limit=1000&state=done")
