@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
+import Lua
+import LuaEJSON
 import Synchronization
 
 /// A plugin call run as a unit test (dev mode's `plugins/run`): the test gives what the call
@@ -67,7 +69,7 @@ final class PluginProbe: Sendable {
         }
     }
 
-    func setCustomData(_ document: EJSONDocument?, userId: String) {
+    func recordCustomData(_ document: EJSONDocument?, userId: String) {
         state.withLock {
             $0.append(["userId": .string(userId), "customData": document.map(EJSON.document) ?? .null], to: \.customData)
         }
@@ -98,5 +100,32 @@ final class PluginProbe: Sendable {
             if s.dropped > 0 { report["dropped"] = .int64(Int64(s.dropped)) }
             return report
         }
+    }
+}
+
+/// `context` in a plugin unit test: what the test gave, and a record of what the call did.
+extension PluginProbe: PluginEffects {
+    func user(id userId: String?) async throws -> LuaValue { user.map { LuaEJSON.lua(.document($0)) } ?? .nil }
+
+    func logged(_ line: String) { log(line) }
+
+    func value(_ key: String) async throws -> EJSON? { get(key) }
+
+    func setValue(_ value: EJSON?, key: String, keyLimit: Int) async throws -> Bool { set(key, value, keyLimit: keyLimit) }
+
+    func setCustomData(_ document: EJSONDocument?, userId: String) async throws -> Bool {
+        recordCustomData(document, userId: userId)
+        return true
+    }
+
+    func send(_ message: OutboxMessage, hourly: Int) async throws { mail(to: message.to, subject: message.subject, body: message.body) }
+
+    func http(_ request: PluginHTTPRequest, allowList: HTTPAllowList, timeout: Duration) async throws -> OutboundHTTP.Answer {
+        // The allow list holds as in production; the answer is the test's.
+        guard allowList.allows(request.url) else { throw LuaError(.runtime, OutboundHTTP.refusal(request.url).description) }
+        guard let answer = answer(method: request.method, url: request.text, headers: request.headers, body: request.body) else {
+            throw LuaError(.runtime, "context.http: the test gave no answer for \(request.method) \(request.text)")
+        }
+        return answer
     }
 }
