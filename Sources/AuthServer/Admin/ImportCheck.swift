@@ -19,7 +19,7 @@ struct ImportCheck {
         case ignore
     }
 
-    let store: any AuthStore
+    let store: any UserStore & UserpassStore & PasskeyStore
     let app: String
     private var ids: Set<String> = []
     private var identities: Set<String> = []
@@ -30,7 +30,7 @@ struct ImportCheck {
     private var accountLines = 0
     private var ended = false
 
-    init(store: any AuthStore, app: String) {
+    init(store: any UserStore & UserpassStore & PasskeyStore, app: String) {
         self.store = store
         self.app = app
     }

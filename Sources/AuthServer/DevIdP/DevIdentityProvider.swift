@@ -73,7 +73,7 @@ final class DevIdentityProvider: Sendable {
     let clock: ServerClock
     let origin: ServerOrigin
     private let subjectKey: SymmetricKey
-    let store: any AuthStore
+    let store: any SigningKeyStore
     /// The store is in memory: no data directory keeps the key.
     let ephemeral: Bool
     /// The RS256 key and its `kid` (a digest of its public key), loaded on first use: making
@@ -85,7 +85,7 @@ final class DevIdentityProvider: Sendable {
     static let codeLifetime: Int64 = 600, tokenLifetime: Int64 = 3600, deviceLifetime: Int64 = 900
 
     /// Loads (or makes, on first use of a data directory) the client secrets and the RS256 key.
-    init(store: any AuthStore, clock: ServerClock, origin: ServerOrigin, ephemeral: Bool) async throws {
+    init(store: any SigningKeyStore, clock: ServerClock, origin: ServerOrigin, ephemeral: Bool) async throws {
         self.ephemeral = ephemeral
         self.clock = clock
         self.origin = origin

@@ -5,7 +5,7 @@ import AuthProtocol
 /// the request answers (with the token it carries, in one transaction), then delivered by
 /// ``MailSender``, on this instance or any other sharing the database.
 final class MailQueue: Mailer {
-    let store: any AuthStore
+    let store: any MailQueueStore & UserpassStore
     let sender: MailSender
     let clock: ServerClock
     /// The domain of `Message-ID`s (the `From` address's).
@@ -14,7 +14,7 @@ final class MailQueue: Mailer {
     /// without SMTP (docs/protocol/server-contract.md section 3: "the dev outbox still records it").
     let devCopy: DevOutbox?
 
-    init(store: any AuthStore, sender: MailSender, clock: ServerClock, domain: String, devCopy: DevOutbox? = nil) {
+    init(store: any MailQueueStore & UserpassStore, sender: MailSender, clock: ServerClock, domain: String, devCopy: DevOutbox? = nil) {
         self.store = store
         self.sender = sender
         self.clock = clock

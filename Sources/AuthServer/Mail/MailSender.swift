@@ -15,7 +15,7 @@ final class MailSender: Service, Sendable {
     /// When to try again and when to stop.
     typealias DeliveryPolicy = RetryPolicy
 
-    let store: any AuthStore
+    let store: any MailQueueStore
     let transport: any MailTransport
     let clock: ServerClock
     let policy: DeliveryPolicy
@@ -24,7 +24,7 @@ final class MailSender: Service, Sendable {
     private let worker: QueueWorker<QueuedMail>
 
     init(
-        store: any AuthStore, transport: any MailTransport, clock: ServerClock, policy: DeliveryPolicy, logger: Logger,
+        store: any MailQueueStore, transport: any MailTransport, clock: ServerClock, policy: DeliveryPolicy, logger: Logger,
         metrics: ServerMetrics? = nil
     ) {
         self.store = store

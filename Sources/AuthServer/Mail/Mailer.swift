@@ -87,7 +87,7 @@ public final class DevOutbox: MailTransport {
 /// Production without SMTP: the message is dropped and a warning is logged (without its link,
 /// which holds a secret token).
 struct UndeliveredMail: Mailer {
-    let store: any AuthStore
+    let store: any UserpassStore
     let logger: Logger
 
     func send(_ message: OutboxMessage, app: String) async throws {

@@ -8,7 +8,7 @@
 /// write joins the transaction of the logins and other writes of that moment; on PostgreSQL the
 /// events of the moment go in one transaction (``PostgresStatementBatches``).
 struct AuditWriter: Sendable {
-    let store: any AuthStore
+    let store: any AuditStore
 
     /// Stores `events`.
     /// - Throws: the store's error for the write that held them.

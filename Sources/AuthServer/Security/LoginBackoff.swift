@@ -21,7 +21,7 @@ struct LoginBackoff: Sendable {
     static let maximumWait: Int64 = 900
     static let memory: Int64 = 3600
 
-    let store: any AuthStore
+    let store: any BackoffStore
 
     /// Where an address stands with an account.
     struct Standing {

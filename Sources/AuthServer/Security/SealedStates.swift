@@ -13,13 +13,13 @@ import Crypto
 /// instance that needs it, so every instance on a database opens the others' values.
 struct SealedStates: Sendable {
     private let key: SymmetricKey
-    let store: any AuthStore
+    let store: any SignInStore & SigningKeyStore
 
     /// The longest sealed value taken back (an OAuth state with a link's access token and a
     /// long redirect stays well under it).
     static let maxLength = 8192
 
-    init(store: any AuthStore) async throws {
+    init(store: any SignInStore & SigningKeyStore) async throws {
         self.store = store
         key = SymmetricKey(data: try await store.signingKey(app: "server/", algorithm: "sealed-state") { Secrets.randomBytes(32) })
     }

@@ -9,7 +9,7 @@ import AuthProtocol
 /// allows, a million a second at most); a key is stored as its digest,
 /// never the address or account it names.
 struct StoredRateLimiter: RateBuckets {
-    let store: any AuthStore
+    let store: any RateLimitStore
 
     func take(_ key: String, limit: Int, window: Int, now: Int64) async throws -> Int? {
         guard limit > 0 else { return nil }

@@ -25,7 +25,7 @@ final class TokenIssuer: Sendable {
     static let verifiedCapacity = 4096
 
     /// Loads (or creates and stores) each app's signing key.
-    init(apps: [AppConfiguration], store: any AuthStore, clock: ServerClock) async throws {
+    init(apps: [AppConfiguration], store: any SigningKeyStore, clock: ServerClock) async throws {
         self.clock = clock
         var published: [String: EJSON] = [:]
         var hmacKeys: [String: SymmetricKey] = [:]

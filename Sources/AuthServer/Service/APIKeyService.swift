@@ -4,7 +4,7 @@ import AuthProtocol
 /// Users' API keys (docs/protocol/wire-protocol.md section 7): at most ``apiKeyLimit`` per
 /// user, names unique per user, the secret shown once and stored as a digest.
 struct APIKeyService {
-    let store: any AuthStore
+    let store: any APIKeyStore
     let clock: ServerClock
     /// Whether a caller may make a key.
     let sessions: SessionService

@@ -5,7 +5,7 @@ import AuthProtocol
 /// unlink an identity, change their password, see and end their sessions, delete themselves.
 /// Each of these but listing needs a recent login when the app sets `recentLoginSeconds`.
 struct AccountService {
-    let store: any AuthStore
+    let store: any SessionStore & UserStore & UserpassStore
     let sessions: SessionService
     let passwords: Passwords
     let abuse: AbuseControls

@@ -3,7 +3,7 @@ import AuthProtocol
 
 /// Logging in and linking: credentials become an identity, the identity a user.
 struct LoginService {
-    let store: any AuthStore
+    let store: any UserStore & PendingCredentialStore & APIKeyStore & SecondFactorStore
     let clock: ServerClock
     let sessions: SessionService
     let passwords: Passwords

@@ -10,7 +10,7 @@ import AuthProtocol
 /// user and the address), as a wrong password does for its account: someone who has the
 /// password cannot guess codes faster by asking for new tokens.
 struct MFALogin: Sendable {
-    let store: any AuthStore
+    let store: any SecondFactorStore & SignInStore
     let clock: ServerClock
     let abuse: AbuseControls
     let backoff: LoginBackoff

@@ -34,7 +34,7 @@ struct OAuthFlows: Sendable {
         var binding: String? = nil
     }
 
-    let store: any AuthStore
+    let store: any SignInStore
     /// Seals flows into their states.
     let states: SealedStates
     static let flowLifetime: Int64 = 600

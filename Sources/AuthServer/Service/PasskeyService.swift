@@ -11,7 +11,7 @@ import AuthProtocol
 /// nowhere when it is handed out. The answer's `clientDataJSON` names it, and it is spent
 /// once, so a replayed answer is refused.
 struct PasskeyService: Sendable {
-    let store: any AuthStore
+    let store: any PasskeyStore
     /// Seals the challenges.
     let states: SealedStates
     let clock: ServerClock

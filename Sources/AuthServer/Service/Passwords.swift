@@ -4,7 +4,7 @@ import AuthProtocol
 /// Passwords: hashing, and the check of a login (the same answer, and about the same time, for
 /// an unknown user and a wrong password; failed-login back-off before any hashing).
 struct Passwords {
-    let store: any AuthStore
+    let store: any UserpassStore
     let hasher: PasswordHasher
     /// Verified against when the user is unknown, so that both answers take as long.
     let dummyHash: String

@@ -8,7 +8,7 @@ import AuthProtocol
 /// a stolen session cannot enrol a factor of its own and lock the person out; removing one, or
 /// making new recovery codes, needs a recent login that used the factor (`amr` holds `mfa`).
 struct SecondFactorService {
-    let store: any AuthStore
+    let store: any SecondFactorStore
     let clock: ServerClock
     let sessions: SessionService
     /// Dev mode: TOTP is offered unless the config says otherwise.

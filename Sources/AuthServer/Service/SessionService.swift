@@ -4,7 +4,7 @@ import AuthProtocol
 /// Sessions and the tokens that stand for them: a login's session, its access tokens and
 /// their refresh, and who a bearer token names.
 struct SessionService {
-    let store: any AuthStore
+    let store: any SessionStore & UserStore & SecondFactorStore
     let clock: ServerClock
     let tokens: TokenIssuer
     let apps: [String: AppRuntime]

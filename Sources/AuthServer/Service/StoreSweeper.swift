@@ -6,7 +6,7 @@ import ServiceLifecycle
 /// credentials and sign-ins, old failure counts, finished mail, old audit events) at start-up
 /// and then every hour, until the server shuts down; the dev API's clock sweeps after it moves.
 struct StoreSweeper: Service {
-    let store: any AuthStore
+    let store: any UserStore & PendingCredentialStore & SignInStore & BackoffStore & RateLimitStore & MailQueueStore & TriggerRunStore & AuditStore
     let clock: ServerClock
     /// How long audit events are kept, in seconds.
     let auditRetention: Int64

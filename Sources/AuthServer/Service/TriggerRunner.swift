@@ -18,7 +18,7 @@ import ServiceLifecycle
 /// another attempt follows once the lease ends (a trigger may run twice for one event, never
 /// zero times).
 final class TriggerRunner: Service, Sendable {
-    let store: any AuthStore
+    let store: any TriggerRunStore & UserStore
     let clock: ServerClock
     let apps: [String: AppRuntime]
     let functions: PluginFunctions
@@ -30,7 +30,7 @@ final class TriggerRunner: Service, Sendable {
     static let policy = RetryPolicy(lease: 150)
 
     init(
-        store: any AuthStore, clock: ServerClock, apps: [String: AppRuntime], functions: PluginFunctions, logger: Logger,
+        store: any TriggerRunStore & UserStore, clock: ServerClock, apps: [String: AppRuntime], functions: PluginFunctions, logger: Logger,
         auditWriter: AuditWriter?, policy: RetryPolicy = TriggerRunner.policy
     ) {
         self.store = store

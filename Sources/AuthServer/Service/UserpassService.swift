@@ -5,7 +5,7 @@ import LuaEJSON
 
 /// Email/password accounts: register, confirm, reset (docs/protocol/wire-protocol.md section 6).
 struct UserpassService {
-    let store: any AuthStore
+    let store: any UserpassStore
     let clock: ServerClock
     let passwords: Passwords
     let abuse: AbuseControls

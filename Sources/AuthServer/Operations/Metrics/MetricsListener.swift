@@ -8,7 +8,7 @@ import ServiceLifecycle
 enum MetricsListener {
     /// The server answering `/metrics` on `host`:`port`, run beside the main one.
     static func make(
-        metrics: ServerMetrics, store: any AuthStore, host: String, port: Int, logger: Logger,
+        metrics: ServerMetrics, store: any MailQueueStore, host: String, port: Int, logger: Logger,
         onListening: @escaping @Sendable (String, Int) async -> Void
     ) -> any Service {
         let router = Router()

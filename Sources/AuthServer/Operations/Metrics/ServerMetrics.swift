@@ -82,7 +82,7 @@ public final class ServerMetrics: Sendable {
 
     /// The text exposition of everything counted, with the sampled values (queue depth,
     /// database use) read now. A queue that cannot be read is left at its last value.
-    func render(store: any AuthStore) async -> [UInt8] {
+    func render(store: any MailQueueStore) async -> [UInt8] {
         if let depth = try? await store.queuedMailCount() { mailQueueDepth.set(Double(depth)) }
         if let metered = store as? any MeteredStore {
             let meter = metered.meter

@@ -30,7 +30,7 @@ struct PluginInvocation: Sendable {
 /// so no call can see another app's users or stored values.
 struct PluginServices: Sendable {
     let appId: String
-    let store: any AuthStore
+    let store: any UserStore & PluginValueStore
     let mailer: any Mailer
     let clock: ServerClock
     let logger: Logger
