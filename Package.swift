@@ -50,10 +50,23 @@ let package = Package(
         // Build-time embedding of docs/openapi.json in AuthServer.
         .executableTarget(name: "embed-file", path: "Plugins/EmbedFile"),
         .plugin(name: "EmbedOpenAPI", capability: .buildTool(), dependencies: ["embed-file"], path: "Plugins/EmbedOpenAPI"),
+        // What the server keeps: the store's protocols by area, and SQLStore over SQLite (GRDB)
+        // and PostgreSQL (postgres-nio). It needs nothing of the server's: the compiler holds it.
+        .target(
+            name: "AuthStorage",
+            dependencies: [
+                "AuthProtocol", "CommandSupport",
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ]),
         .target(
             name: "AuthServer",
             dependencies: [
-                "AuthProtocol", "CommandSupport", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
+                "AuthProtocol", "AuthStorage", "CommandSupport", "Lua", "LuaEJSON", "CArgon2", "CCrypt",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdHTTP2", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
@@ -103,7 +116,7 @@ let package = Package(
         .executableTarget(
             name: "authsh-server",
             dependencies: [
-                "AuthServer", "AuthClient", "AuthProtocol", "CommandSupport",
+                "AuthServer", "AuthStorage", "AuthClient", "AuthProtocol", "CommandSupport",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -135,13 +148,13 @@ let package = Package(
         .target(
             name: "TestSupport",
             dependencies: [
-                "AuthProtocol", "AuthServer", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "AuthProtocol", "AuthServer", "AuthStorage", "CLinux", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ], path: "Tests/TestSupport"),
         .testTarget(
             name: "AuthServerTests",
             dependencies: [
-                "AuthServer", "AuthProtocol", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
+                "AuthServer", "AuthStorage", "AuthProtocol", "TestSupport", .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "GRDB", package: "GRDB.swift"),
@@ -154,7 +167,7 @@ let package = Package(
         .testTarget(
             name: "AuthClientTests",
             dependencies: [
-                "AuthClient", "AuthServer", "AuthProtocol", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+                "AuthClient", "AuthServer", "AuthStorage", "AuthProtocol", "TestSupport", .product(name: "Hummingbird", package: "hummingbird"),
             ]),
         .testTarget(
             name: "authshTests",

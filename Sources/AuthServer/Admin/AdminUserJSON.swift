@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// How the admin API shows a user. Never a secret: no password hash, no refresh token or its

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// A user line's second factors and passkeys, so that a move to another server keeps them:

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// The mailer of a server that delivers: each mail is written to the database's queue before

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 /// What `authsh audit --follow` has shown of the audit log, and what may still come.
 ///
 /// Events are read by id, but ids are handed out when a transaction writes and become visible

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 /// Writes audit events: what exists only when the audit log is on (`auditLog`), so that a
 /// server without it writes nothing.
 ///

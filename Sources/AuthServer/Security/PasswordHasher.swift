@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
 import CArgon2
 import CCrypt
 import NIOPosix

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Rate-limit buckets in the store (`rate_limits`), shared by every instance on a PostgreSQL

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Users' API keys (docs/protocol/wire-protocol.md section 7): at most ``apiKeyLimit`` per

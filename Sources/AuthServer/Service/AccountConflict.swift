@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// One account per email (docs/protocol/identity-providers.md section 5): the 409 that carries a pending

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// What a signed-in user does to their own account (docs/protocol/identity-providers.md section 6):

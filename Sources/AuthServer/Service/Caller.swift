@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Who made a request with an access token, checked once before any service runs: the token's

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Logging in and linking: credentials become an identity, the identity a user.

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// The second step of a login, for a user with a second factor (docs/server/accounts.md,

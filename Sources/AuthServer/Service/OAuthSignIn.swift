@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// The browser flows of the `oauth2-*` providers (docs/protocol/identity-providers.md sections

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Passkeys (WebAuthn Level 2): a logged-in user registers them; anyone logs in with one,

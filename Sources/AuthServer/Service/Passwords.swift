@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Passwords: hashing, and the check of a login (the same answer, and about the same time, for

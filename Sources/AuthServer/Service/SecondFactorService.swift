@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// A user's own second factors (`/auth/mfa`): enrolling TOTP, its recovery codes, and removing

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Sessions and the tokens that stand for them: a login's session, its access tokens and

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import AuthStorage
 import AuthProtocol
 
 /// Runs a store call whose conflict (a unique key taken) means `conflict` to the client.

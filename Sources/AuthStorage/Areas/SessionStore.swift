@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+
+/// Login sessions: the server side of refresh tokens. One area of ``AuthStore``.
+public protocol SessionStore: Sendable {
+    /// Inserts a session (a login), and queues `events` in the same transaction.
+    func insertSession(_ session: SessionRecord, events: [TriggerRun]) async throws
+    /// A new user's login in one transaction: `user` as ``insertUser(_:events:)`` inserts it
+    /// (with `userEvents`), then `session` as ``insertSession(_:events:)`` does; conflict if an
+    /// identity belongs to someone already, and then neither is written.
+    func insertUser(_ user: UserRecord, events userEvents: [TriggerRun], session: SessionRecord, sessionEvents: [TriggerRun]) async throws
+    /// The session and its user (for a refresh: one read); the user's identities only when
+    /// `identities` (a refresh does not need them).
+    func sessionWithUser(id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)?
+    func deleteSession(id: String) async throws
+    /// The user's sessions, oldest first.
+    func sessions(userId: String, app: String) async throws -> [SessionRecord]
+    /// Ends one session of the user; false when the user has no such session.
+    func deleteSession(id: String, userId: String, app: String) async throws -> Bool
+    /// Ends every session of the user but `keep`; returns how many ended.
+    func deleteSessions(userId: String, app: String, except keep: String) async throws -> Int
+    /// A refresh's session and its user (``sessionWithUser(id:identities:)`` without
+    /// identities, as they were before this call), and the session marked used at `now` when
+    /// the refresh will be answered (`digest` is the session's, it has not expired, its user is
+    /// not disabled) and its last use (or its login) is at or before `due`. One statement where
+    /// the engine can (PostgreSQL); a read, then a write only when one is due, where it cannot.
+    func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)?
+    /// Whether a session is live, and whose: what an access token's check needs, in one
+    /// indexed read that parses no document (`functions/call` makes it on every call).
+    func sessionState(id: String) async throws -> SessionState?
+}
+
+extension SessionStore {
+    /// Inserts a session that starts no trigger.
+    package func insertSession(_ session: SessionRecord) async throws { try await insertSession(session, events: []) }
+}

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+
+/// Email/password accounts and their confirmation and reset tokens. One area of ``AuthStore``.
+public protocol UserpassStore: Sendable {
+    func userpassAccount(app: String, email: String) async throws -> UserpassAccount?
+    /// The account whose `local-userpass` identity is `identityId`, or nil.
+    func userpassAccount(app: String, identityId: String) async throws -> UserpassAccount?
+    /// Inserts a new account; conflict if the email is taken.
+    func insertUserpassAccount(_ account: UserpassAccount) async throws
+    func deleteUserpassAccount(app: String, email: String) async throws
+    func confirmUserpassAccount(app: String, email: String) async throws
+    /// Replaces the password hash (a rehash at login: sessions stay).
+    func setPassword(app: String, email: String, hash: String) async throws
+    /// Sets a new password and ends every session of the account's user, in one transaction.
+    func resetPassword(app: String, email: String, hash: String) async throws
+    /// Sets a new password and ends every other session of the account's user (the one that
+    /// changed it stays), in one transaction.
+    func changePassword(app: String, email: String, hash: String, keepSession: String) async throws
+    /// Stores a confirmation or reset token, and queues `mail` (the one that carries it) in the
+    /// same transaction. Earlier tokens of that kind for that email stay valid (a new request
+    /// must not cancel a mail on its way) unless expired at `now` or older than the newest `keep`.
+    func insertToken(_ token: OneTimeToken, now: Int64, keep: Int, mail: QueuedMail?) async throws
+    /// Removes one token (a failed reset attempt's), whatever its digest.
+    func discardToken(app: String, id: String) async throws
+    /// Uses a token once: if the digest matches and it has not expired, removes it and every
+    /// other token of its kind for its email, and returns the email.
+    func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
+}
+
+extension UserpassStore {
+    /// Stores a token that no queued mail carries (see ``insertToken(_:now:keep:mail:)``).
+    package func insertToken(_ token: OneTimeToken, now: Int64, keep: Int) async throws {
+        try await insertToken(token, now: now, keep: keep, mail: nil)
+    }
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+
+/// `sessions`: logins, the server side of refresh tokens (their digests).
+package enum SessionsTable {
+    package static let insert: SQL = """
+        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """
+
+    package static func insertArguments(_ s: SessionRecord) -> [SQLValue] {
+        [
+            .text(s.id), .text(s.appId), .text(s.userId), .text(s.deviceId), .text(s.providerType), .text(s.identityId),
+            .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt),
+        ]
+    }
+
+    private static let columns = """
+        s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest, s.created_at,
+        s.expires_at, s.last_used
+        """
+
+    package static func session<Row: SQLRow>(_ row: Row) throws -> SessionRecord {
+        SessionRecord(
+            id: try row.text("id"), appId: try row.text("app_id"), userId: try row.text("user_id"),
+            deviceId: try row.text("device_id"), providerType: try row.text("provider_type"),
+            identityId: try row.text("identity_id"), refreshDigest: try row.bytes("refresh_digest"),
+            createdAt: try row.int64("created_at"), expiresAt: try row.optionalInt64("expires_at"),
+            lastUsed: try row.optionalInt64("last_used"))
+    }
+
+    /// The session and its user in one statement (a refresh's read).
+    package static let withUser = SQL(
+        """
+        SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
+        FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?
+        """)
+
+    /// A refresh's read that marks the session used, in one statement (PostgreSQL only: a
+    /// data-modifying `WITH`). The session and its user are read once; the mark is written only
+    /// when the refresh will be answered (the token's digest is the session's, the session has
+    /// not expired, its user is not disabled) and the last use is due, and the answer is the
+    /// session as it was before it. Arguments: id, now, digest, due (the latest last use that is
+    /// marked again), now.
+    package static let withUserMarkingUse = SQL(
+        """
+        WITH found AS (
+            SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
+            FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?),
+        used AS (
+            UPDATE sessions SET last_used = ? FROM found WHERE sessions.id = found.id AND found.refresh_digest = ?
+            AND coalesce(found.last_used, found.created_at) <= ? AND (found.expires_at IS NULL OR found.expires_at > ?)
+            AND NOT found.disabled RETURNING 1)
+        SELECT * FROM found
+        """)
+
+    package static func sessionAndUser<Row: SQLRow>(_ row: Row) throws -> (SessionRecord, UserRecord) {
+        let session = try session(row)
+        return (session, try UsersTable.user(row, id: session.userId, app: session.appId, createdAt: "user_created_at"))
+    }
+
+    /// Whose the session is and whether that user is disabled (an access token's check).
+    package static let state: SQL = """
+        SELECT s.app_id, s.user_id, u.disabled FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id
+        WHERE s.id = ?
+        """
+
+    package static func state<Row: SQLRow>(_ row: Row) throws -> SessionState {
+        SessionState(appId: try row.text("app_id"), userId: try row.text("user_id"), userDisabled: try row.bool("disabled"))
+    }
+
+    package static let ofUser = SQL("SELECT \(columns) FROM sessions s WHERE s.user_id = ? AND s.app_id = ? ORDER BY s.created_at, s.id")
+    package static let delete: SQL = "DELETE FROM sessions WHERE id = ?"
+    package static let deleteOfUser: SQL = "DELETE FROM sessions WHERE id = ? AND user_id = ? AND app_id = ? RETURNING 1"
+    package static let deleteOthersOfUser: SQL = "DELETE FROM sessions WHERE user_id = ? AND app_id = ? AND id <> ? RETURNING 1"
+    package static let touch: SQL = "UPDATE sessions SET last_used = ? WHERE id = ?"
+
+    /// The sessions of the user of an email/password account but one (arguments: app, the
+    /// session kept or "" for none, `local-userpass`, app, email).
+    package static let deleteOfAccount: SQL = """
+        DELETE FROM sessions WHERE app_id = ? AND id <> ? AND user_id IN
+            (SELECT i.user_id FROM identities i JOIN userpass_accounts a
+                ON i.app_id = a.app_id AND i.provider_type = ? AND i.external_id = a.identity_id
+             WHERE a.app_id = ? AND a.email = ?)
+        """
+
+    /// The sessions opened with an API key (arguments: user, `api-key`, key id).
+    package static let deleteOfAPIKey: SQL = "DELETE FROM sessions WHERE user_id = ? AND provider_type = ? AND identity_id = ?"
+}
+
+// MARK: the records
+
+/// A login session: the server side of a refresh token.
+public struct SessionRecord: Sendable, Equatable {
+    public var id: String
+    public var appId: String
+    public var userId: String
+    public var deviceId: String
+    public var providerType: String
+    public var identityId: String
+    /// SHA-256 of the refresh token; the token itself is never stored.
+    public var refreshDigest: [UInt8]
+    public var createdAt: Int64
+    /// nil: never expires (anonymous sessions).
+    public var expiresAt: Int64?
+    /// When a refresh last used it (to within ``SessionService/lastUsedGranularity``); nil: not since its login.
+    public var lastUsed: Int64?
+
+    /// A SessionRecord of these fields.
+    package init(
+        id: String, appId: String, userId: String, deviceId: String, providerType: String, identityId: String, refreshDigest: [UInt8],
+        createdAt: Int64, expiresAt: Int64? = nil, lastUsed: Int64? = nil
+    ) {
+        self.id = id
+        self.appId = appId
+        self.userId = userId
+        self.deviceId = deviceId
+        self.providerType = providerType
+        self.identityId = identityId
+        self.refreshDigest = refreshDigest
+        self.createdAt = createdAt
+        self.expiresAt = expiresAt
+        self.lastUsed = lastUsed
+    }
+}
+
+extension SessionRecord {
+    /// What a refresh of this session with a token of `digest` gets at `now`, its user being
+    /// `user`: the one rule of a refresh (the digest matches, the session has not expired, the
+    /// user is enabled). ``SessionService`` answers by it, ``SQLStore`` marks the session used
+    /// by it, and PostgreSQL's one-statement refresh (`SessionsTable.withUserMarkingUse`)
+    /// writes it in SQL, held to it on both engines by the store's conformance tests.
+    public func refresh(digest: [UInt8], now: Int64, user: UserRecord) -> RefreshVerdict {
+        guard Secrets.constantTimeEqual(refreshDigest, digest) else { return .otherToken }
+        if let expiresAt, expiresAt <= now { return .expired }
+        return user.disabled ? .userDisabled : .answered
+    }
+}
+
+/// What a refresh gets (``SessionRecord/refresh(digest:now:user:)``).
+public enum RefreshVerdict: Sendable {
+    case answered
+    /// The token is not this session's (an older one, or a forged one).
+    case otherToken
+    case expired
+    case userDisabled
+}
+
+/// A session's owner and whether that user is disabled (``AuthStore/sessionState(id:)``).
+public struct SessionState: Sendable, Equatable {
+    public var appId: String
+    public var userId: String
+    public var userDisabled: Bool
+
+    /// A SessionState of these fields.
+    package init(appId: String, userId: String, userDisabled: Bool) {
+        self.appId = appId
+        self.userId = userId
+        self.userDisabled = userDisabled
+    }
+}
