@@ -65,7 +65,7 @@ public struct ServerConfiguration: Sendable {
     /// The config file the apps came from, for error messages.
     public var configFile: String?
     /// Argon2id parameters for new hashes.
-    public var passwordParameters = PasswordHasher.Parameters.owaspMinimum
+    public var passwordParameters = PasswordParameters.owaspMinimum
     /// The logger (the library logs nothing unless given one).
     public var logger = Logger(label: "authsh.server", factory: { _ in SwiftLogNoOpLogHandler() })
     /// The clock; the dev API moves it forward.

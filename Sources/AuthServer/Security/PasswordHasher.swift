@@ -12,29 +12,8 @@ import NIOPosix
 /// Hashing runs on NIO's shared thread pool (one thread per core), so a login that hashes
 /// for tens of milliseconds never stalls the event loop that serves other requests.
 public struct PasswordHasher: Sendable {
-    /// Argon2id cost parameters.
-    public struct Parameters: Sendable, Equatable {
-        /// Memory in KiB.
-        public var memoryKiB: UInt32
-        /// Iterations.
-        public var iterations: UInt32
-        /// Lanes.
-        public var parallelism: UInt32
-
-        /// OWASP's minimum for Argon2id: m=19456 KiB (19 MiB), t=2, p=1.
-        public static let owaspMinimum = Parameters(memoryKiB: 19456, iterations: 2, parallelism: 1)
-        /// Cheap parameters for tests only; never use them for real passwords.
-        public static let testing = Parameters(memoryKiB: 64, iterations: 1, parallelism: 1)
-
-        public init(memoryKiB: UInt32, iterations: UInt32, parallelism: UInt32) {
-            self.memoryKiB = memoryKiB
-            self.iterations = iterations
-            self.parallelism = parallelism
-        }
-
-        /// The PHC prefix these parameters produce: `$argon2id$v=19$m=..,t=..,p=..$`.
-        var phcPrefix: String { "$argon2id$v=19$m=\(memoryKiB),t=\(iterations),p=\(parallelism)$" }
-    }
+    /// Argon2id cost parameters (``PasswordParameters``: the configuration holds them).
+    public typealias Parameters = PasswordParameters
 
     /// The parameters new hashes use.
     public let parameters: Parameters

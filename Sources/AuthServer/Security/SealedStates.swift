@@ -51,7 +51,7 @@ struct SealedStates: Sendable {
     func take(_ value: String, kind: SealedSignIn.Kind, now: Int64) async throws -> (app: String, content: EJSONDocument)? {
         guard let (app, expires, content) = open(value, kind: kind, now: now) else { return nil }
         do {
-            try await store.insertSignIn(SealedSignIn(id: OAuthFlows.id(value), appId: app, kind: kind, sealed: [], expiresAt: expires))
+            try await store.insertSignIn(SealedSignIn(id: SealedStates.id(value), appId: app, kind: kind, sealed: [], expiresAt: expires))
         } catch let error as StoreError where error.code == .conflict {
             return nil
         }
@@ -59,4 +59,9 @@ struct SealedStates: Sendable {
     }
 
     private static func context(_ kind: SealedSignIn.Kind) -> [UInt8] { Array("authsh sealed state \(kind.rawValue)".utf8) }
+
+    /// The store's key of a state or code: hex SHA-256.
+    static func id(_ secret: String) -> String {
+        Hex.encode(Secrets.digest(secret))
+    }
 }

@@ -76,7 +76,7 @@ struct MFALogin: Sendable {
         let code = credential == nil ? try body.string("code").filter { $0 != " " } : ""
         try await abuse.checkRate(.login, app: app, address: address)
         let now = clock.now
-        guard let found = try await store.takeSignIn(id: OAuthFlows.id(token), kind: .mfa), found.expiresAt > now,
+        guard let found = try await store.takeSignIn(id: SealedStates.id(token), kind: .mfa), found.expiresAt > now,
             found.appId == app.id, let content = OAuthFlows.open(found, secret: token), var pending = Self.pending(content)
         else {
             throw ServiceError(.invalidSession, "mfaToken is unknown, used or expired: log in again")

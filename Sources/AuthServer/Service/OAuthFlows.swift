@@ -67,7 +67,7 @@ struct OAuthFlows: Sendable {
     /// The proof a login code stands for. The code is spent whatever the outcome; it must be
     /// this app's and provider's, unexpired, and `verifier` must match its challenge (S256).
     func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) async throws -> LoginService.Proof {
-        guard let found = try await store.takeSignIn(id: Self.id(code), kind: .code), found.expiresAt > now,
+        guard let found = try await store.takeSignIn(id: SealedStates.id(code), kind: .code), found.expiresAt > now,
             let content = Self.open(found, secret: code), let challenge = content["challenge"]?.stringValue,
             let proof = content["proof"]?.documentValue.flatMap(Self.proof)
         else {
@@ -89,11 +89,6 @@ struct OAuthFlows: Sendable {
 
     // MARK: sealing
 
-    /// The store's key of a state or code: hex SHA-256.
-    static func id(_ secret: String) -> String {
-        Hex.encode(Secrets.digest(secret))
-    }
-
     private static func key(_ secret: String, kind: SealedSignIn.Kind) -> SymmetricKey {
         HKDF<SHA256>.deriveKey(
             inputKeyMaterial: SymmetricKey(data: Array(secret.utf8)),
@@ -106,7 +101,7 @@ struct OAuthFlows: Sendable {
             Array(EJSON.document(content).encodedString(.canonical).utf8), using: key(secret, kind: kind),
             authenticating: Array("\(app)\u{0}\(kind.rawValue)".utf8))
         guard let combined = box.combined else { throw StoreError.unavailable("seal sign-in") }
-        return SealedSignIn(id: id(secret), appId: app, kind: kind, sealed: Array(combined), expiresAt: expires)
+        return SealedSignIn(id: SealedStates.id(secret), appId: app, kind: kind, sealed: Array(combined), expiresAt: expires)
     }
 
     /// The content of a sealed sign-in, or nil when it does not open with this secret.

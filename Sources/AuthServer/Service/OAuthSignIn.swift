@@ -54,6 +54,13 @@ struct OAuthSignIn {
         "code", "code_verifier", "grant_type",
     ]
 
+    /// A new binding of a web link flow to its browser (``LinkBinding``): the cookie's value,
+    /// and the digest the flow keeps.
+    static func newBinding() -> (value: String, digest: String) {
+        let value = Secrets.randomHex(bytes: 24)
+        return (value, Hex.encode(Secrets.digest(value)))
+    }
+
     /// The enabled `oauth2-*` provider `type` of `app`, or 404.
     static func provider(_ type: String, of app: AppRuntime) throws(ServiceError) -> OAuthProvider {
         guard let provider = app.oauth(type) else {
@@ -93,7 +100,7 @@ struct OAuthSignIn {
             throw ServiceError(.authProviderNotFound, "\(type) has no authorization endpoint configured")
         }
         // A web redirect link is bound to this browser; a loopback one is bound by PKCE.
-        let binding = start.linkToken != nil && challenge == nil ? LinkBinding.make() : nil
+        let binding = start.linkToken != nil && challenge == nil ? Self.newBinding() : nil
         let flow = OAuthFlows.Flow(
             app: app.id, provider: type, redirect: redirect, clientState: clientState,
             nonce: Secrets.randomHex(bytes: 16), verifier: Secrets.randomHex(bytes: 32),

@@ -29,7 +29,7 @@ import Testing
         let store = try SQLiteStore(path: nil)
         let flows = try await Self.flows(store)
         let state = try flows.start(Self.flow())
-        #expect(try await store.takeSignIn(id: OAuthFlows.id(state), kind: .flow) == nil, "nothing is stored at the start")
+        #expect(try await store.takeSignIn(id: SealedStates.id(state), kind: .flow) == nil, "nothing is stored at the start")
         let bytes = try #require(Base64.decode(state))
         for secret in ["NONCE-1234567890", "VERIFIER-1234567890", "LINK-ACCESS-TOKEN-123", "client-state", "oauth2-google"] {
             #expect(!Self.contains(bytes, secret) && !state.contains(secret), "\(secret) in the clear")
@@ -71,7 +71,7 @@ import Testing
         proof.providerTokens = ["provider_access_token": "IDP-TOKEN-XYZ"]
         let (verifier, challenge) = ("v" + String(repeating: "x", count: 50), OAuthFlows.challenge(of: "v" + String(repeating: "x", count: 50)))
         let code = try await flows.issueCode(for: proof, flow: Self.flow(), challenge: challenge, now: 0)
-        let sealed = try #require(try await store.takeSignIn(id: OAuthFlows.id(code), kind: .code))
+        let sealed = try #require(try await store.takeSignIn(id: SealedStates.id(code), kind: .code))
         #expect(!Self.contains(sealed.sealed, "IDP-TOKEN-XYZ") && !Self.contains(sealed.sealed, "ann@example.com"))
         try await store.insertSignIn(sealed)
 

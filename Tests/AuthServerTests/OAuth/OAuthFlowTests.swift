@@ -390,10 +390,10 @@ import Testing
             #expect(Set(states).count == 200 && Set(challenges).count == 200)
             let store = try SQLiteStore(path: data + "/authsh.sqlite")
             for state in states {
-                #expect(try await store.takeSignIn(id: OAuthFlows.id(state), kind: .flow) == nil, "a start stored its flow")
+                #expect(try await store.takeSignIn(id: SealedStates.id(state), kind: .flow) == nil, "a start stored its flow")
             }
             for challenge in challenges {
-                #expect(try await store.takeSignIn(id: OAuthFlows.id(challenge), kind: .passkey) == nil, "options stored a challenge")
+                #expect(try await store.takeSignIn(id: SealedStates.id(challenge), kind: .passkey) == nil, "options stored a challenge")
             }
             // A callback spends its state (here the person denied the sign-in at the IdP): that
             // much is written, once.
@@ -401,7 +401,7 @@ import Testing
                 $0.status
             }
             #expect(spent == .found)
-            #expect(try await store.takeSignIn(id: OAuthFlows.id(states[0]), kind: .flow) != nil, "the spent state is recorded")
+            #expect(try await store.takeSignIn(id: SealedStates.id(states[0]), kind: .flow) != nil, "the spent state is recorded")
         }
     }
 }

@@ -9,7 +9,7 @@ import Hummingbird
 /// sends the IdP's sign-in page to a victim, and the victim's IdP identity lands on the
 /// attacker's account, so the victim's later sign-ins open it.
 ///
-/// The start answers with a cookie of its own (one per flow, named after the state's digest,
+/// The start (``OAuthSignIn/newBinding()``) answers with a cookie of its own (one per flow, named after the state's digest,
 /// HttpOnly, 10 minutes; over https `__Host-` prefixed, so that no other host of the domain,
 /// nor a plain http page, can plant one; over http for the callback's path only) and the flow
 /// keeps the digest of its value. realm-web starts a link with `credentials: "include"`, so its browser keeps the
@@ -29,12 +29,6 @@ struct LinkBinding {
     /// The cookie's name for a flow's `state`, over https or not.
     static func cookieName(state: String, https: Bool) -> String {
         (https ? "__Host-" : "") + "authsh_link_" + Hex.encode(Secrets.digest(state)).prefix(16)
-    }
-
-    /// A new binding: the cookie's value, and the digest the flow keeps.
-    static func make() -> (value: String, digest: String) {
-        let value = Secrets.randomHex(bytes: 24)
-        return (value, Hex.encode(Secrets.digest(value)))
     }
 
     /// The `Set-Cookie` of the start's answer, on the channel `verdict` names.

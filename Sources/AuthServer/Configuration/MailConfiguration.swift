@@ -43,15 +43,6 @@ public struct MailConfiguration: Sendable, Equatable {
         self.from = from
     }
 
-    /// How the queue delivers with this configuration: a lease longer than one attempt can
-    /// take (connecting, then twelve replies: greeting, EHLO, STARTTLS, EHLO, AUTH LOGIN's
-    /// three, MAIL, RCPT, DATA, the message, and one to spare).
-    var deliveryPolicy: MailSender.DeliveryPolicy {
-        MailSender.DeliveryPolicy(
-            retryDelays: retryDelaysSeconds, giveUpAfter: giveUpAfterSeconds,
-            lease: connectTimeoutSeconds + 12 * commandTimeoutSeconds + 10)
-    }
-
     init(ejson: EJSON, path: String) throws(ConfigError) {
         var r = try ConfigReader(ejson, path: path)
         guard let host = try r.string("host"), !host.isEmpty else { throw ConfigError(key: r.keyPath("host"), reason: "missing") }
