@@ -16,7 +16,7 @@ public struct StoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var isConflict: Bool { code == .conflict }
     public var description: String { code == .conflict ? "conflict: \(operation)" : "database error: \(operation)" }
 
-    /// A StoreError of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(code: Code, operation: String) {
         self.code = code
         self.operation = operation

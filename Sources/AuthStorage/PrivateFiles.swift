@@ -7,7 +7,7 @@ package enum PrivateFiles {
     package struct Failure: Error, CustomStringConvertible {
         package var description: String
 
-        /// A Failure of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(description: String) {
             self.description = description
         }

@@ -21,7 +21,7 @@ public struct EmailHolder: Sendable, Equatable {
     /// The provider types that user signs in with (no duplicates, in link order; never `anon-user`).
     public var providers: [String]
 
-    /// A EmailHolder of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(userId: String? = nil, providers: [String]) {
         self.userId = userId
         self.providers = providers
@@ -34,7 +34,7 @@ public struct AdminUserRecord: Sendable, Equatable {
     public var user: UserRecord
     public var lastLoginAt: Int64?
 
-    /// A AdminUserRecord of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(user: UserRecord, lastLoginAt: Int64? = nil) {
         self.user = user
         self.lastLoginAt = lastLoginAt

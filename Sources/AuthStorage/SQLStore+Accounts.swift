@@ -49,6 +49,7 @@ extension SQLStore {
     private func setPassword(app: String, email: String, hash: String, endingSessionsBut keep: String?, operation: String) async throws {
         try await engine.write(operation) { r in
             try await r.run(UserpassAccountsTable.setPassword, [.text(hash), .text(app), .text(email)])
+            if keep == nil { try await r.run(UserpassAccountsTable.proveEmail, [.text(app), .text(email)]) }
             // Session ids are never empty: "" keeps none.
             try await r.run(
                 SessionsTable.deleteOfAccount,

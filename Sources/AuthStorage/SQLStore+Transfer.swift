@@ -24,7 +24,8 @@ extension SQLStore {
                     users[users.count - 1].accounts.append(
                         UserpassAccount(
                             appId: app, email: email, passwordHash: try row.text("password_hash"), identityId: identity.externalId,
-                            confirmed: try row.bool("confirmed"), createdAt: try row.int64("account_created_at")))
+                            confirmed: try row.bool("confirmed"), createdAt: try row.int64("account_created_at"),
+                            emailVerified: try row.bool("email_verified")))
                 }
             }
             // Their second factors and passkeys, a statement each for the whole page.

@@ -6,7 +6,7 @@ import AuthProtocol
 ///
 /// - a user: `{"id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData",
 ///   "identities": [{"providerType", "externalId", "email", "data"}], "accounts": [{"email",
-///   "passwordHash", "confirmed", "createdAt", "identityId"}]}`, each account belonging to one
+///   "passwordHash", "confirmed", "createdAt", "identityId", "emailVerified"}]}`, each account belonging to one
 ///   of the line's `local-userpass` identities; and, when the user has them, `totp`,
 ///   `recoveryCodes` and `passkeys` (``TransferLine/factors(_:)``);
 /// - an email/password account no user holds yet (registered, never logged in):
@@ -61,10 +61,13 @@ enum TransferLine {
     }
 
     private static func account(_ a: UserpassAccount) -> EJSON {
-        [
+        var d: EJSONDocument = [
             "email": .string(a.email), "passwordHash": .string(a.passwordHash), "confirmed": .bool(a.confirmed),
             "createdAt": .int64(a.createdAt), "identityId": .string(a.identityId),
         ]
+        // Written only when false: an unproven email stays unproven through an export.
+        if !a.emailVerified { d["emailVerified"] = false }
+        return .document(d)
     }
 
     // MARK: Reading
@@ -140,7 +143,7 @@ enum TransferLine {
     private static func parseAccount(_ value: EJSON, app: String, now: Int64, path: String) throws(Invalid) -> UserpassAccount {
         guard case .document(let a) = value else { throw Invalid("'\(path)' must be an object") }
         let p = path + "."
-        try known(a, ["email", "passwordHash", "confirmed", "createdAt", "identityId"], path: p)
+        try known(a, ["email", "passwordHash", "confirmed", "createdAt", "identityId", "emailVerified"], path: p)
         let email = try string(a, "email", path: p, max: 254)
         guard email.contains("@"), !email.contains(where: { $0.isWhitespace }) else { throw Invalid("'\(p)email' is not an email address") }
         let hash = try string(a, "passwordHash", path: p, max: 512)
@@ -156,7 +159,8 @@ enum TransferLine {
         let identityId = try string(a, "identityId", path: p, max: 512)
         return UserpassAccount(
             appId: app, email: email, passwordHash: hash, identityId: identityId,
-            confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? now)
+            confirmed: try bool(a, "confirmed", path: p) ?? true, createdAt: try time(a, "createdAt", path: p) ?? now,
+            emailVerified: try bool(a, "emailVerified", path: p) ?? true)
     }
 
     static func known(_ d: EJSONDocument, _ keys: Set<String>, path: String) throws(Invalid) {

@@ -194,7 +194,7 @@ package struct PostgresRunner: SQLRunner {
         try await connection.query(query, logger: logger).collect()
     }
 
-    /// A PostgresRunner of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(connection: PostgresConnection, logger: Logger) {
         self.connection = connection
         self.logger = logger

@@ -177,6 +177,13 @@ package enum PostgresSchema {
                 "CREATE INDEX rate_limits_tat ON rate_limits(tat)",
             ]
         ),
+        (
+            "v12",
+            [
+                // Firebase's sign-up makes an account that logs in before its email is proven.
+                "ALTER TABLE userpass_accounts ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT TRUE"
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

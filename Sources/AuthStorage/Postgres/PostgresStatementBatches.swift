@@ -25,7 +25,7 @@ package final class PostgresStatementBatches: Sendable {
         package var arguments: [SQLValue]
         package var done: CheckedContinuation<(any Error)?, Never>
 
-        /// A Statement of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(operation: String, sql: SQL, arguments: [SQLValue], done: CheckedContinuation<(any Error)?, Never>) {
             self.operation = operation
             self.sql = sql
@@ -42,7 +42,7 @@ package final class PostgresStatementBatches: Sendable {
         package var together: @Sendable ([Statement]) async throws -> Void
         package var refused: @Sendable (any Error) -> Bool
 
-        /// A Runner of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(
             alone: @escaping @Sendable (Statement) async throws -> Void, together: @escaping @Sendable ([Statement]) async throws -> Void,
             refused: @escaping @Sendable (any Error) -> Bool

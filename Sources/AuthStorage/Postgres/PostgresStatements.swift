@@ -83,7 +83,7 @@ package struct PostgresSlotStatement<Slot: PostgresStatementSlot>: PostgresPrepa
     package func makeBindings() -> PostgresBindings { bindings }
     package func decodeRow(_ row: PostgresRow) -> PostgresRow { row }
 
-    /// A PostgresSlotStatement of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(bindings: PostgresBindings) {
         self.bindings = bindings
     }

@@ -17,7 +17,7 @@ package protocol SQLRow {
 package struct SQLRowError: Error {
     package let column: String
 
-    /// A SQLRowError of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(column: String) {
         self.column = column
     }

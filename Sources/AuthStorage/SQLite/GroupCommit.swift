@@ -31,7 +31,7 @@ package final class GroupCommit: Sendable {
         package var commits = 0
         package var writes = 0
 
-        /// A Tally of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(commits: Int = 0, writes: Int = 0) {
             self.commits = commits
             self.writes = writes

@@ -16,7 +16,7 @@ public enum SQLiteBackup {
         /// the restored one (nil when there was none, or one kept from an earlier restore).
         public var replaced: String? = nil
 
-        /// A Copy of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(pages: Int, bytes: Int, replaced: String? = nil) {
             self.pages = pages
             self.bytes = bytes
@@ -32,7 +32,7 @@ public enum SQLiteBackup {
     public struct Failure: Error, CustomStringConvertible {
         public let description: String
 
-        /// A Failure of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(description: String) {
             self.description = description
         }

@@ -27,7 +27,7 @@ package final class SQLiteConnection: @unchecked Sendable {
         package var isBusy: Bool { code & 0xff == SQLITE_BUSY || code & 0xff == SQLITE_LOCKED }
         package var description: String { "SQLite error \(code): \(message)" }
 
-        /// A Failure of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(code: Int32, message: String) {
             self.code = code
             self.message = message
@@ -194,7 +194,7 @@ package final class SQLiteConnection: @unchecked Sendable {
             return Array(UnsafeRawBufferPointer(start: blob, count: Int(sqlite3_column_bytes(statement, index))))
         }
 
-        /// A Row of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(statement: OpaquePointer, columns: [String: Int32]) {
             self.statement = statement
             self.columns = columns

@@ -162,6 +162,12 @@ package enum SQLiteSchema {
             CREATE INDEX rate_limits_tat ON rate_limits(tat);
             """
         ),
+        (
+            "v12: unverified emails",
+            """
+            ALTER TABLE userpass_accounts ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 1;
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"
@@ -194,7 +200,7 @@ package enum SQLiteSchema {
     package struct Mismatch: Error, CustomStringConvertible {
         package let description: String
 
-        /// A Mismatch of these fields.
+        /// The memberwise initialiser, for the whole package.
         package init(description: String) {
             self.description = description
         }

@@ -41,7 +41,7 @@ public struct APIKeyRecord: Sendable, Equatable {
     public var disabled: Bool
     public var createdAt: Int64
 
-    /// A APIKeyRecord of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(id: String, appId: String, userId: String, name: String, digest: [UInt8], disabled: Bool, createdAt: Int64) {
         self.id = id
         self.appId = appId

@@ -56,7 +56,7 @@ public struct IdentityRecord: Sendable, Equatable {
     /// none. What `oneAccountPerEmail` and `auth/methods` look identities up by.
     public var email: String?
 
-    /// A IdentityRecord of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(externalId: String, providerType: String, providerId: String, data: EJSONDocument = EJSONDocument(), email: String? = nil) {
         self.externalId = externalId
         self.providerType = providerType

@@ -35,7 +35,7 @@ public struct LoginFailures: Sendable, Equatable {
     public var waitUntil: Int64
     public var lastFailure: Int64
 
-    /// A LoginFailures of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(key: String, failures: Int, waitUntil: Int64, lastFailure: Int64) {
         self.key = key
         self.failures = failures

@@ -54,7 +54,7 @@ public struct QueuedMail: Sendable, Equatable {
     /// Why the last attempt failed (a server's reply or a connection error; never content).
     public var lastError: String?
 
-    /// A QueuedMail of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(
         id: String, appId: String, kind: String, recipient: String, content: String, messageId: String, createdAt: Int64, nextAttempt: Int64,
         attempts: Int = 0, state: State = .queued, lastError: String? = nil

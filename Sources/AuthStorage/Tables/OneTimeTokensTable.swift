@@ -32,7 +32,7 @@ public struct OneTimeToken: Sendable, Equatable {
     public var digest: [UInt8]
     public var expiresAt: Int64
 
-    /// A OneTimeToken of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(id: String, appId: String, kind: Kind, email: String, digest: [UInt8], expiresAt: Int64) {
         self.id = id
         self.appId = appId

@@ -67,7 +67,7 @@ public struct PasskeyRecord: Sendable, Equatable {
     public var createdAt: Int64
     public var lastUsedAt: Int64?
 
-    /// A PasskeyRecord of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(
         appId: String, id: String, userId: String, name: String, publicKey: [UInt8], algorithm: Int64, signCount: Int64, aaguid: [UInt8],
         transports: [String], backupEligible: Bool, createdAt: Int64, lastUsedAt: Int64? = nil

@@ -45,7 +45,7 @@ public struct PendingCredential: Sendable, Equatable {
     public var identity: IdentityRecord
     public var expiresAt: Int64
 
-    /// A PendingCredential of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(id: String, appId: String, digest: [UInt8], email: String, identity: IdentityRecord, expiresAt: Int64) {
         self.id = id
         self.appId = appId

@@ -106,7 +106,7 @@ public struct SessionRecord: Sendable, Equatable {
     /// When a refresh last used it (to within ``SessionService/lastUsedGranularity``); nil: not since its login.
     public var lastUsed: Int64?
 
-    /// A SessionRecord of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(
         id: String, appId: String, userId: String, deviceId: String, providerType: String, identityId: String, refreshDigest: [UInt8],
         createdAt: Int64, expiresAt: Int64? = nil, lastUsed: Int64? = nil
@@ -152,7 +152,7 @@ public struct SessionState: Sendable, Equatable {
     public var userId: String
     public var userDisabled: Bool
 
-    /// A SessionState of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(appId: String, userId: String, userDisabled: Bool) {
         self.appId = appId
         self.userId = userId

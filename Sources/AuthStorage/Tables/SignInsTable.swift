@@ -41,7 +41,7 @@ public struct SealedSignIn: Sendable, Equatable {
     public var sealed: [UInt8]
     public var expiresAt: Int64
 
-    /// A SealedSignIn of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(id: String, appId: String, kind: Kind, sealed: [UInt8], expiresAt: Int64) {
         self.id = id
         self.appId = appId

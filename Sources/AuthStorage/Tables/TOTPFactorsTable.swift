@@ -56,7 +56,7 @@ public struct TOTPFactor: Sendable, Equatable {
     public var lastStep: Int64
     public var createdAt: Int64
 
-    /// A TOTPFactor of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(userId: String, appId: String, secret: [UInt8], confirmedAt: Int64? = nil, lastStep: Int64, createdAt: Int64) {
         self.userId = userId
         self.appId = appId
@@ -85,7 +85,7 @@ public struct SecondFactors: Sendable, Equatable {
         return ["totp"] + (passkeys > 0 ? ["passkey"] : []) + (recoveryCodes > 0 ? ["recovery_code"] : [])
     }
 
-    /// A SecondFactors of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(totp: TOTPFactor? = nil, recoveryCodes: Int, passkeys: Int = 0) {
         self.totp = totp
         self.recoveryCodes = recoveryCodes

@@ -18,7 +18,7 @@ package enum TransferStatements {
     package static let page: SQL = """
         SELECT u.id, u.app_id, u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at, u.last_login_at,
                i.provider_type, i.external_id, i.provider_id, i.data, i.email,
-               a.email AS account_email, a.password_hash, a.confirmed, a.created_at AS account_created_at
+               a.email AS account_email, a.password_hash, a.confirmed, a.created_at AS account_created_at, a.email_verified
         FROM users u LEFT JOIN identities i ON i.user_id = u.id
             LEFT JOIN userpass_accounts a ON a.app_id = u.app_id AND i.provider_type = 'local-userpass' AND a.identity_id = i.external_id
         WHERE u.app_id = ? AND u.id > ? AND u.id <= ?
@@ -27,7 +27,8 @@ package enum TransferStatements {
 
     /// Accounts whose identity no user holds, by email after a cursor (arguments: app, cursor, limit).
     package static let looseAccounts: SQL = """
-        SELECT a.app_id, a.email, a.password_hash, a.identity_id, a.confirmed, a.created_at FROM userpass_accounts a
+        SELECT a.app_id, a.email, a.password_hash, a.identity_id, a.confirmed, a.created_at, a.email_verified
+        FROM userpass_accounts a
         WHERE a.app_id = ? AND a.email > ?
             AND NOT EXISTS (SELECT 1 FROM identities i WHERE i.app_id = a.app_id AND i.provider_type = 'local-userpass'
                             AND i.external_id = a.identity_id)

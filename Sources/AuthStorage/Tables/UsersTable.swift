@@ -129,7 +129,7 @@ public struct UserRecord: Sendable, Equatable {
     /// True when every identity is anonymous.
     public var isAnonymous: Bool { !identities.isEmpty && identities.allSatisfy { $0.providerType == ProviderType.anonymous } }
 
-    /// A UserRecord of these fields.
+    /// The memberwise initialiser, for the whole package.
     package init(
         id: String, appId: String, type: String = "normal", data: EJSONDocument = EJSONDocument(), customData: EJSONDocument? = nil,
         disabled: Bool = false, createdAt: Int64, identities: [IdentityRecord] = []

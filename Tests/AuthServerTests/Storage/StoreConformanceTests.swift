@@ -173,6 +173,33 @@ import Testing
         }
     }
 
+    /// An account that logs in before its email is proven (Firebase's sign-up) keeps that until
+    /// a mail proves it: a confirmation, or a reset by mail (a change of password does not).
+    @Test(arguments: Engine.allCases)
+    func anUnprovenEmailIsProvenByAConfirmationOrAReset(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            func account(_ email: String, _ identity: String) -> UserpassAccount {
+                UserpassAccount(
+                    appId: "app", email: email, passwordHash: "h", identityId: identity, confirmed: true, createdAt: 1,
+                    emailVerified: false)
+            }
+            func proven(_ email: String) async throws -> Bool? { try await store.userpassAccount(app: "app", email: email)?.emailVerified }
+            try await store.insertUserpassAccount(account("a@example.com", "a1"))
+            try await store.insertUserpassAccount(account("b@example.com", "b1"))
+            #expect(try await proven("a@example.com") == false)
+            #expect(try await store.userpassAccount(app: "app", identityId: "a1")?.emailVerified == false)
+            // Not an email holder while unproven.
+            #expect(try await store.emailHolder(app: "app", email: "a@example.com", accounts: true) == nil)
+            try await store.changePassword(app: "app", email: "a@example.com", hash: "h2", keepSession: "none")
+            #expect(try await proven("a@example.com") == false)
+            try await store.confirmUserpassAccount(app: "app", email: "a@example.com")
+            #expect(try await proven("a@example.com") == true)
+            #expect(try await store.emailHolder(app: "app", email: "a@example.com", accounts: true) != nil)
+            try await store.resetPassword(app: "app", email: "b@example.com", hash: "h3")
+            #expect(try await proven("b@example.com") == true)
+        }
+    }
+
     @Test(arguments: Engine.allCases)
     func sessions(_ engine: Engine) async throws {
         try await Self.withStore(engine) { store in
