@@ -32,6 +32,9 @@ struct ServerServices {
     let flows: OAuthFlows
     /// The `oauth2-*` providers' browser and device flows.
     let signIn: OAuthSignIn
+    /// The apps as Firebase projects, and the Firebase Auth API's accounts.
+    let firebaseProjects: FirebaseProjects
+    let firebase: FirebaseAccounts
     let abuse: AbuseControls
     let sessions: SessionService
     let login: LoginService
@@ -133,6 +136,10 @@ struct ServerServices {
         signIn = OAuthSignIn(
             apps: apps, flows: flows, clock: c.clock, login: login, sessions: sessions, abuse: abuse,
             callbackURL: { [origin] () throws(ServiceError) in try origin.callbackURL() })
+        firebaseProjects = FirebaseProjects(apps: c.apps.compactMap { [apps] in apps[$0.id] }, dev: c.dev)
+        firebase = FirebaseAccounts(
+            store: store, clock: c.clock, login: login, sessions: sessions, passwords: passwords, abuse: abuse,
+            idTokens: FirebaseIDTokens(tokens: tokens, clock: c.clock, dev: c.dev))
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock, sessions: sessions)

@@ -48,6 +48,9 @@ public struct AppConfiguration: Sendable, Equatable {
     public var triggers: [TriggerConfiguration] = []
     /// Where plugins may send HTTP requests (``HTTPAllowList``); empty: nowhere.
     public var httpAllowList = HTTPAllowList()
+    /// The Firebase project the app answers as (``FirebaseConfiguration``); nil: none, but
+    /// in dev mode the app's own id.
+    public var firebase: FirebaseConfiguration?
 
     /// The authentication providers of an app; nil or false means disabled. In code, and for a
     /// config app with no `providers` key, anonymous, email/password and API keys are on; a
@@ -175,6 +178,9 @@ extension AppConfiguration {
         if let list = try r.strings("httpAllowList") {
             httpAllowList = try HTTPAllowList(list, path: r.keyPath("httpAllowList"))
         }
+        if let v = r.value("firebase"), v != .null {
+            firebase = try FirebaseConfiguration(ejson: v, path: r.keyPath("firebase"))
+        }
         if let v = r.value("triggers") {
             // `{}` too: an empty Lua table (a script's `auth.dev.config{triggers = {}}`) converts to one.
             let items: [EJSON]
@@ -251,6 +257,7 @@ extension AppConfiguration {
         doc["webauthn"] = webauthn?.ejson ?? .null
         doc["triggers"] = .array(triggers.map(\.ejson))
         doc["httpAllowList"] = httpAllowList.ejson
+        doc["firebase"] = firebase?.ejson ?? .null
         return .document(doc)
     }
 }

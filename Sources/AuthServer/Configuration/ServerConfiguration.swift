@@ -172,6 +172,16 @@ public struct ServerConfiguration: Sendable {
                 if apps.contains(where: { $0.id == app.id }) {
                     throw ConfigError(key: "apps[\(i)].id", reason: "app id \"\(app.id)\" is used twice")
                 }
+                if let firebase = app.firebase {
+                    // A project, and an API key, name one app.
+                    if apps.contains(where: { $0.firebase?.projectId == firebase.projectId }) {
+                        throw ConfigError(key: "apps[\(i)].firebase.projectId", reason: "project \"\(firebase.projectId)\" is used twice")
+                    }
+                    if let shared = firebase.apiKeys.first(where: { key in apps.contains { $0.firebase?.apiKeys.contains(key) == true } }) {
+                        throw ConfigError(
+                            key: "apps[\(i)].firebase.apiKeys", reason: "API key \"\(printable(shared, limit: 12))\" is another app's too")
+                    }
+                }
                 apps.append(app)
             }
             try r.finish()

@@ -61,6 +61,24 @@ struct HS256Tokens: Sendable {
         return keys[kid]?.secret
     }
 
+    /// The payload of an HS256 token of app `kid`, whatever its claims; nil when it is not one
+    /// (another algorithm, another app, a bad signature, a payload that is no JSON object).
+    func payload(_ token: String, kid: String) -> EJSONDocument? {
+        let utf8 = Array(token.utf8)
+        guard let key = keys[kid], let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),
+            let secondDot = utf8[(firstDot + 1)...].firstIndex(of: UInt8(ascii: ".")),
+            utf8[(secondDot + 1)...].firstIndex(of: UInt8(ascii: ".")) == nil,
+            let headerBytes = Base64.decode(utf8[..<firstDot]),
+            case .document(let header)? = try? EJSON(parsing: headerBytes, maxDepth: 4),
+            header["alg"]?.stringValue == "HS256", header["kid"]?.stringValue == kid,
+            let signature = Base64.decode(utf8[(secondDot + 1)...]),
+            HMAC<SHA256>.isValidAuthenticationCode(signature, authenticating: utf8[..<secondDot], using: key.secret),
+            let payloadBytes = Base64.decode(utf8[(firstDot + 1)..<secondDot]),
+            case .document(let payload)? = try? EJSON(parsing: payloadBytes, maxDepth: 32)
+        else { return nil }
+        return payload
+    }
+
     func verify(_ token: String) -> Outcome {
         let utf8 = Array(token.utf8)
         guard let firstDot = utf8.firstIndex(of: UInt8(ascii: ".")),

@@ -91,6 +91,29 @@ final class TokenIssuer: Sendable {
         return try await keys.sign(claims, kid: JWKIdentifier(string: kid))
     }
 
+    /// Signs `claims` as they are with app `app`'s key (HS256 or ES256, `kid` the app id): the
+    /// tokens of another API the app answers (Firebase's ID tokens).
+    func sign(document claims: EJSONDocument, app: String) async throws -> String {
+        if let token = hs256.sign(claims, kid: app) { return token }
+        return try await keys.sign(DocumentPayload(document: claims), kid: JWKIdentifier(string: app))
+    }
+
+    /// The payload of a token signed with app `app`'s key (its `kid` the app id), whatever its
+    /// claims; nil when it is not one. Its claims are the caller's to check.
+    func verifiedPayload(_ token: String, app: String) async -> EJSONDocument? {
+        if let payload = hs256.payload(token, kid: app) { return payload }
+        guard publicKeys[app] != nil, Self.kid(of: token) == app else { return nil }
+        return try? await keys.verify(token, as: DocumentPayload.self).document
+    }
+
+    /// A token's header `kid`.
+    static func kid(of token: String) -> String? {
+        guard let end = token.firstIndex(of: "."), let bytes = Base64.decode(token[..<end].utf8),
+            case .document(let header)? = try? EJSON(parsing: bytes, maxDepth: 4)
+        else { return nil }
+        return header["kid"]?.stringValue
+    }
+
     /// Which token a route needs.
     enum Kind { case access, refresh }
 

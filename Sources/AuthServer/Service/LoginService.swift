@@ -82,6 +82,36 @@ struct LoginService {
         if let linking {
             return try await link(proof, caller: linking)
         }
+        let done = try await logIn(proof, app: app, deviceId: deviceId, address: address, completing: completing)
+        let user = done.user
+        var answer: EJSONDocument = [
+            "access_token": .string(done.tokens.access), "refresh_token": .string(done.tokens.refresh),
+            "user_id": .string(user.id), "device_id": .string(done.tokens.deviceId),
+            // authsh adds the profile (GET auth/profile's body), saving a
+            // client the second request of a login; App Services clients
+            // ignore it.
+            "profile": user.profile(app: app),
+        ]
+        for (key, value) in proof.providerTokens { answer[key] = value }
+        return .document(answer)
+    }
+
+    /// A login done: its user as written, its session's tokens, the extra claims of its
+    /// tokens (the app's `accessTokenClaims` hook), and whether the user is new.
+    struct LoggedIn: Sendable {
+        var user: UserRecord
+        var tokens: SessionService.Tokens
+        var claims: EJSONDocument
+        var methods: [String]
+        var isNew: Bool
+    }
+
+    /// Logs in the user of `proof`, making one for a new identity (the rules of
+    /// ``finish(_:app:deviceId:linking:address:completing:)``, whichever API asked).
+    func logIn(
+        _ proof: Proof, app: AppRuntime, deviceId: String, address: String,
+        completing: (userId: String, method: String)? = nil
+    ) async throws -> LoggedIn {
 
         var user: UserRecord
         var isNew = false
@@ -134,6 +164,13 @@ struct LoginService {
         let providers = [proof.identity.providerType]
         if !isNew && proof.owner == nil {
             try await noteEmail(of: proof.identity, in: user, app: app)
+            // The user as the login leaves it (its tokens show the email as it is now).
+            for i in user.identities.indices
+            where user.identities[i].providerType == proof.identity.providerType
+                && user.identities[i].externalId == proof.identity.externalId
+            {
+                user.identities[i].email = proof.identity.email
+            }
         }
         // A new user is written with its session, in one transaction (its create runs first).
         let created = isNew ? TriggerRunner.runs(of: .create, user: user, providers: providers, app: app, clock: clock) : nil
@@ -146,16 +183,7 @@ struct LoginService {
         }
         if isNew { AuditTrail.user(user.id, app: app.id) }
         if !app.config.triggers.isEmpty { triggers.queued() }
-        var answer: EJSONDocument = [
-            "access_token": .string(tokens.access), "refresh_token": .string(tokens.refresh),
-            "user_id": .string(user.id), "device_id": .string(tokens.deviceId),
-            // authsh adds the profile (GET auth/profile's body), saving a
-            // client the second request of a login; App Services clients
-            // ignore it.
-            "profile": user.profile(app: app),
-        ]
-        for (key, value) in proof.providerTokens { answer[key] = value }
-        return .document(answer)
+        return LoggedIn(user: user, tokens: tokens, claims: claims, methods: methods, isNew: isNew)
     }
 
     /// Adds the proven identity to `user`, the caller (docs/protocol/wire-protocol.md section 8).
@@ -212,10 +240,7 @@ struct LoginService {
             let email = try body.string("username")
             try await abuse.checkRate(.login, app: app, address: address)
             let account = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
-            var id = identity(account.identityId, data: ["email": .string(account.email)])
-            // A login needs a confirmed account: its email is verified unless anyone could confirm it.
-            id.email = Self.userpassVouches(app) ? Emails.vouched(account.email) : nil
-            return Proof(identity: id, profile: ["email": .string(account.email)])
+            return Self.proof(of: account, app: app)
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
             try await abuse.checkRate(.login, app: app, address: address)
@@ -246,6 +271,17 @@ struct LoginService {
             break
         }
         throw ServiceError(.authProviderNotFound, "authentication via '\(provider)' is unsupported")
+    }
+
+    /// The proof of an email/password account's login. A login needs a confirmed account: its
+    /// email is verified unless anyone could confirm it, or the account logs in before its email
+    /// is proven (Firebase's sign-up).
+    static func proof(of account: UserpassAccount, app: AppRuntime) -> Proof {
+        var id = IdentityRecord(
+            externalId: account.identityId, providerType: ProviderType.userpass, providerId: app.providerId(ProviderType.userpass),
+            data: ["email": .string(account.email)])
+        id.email = userpassVouches(app) && account.emailVerified ? Emails.vouched(account.email) : nil
+        return Proof(identity: id, profile: ["email": .string(account.email)])
     }
 
     /// The proof of an IdP identity: its subject, its profile fields, and its tokens when

@@ -16,10 +16,12 @@ struct SessionService {
     static let noExpiry: Int64 = 3_155_760_000
 
     /// The tokens of a new session.
-    struct Tokens {
+    struct Tokens: Sendable {
         var access: String
         var refresh: String
         var deviceId: String
+        /// The session's id.
+        var session: String
     }
 
     /// Starts a session for `user`, logged in through `identity`; `claims` are the extra
@@ -53,7 +55,7 @@ struct SessionService {
         } else {
             try await store.insertSession(session, events: events)
         }
-        return Tokens(access: access, refresh: refresh, deviceId: deviceId)
+        return Tokens(access: access, refresh: refresh, deviceId: deviceId, session: sessionId)
     }
 
     /// An access token of `session`; `authTime` is when the session's login happened, and
@@ -81,6 +83,13 @@ struct SessionService {
         return try await accessToken(
             app: app, user: user, session: session.id, deviceId: session.deviceId,
             authTime: session.createdAt, methods: claims.amr ?? [])
+    }
+
+    /// A refresh for another API (Firebase's): the refresh token's live session, marked used as
+    /// ``refresh(_:)`` marks it, with its app and user (without identities).
+    func refreshedSession(_ refreshToken: String) async throws -> (AppRuntime, SessionRecord, UserRecord) {
+        let (app, session, user, _) = try await refreshTokenSession(refreshToken, markingUse: true)
+        return (app, session, user)
     }
 
     /// How precise a session's `last_used` is, in seconds.

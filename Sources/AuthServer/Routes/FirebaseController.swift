@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+import HTTPTypes
+import Hummingbird
+
+/// The Firebase Auth API's client routes, at the paths the Auth emulator serves them (the
+/// SDKs' emulator switch points at the server's root): `/identitytoolkit.googleapis.com/v1/
+/// accounts:METHOD` and `/securetoken.googleapis.com/v1/token`. Each takes the project's API
+/// key (`?key=` or `X-Goog-Api-Key`) and answers in Firebase's fields and error body
+/// (``FirebaseError``). The rules are ``FirebaseAccounts``'.
+struct FirebaseController {
+    let projects: FirebaseProjects
+    let accounts: FirebaseAccounts
+
+    /// The methods of `accounts:` this server answers; any other is Google's 404.
+    static let methods = ["signUp", "signInWithPassword", "lookup"]
+
+    func addRoutes(to router: Router<AuthRequestContext>) {
+        router.post("/identitytoolkit.googleapis.com/v1/:method", use: accounts)
+        router.post("/securetoken.googleapis.com/v1/token", use: token)
+    }
+
+    /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:lookup`.
+    @Sendable func accounts(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await answering {
+            let method = context.parameters.get("method") ?? ""
+            guard method.hasPrefix("accounts:"), Self.methods.contains(String(method.dropFirst(9))) else {
+                throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound")
+            }
+            let project = try projects.project(apiKey: Self.apiKey(request))
+            let body = try await InputFields.read(request, context: context)
+            switch method.dropFirst(9) {
+            case "signUp": return try await signUp(body, project: project, address: context.clientAddress)
+            case "signInWithPassword":
+                let signedIn = try await accounts.signIn(
+                    project: project, email: try Self.string(body, "email"), password: try Self.string(body, "password"),
+                    address: context.clientAddress)
+                var answer = Self.tokens(signedIn, kind: "VerifyPasswordResponse")
+                answer["registered"] = true
+                answer["displayName"] = ""
+                return answer
+            default:
+                let user = try await accounts.user(idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), project: project)
+                return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [Self.describe(user)]]
+            }
+        }
+    }
+
+    /// `accounts:signUp`: anonymous with no email, else email/password.
+    private func signUp(_ body: InputFields, project: FirebaseProjects.Project, address: String) async throws -> EJSONDocument {
+        if body.document["idToken"] != nil {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "upgrading a user with idToken is not built yet")
+        }
+        let signedIn: FirebaseAccounts.SignedIn
+        if let email = try Self.optionalString(body, "email") {
+            signedIn = try await accounts.signUp(
+                project: project, email: email, password: try Self.string(body, "password", missing: "MISSING_PASSWORD"),
+                address: address)
+        } else {
+            signedIn = try await accounts.signUpAnonymously(project: project, address: address)
+        }
+        return Self.tokens(signedIn, kind: "SignupNewUserResponse")
+    }
+
+    /// `securetoken.googleapis.com/v1/token` (`grant_type=refresh_token`, a form or JSON).
+    @Sendable func token(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await answering {
+            let project = try projects.project(apiKey: Self.apiKey(request))
+            let fields = try await FormRequest.form(request, context)
+            guard FormEncoding.value("grant_type", in: fields) == "refresh_token" else {
+                throw FirebaseError.invalid("INVALID_GRANT_TYPE")
+            }
+            guard let refreshToken = FormEncoding.value("refresh_token", in: fields), !refreshToken.isEmpty else {
+                throw FirebaseError.invalid("MISSING_REFRESH_TOKEN")
+            }
+            let signedIn = try await accounts.refresh(refreshToken, project: project)
+            return [
+                "access_token": .string(signedIn.idToken), "expires_in": .string(String(FirebaseIDTokens.lifetime)),
+                "token_type": "Bearer", "refresh_token": .string(signedIn.refreshToken), "id_token": .string(signedIn.idToken),
+                "user_id": .string(signedIn.user.id), "project_id": .string(project.id),
+            ]
+        }
+    }
+
+    // MARK: encoding
+
+    /// A login's answer: `{kind, localId, email, idToken, refreshToken, expiresIn}`.
+    static func tokens(_ s: FirebaseAccounts.SignedIn, kind: String) -> EJSONDocument {
+        var answer: EJSONDocument = [
+            "kind": .string("identitytoolkit#" + kind), "localId": .string(s.user.id), "idToken": .string(s.idToken),
+            "refreshToken": .string(s.refreshToken), "expiresIn": .string(String(FirebaseIDTokens.lifetime)),
+        ]
+        if let (email, _) = FirebaseIdentities.email(of: s.user) { answer["email"] = .string(email) }
+        return answer
+    }
+
+    /// A user as `lookup` shows it.
+    static func describe(_ user: UserRecord) -> EJSON {
+        var d: EJSONDocument = [
+            "localId": .string(user.id), "disabled": .bool(user.disabled), "createdAt": .string(String(user.createdAt * 1000)),
+            "providerUserInfo": .array(
+                user.identities.filter { $0.providerType != ProviderType.anonymous }.map { identity in
+                    let provider = FirebaseIdentities.providerId(identity.providerType)
+                    var info: EJSONDocument = ["providerId": .string(provider)]
+                    let email = identity.email ?? identity.data["email"]?.stringValue
+                    if provider == "password", let email {
+                        info["federatedId"] = .string(email)
+                        info["rawId"] = .string(email)
+                    } else {
+                        info["federatedId"] = .string(identity.externalId)
+                        info["rawId"] = .string(identity.externalId)
+                    }
+                    if let email { info["email"] = .string(email) }
+                    return .document(info)
+                }),
+        ]
+        if let (email, verified) = FirebaseIdentities.email(of: user) {
+            d["email"] = .string(email)
+            d["emailVerified"] = .bool(verified)
+        }
+        return .document(d)
+    }
+
+    // MARK: decoding
+
+    /// The request's API key: `?key=`, else the `X-Goog-Api-Key` header.
+    static func apiKey(_ request: Request) -> String? {
+        request.uri.queryParameters.get("key") ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!]
+    }
+
+    /// A required string field; `missing` names Firebase's error for its absence.
+    static func string(_ body: InputFields, _ key: String, missing: String? = nil) throws(FirebaseError) -> String {
+        guard let value = try optionalString(body, key), !value.isEmpty else {
+            throw FirebaseError.invalid(missing ?? "MISSING_" + key.uppercased())
+        }
+        return value
+    }
+
+    static func optionalString(_ body: InputFields, _ key: String) throws(FirebaseError) -> String? {
+        do { return try body.optionalString(key) } catch { throw FirebaseError.invalid("INVALID_ARGUMENT", error.message) }
+    }
+
+    /// Runs `body` and answers its value, or its failure in Firebase's error body.
+    private func answering(_ body: () async throws -> EJSONDocument) async throws -> Response {
+        do {
+            return JSONResponse.make(.document(try await body()), mode: .relaxed)
+        } catch let error as FirebaseError {
+            return Self.error(error)
+        } catch let error as ServiceError {
+            return Self.error(FirebaseError.from(error))
+        }
+    }
+
+    static func error(_ error: FirebaseError) -> Response {
+        JSONResponse.make(error.body, status: .init(code: error.code), mode: .relaxed)
+    }
+}

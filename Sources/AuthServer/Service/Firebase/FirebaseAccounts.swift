@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+
+/// The Firebase Auth API's accounts (docs/server/firebase.md) on authsh's rules: a sign-up
+/// or sign-in is a login of ``LoginService`` (hooks, triggers, second factors, rate limits and
+/// back-off as for any login), its session the one a Firebase refresh token names, and its
+/// user the same through either API.
+struct FirebaseAccounts {
+    let store: any UserpassStore & UserStore & SessionStore
+    let clock: ServerClock
+    let login: LoginService
+    let sessions: SessionService
+    let passwords: Passwords
+    let abuse: AbuseControls
+    let idTokens: FirebaseIDTokens
+
+    /// A login's answer.
+    struct SignedIn: Sendable {
+        var idToken: String
+        var refreshToken: String
+        var user: UserRecord
+        var isNew: Bool
+    }
+
+    /// `accounts:signUp` with no credentials: a new anonymous user.
+    func signUpAnonymously(project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
+        let app = project.app
+        guard app.config.providers.anonymous else {
+            throw FirebaseError.invalid("ADMIN_ONLY_OPERATION", "anonymous sign-in is off for this app")
+        }
+        try await abuse.checkRate(.anonymous, app: app, address: address)
+        let identity = IdentityRecord(
+            externalId: clock.newId(), providerType: ProviderType.anonymous, providerId: app.providerId(ProviderType.anonymous))
+        return try await signIn(LoginService.Proof(identity: identity), project: project, address: address)
+    }
+
+    /// `accounts:signUp` with an email and a password: the account logs in at once, as
+    /// Firebase's do, and its email is unproven until a mail proves it (it then vouches for
+    /// nothing: no linking by email, no account conflict).
+    func signUp(project: FirebaseProjects.Project, email: String, password: String, address: String) async throws -> SignedIn {
+        let app = project.app
+        guard app.config.providers.userpass != nil else {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
+        }
+        do { try Emails.check(email) } catch { throw FirebaseError.invalid("INVALID_EMAIL") }
+        guard (6...128).contains(password.count) else {
+            throw FirebaseError.invalid(
+                "WEAK_PASSWORD", password.count < 6 ? "Password should be at least 6 characters" : "Password should be at most 128 characters")
+        }
+        try await abuse.checkRate(.register, app: app, address: address)
+        let account = UserpassAccount(
+            appId: app.id, email: email, passwordHash: try await passwords.hasher.hash(password), identityId: clock.newId(),
+            confirmed: true, createdAt: clock.now, emailVerified: false)
+        do {
+            try await store.insertUserpassAccount(account)
+        } catch let error as StoreError where error.isConflict {
+            throw FirebaseError.invalid("EMAIL_EXISTS")
+        }
+        do {
+            return try await signIn(LoginService.proof(of: account, app: app), project: project, address: address)
+        } catch {
+            // A hook that refuses the new user leaves no account behind.
+            try? await store.deleteUserpassAccount(app: app.id, email: email)
+            throw error
+        }
+    }
+
+    /// `accounts:signInWithPassword`. Either failure, an unknown email or a wrong password, is
+    /// `INVALID_LOGIN_CREDENTIALS`: Firebase's answer with email enumeration protection (on by
+    /// default for its projects since 2023), and authsh's rule for every app.
+    func signIn(project: FirebaseProjects.Project, email: String, password: String, address: String) async throws -> SignedIn {
+        let app = project.app
+        guard app.config.providers.userpass != nil else {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
+        }
+        try await abuse.checkRate(.login, app: app, address: address)
+        let account: UserpassAccount
+        do {
+            account = try await passwords.check(app: app, email: email, password: password, address: address)
+        } catch let error as ServiceError where error.code == .invalidPassword {
+            throw FirebaseError.invalid("INVALID_LOGIN_CREDENTIALS")
+        } catch let error as ServiceError where error.code == .authError {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "this account confirms its email before it signs in")
+        }
+        return try await signIn(LoginService.proof(of: account, app: app), project: project, address: address)
+    }
+
+    /// Logs in the user of `proof` and makes its Firebase tokens. A user with a second factor
+    /// gets no tokens: the Firebase API's second step (`mfaSignIn`) is not built yet.
+    private func signIn(_ proof: LoginService.Proof, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
+        let done: LoginService.LoggedIn
+        do {
+            done = try await login.logIn(proof, app: project.app, deviceId: clock.newId(), address: address)
+        } catch let error as ServiceError where error.code == .mfaRequired {
+            throw FirebaseError.invalid(
+                "OPERATION_NOT_ALLOWED",
+                "this user has a second factor, which the Firebase API does not take yet: sign in through the App Services API")
+        }
+        let idToken = try await idTokens.make(
+            project: project, user: done.user, session: done.tokens.session, providerType: proof.identity.providerType,
+            authTime: clock.now, extra: done.claims)
+        return SignedIn(idToken: idToken, refreshToken: done.tokens.refresh, user: done.user, isNew: done.isNew)
+    }
+
+    /// The user of an ID token whose session is live and whose user is enabled (`lookup`).
+    func user(idToken: String, project: FirebaseProjects.Project) async throws -> UserRecord {
+        let verified = try await idTokens.verify(idToken, project: project)
+        guard let state = try await store.sessionState(id: verified.sessionId), state.appId == project.app.id,
+            state.userId == verified.userId
+        else { throw FirebaseError.invalid("INVALID_ID_TOKEN") }
+        guard !state.userDisabled else { throw FirebaseError.invalid("USER_DISABLED") }
+        guard let user = try await store.user(id: verified.userId, app: project.app.id) else {
+            throw FirebaseError.invalid("USER_NOT_FOUND")
+        }
+        AuditTrail.user(user.id, app: project.app.id)
+        return user
+    }
+
+    /// `securetoken.googleapis.com/v1/token`: a new ID token for a refresh token of the
+    /// project (the refresh token stays).
+    func refresh(_ refreshToken: String, project: FirebaseProjects.Project) async throws -> SignedIn {
+        let app: AppRuntime, session: SessionRecord
+        do {
+            (app, session, _) = try await sessions.refreshedSession(refreshToken)
+        } catch let error as ServiceError where error.code == .invalidSession {
+            throw FirebaseError.invalid(error.message.contains("expired") ? "TOKEN_EXPIRED" : "INVALID_REFRESH_TOKEN")
+        }
+        guard app.id == project.app.id else { throw FirebaseError.invalid("INVALID_REFRESH_TOKEN") }
+        guard let user = try await store.user(id: session.userId, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+        let extra = try await sessions.hooks.accessTokenClaims(user: user, app: app)
+        let idToken = try await idTokens.make(
+            project: project, user: user, session: session.id, providerType: session.providerType, authTime: session.createdAt,
+            extra: extra)
+        return SignedIn(idToken: idToken, refreshToken: refreshToken, user: user, isNew: false)
+    }
+}

@@ -1,0 +1,93 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+
+/// Firebase's ID tokens: one hour, `iss` `https://securetoken.google.com/PROJECT`, `aud` the
+/// project, `sub` and `user_id` the user, `firebase.identities` and
+/// `firebase.sign_in_provider`, the app's `accessTokenClaims` at the top level, and `sid`, the
+/// authsh session the token belongs to (its logout or revocation ends the token). In dev mode
+/// they are unsigned (`alg: none`), as the Auth emulator's are, so that the Admin SDKs'
+/// emulator mode reads them; otherwise signed with the app's key (HS256, or ES256 published at
+/// the app's JWKS URL). A dev server takes unsigned tokens back; any other refuses them.
+struct FirebaseIDTokens: Sendable {
+    let tokens: TokenIssuer
+    let clock: ServerClock
+    /// Dev mode: unsigned tokens, as the emulator's.
+    let dev: Bool
+
+    /// An ID token's lifetime: one hour, as Firebase's.
+    static let lifetime: Int64 = 3600
+    static let issuerPrefix = "https://securetoken.google.com/"
+
+    /// What a token says once checked.
+    struct Verified: Sendable {
+        let userId: String
+        let sessionId: String
+        let claims: EJSONDocument
+    }
+
+    /// A new ID token of `user` in `session`, which logged in at `authTime` with
+    /// `providerType` (authsh's).
+    func make(
+        project: FirebaseProjects.Project, user: UserRecord, session: String, providerType: String, authTime: Int64,
+        extra: EJSONDocument
+    ) async throws -> String {
+        let now = clock.now
+        var claims: EJSONDocument = [
+            "iss": .string(Self.issuerPrefix + project.id), "aud": .string(project.id), "auth_time": .int64(authTime),
+            "user_id": .string(user.id), "sub": .string(user.id), "iat": .int64(now), "exp": .int64(now + Self.lifetime),
+            "sid": .string(session),
+        ]
+        if let (email, verified) = FirebaseIdentities.email(of: user) {
+            claims["email"] = .string(email)
+            claims["email_verified"] = .bool(verified)
+        }
+        let provider = FirebaseIdentities.providerId(providerType)
+        if provider == "anonymous" { claims["provider_id"] = "anonymous" }
+        claims["firebase"] = [
+            "identities": .document(FirebaseIdentities.tokenIdentities(of: user)), "sign_in_provider": .string(provider),
+        ]
+        for (key, value) in extra where claims[key] == nil { claims[key] = value }
+        if dev { return Self.unsigned(claims) }
+        return try await tokens.sign(document: claims, app: project.app.id)
+    }
+
+    /// An unsigned JWT (`alg: none`, an empty signature), as the emulator makes them.
+    static func unsigned(_ claims: EJSONDocument) -> String {
+        var token: [UInt8] = []
+        Base64.encode(EJSON.document(["alg": "none", "typ": "JWT"]).encoded(.relaxed), urlSafe: true, appendingTo: &token)
+        token.append(UInt8(ascii: "."))
+        Base64.encode(EJSON.document(claims).encoded(.relaxed), urlSafe: true, appendingTo: &token)
+        token.append(UInt8(ascii: "."))
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// The claims of an ID token of `project`, checked: its signature (or, in dev mode only,
+    /// none), issuer, audience, subject, session and expiry. `INVALID_ID_TOKEN` or
+    /// `TOKEN_EXPIRED` otherwise.
+    func verify(_ token: String, project: FirebaseProjects.Project) async throws(FirebaseError) -> Verified {
+        let invalid = FirebaseError.invalid("INVALID_ID_TOKEN")
+        guard token.utf8.count <= 16_384 else { throw invalid }
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let headerBytes = Base64.decode(parts[0].utf8),
+            case .document(let header)? = try? EJSON(parsing: headerBytes, maxDepth: 4)
+        else { throw invalid }
+        let claims: EJSONDocument
+        if header["alg"]?.stringValue == "none" {
+            // The emulator's convenience: never outside dev mode.
+            guard dev, parts[2].isEmpty, let bytes = Base64.decode(parts[1].utf8),
+                case .document(let payload)? = try? EJSON(parsing: bytes, maxDepth: 32)
+            else { throw invalid }
+            claims = payload
+        } else {
+            guard let payload = await tokens.verifiedPayload(token, app: project.app.id) else { throw invalid }
+            claims = payload
+        }
+        guard claims["iss"]?.stringValue == Self.issuerPrefix + project.id, claims["aud"]?.stringValue == project.id,
+            claims["typ"] == nil, let sub = claims["sub"]?.stringValue, !sub.isEmpty, sub.utf8.count <= 128,
+            let session = claims["sid"]?.stringValue, let exp = claims["exp"]?.integerValue
+        else { throw invalid }
+        guard exp > clock.now else { throw FirebaseError.invalid("TOKEN_EXPIRED") }
+        return Verified(userId: sub, sessionId: session, claims: claims)
+    }
+}

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+
+/// How a user's identities look through the Firebase API: authsh's provider types as
+/// Firebase's provider ids (`local-userpass` is `password`, `oauth2-google` is `google.com`),
+/// and the email a user's token and `lookup` show.
+enum FirebaseIdentities {
+    /// Firebase's provider id of an authsh provider type.
+    static func providerId(_ type: String) -> String {
+        switch type {
+        case ProviderType.userpass: "password"
+        case ProviderType.anonymous: "anonymous"
+        case ProviderType.customToken, ProviderType.customFunction, ProviderType.apiKey: "custom"
+        case "oauth2-google": "google.com"
+        case "oauth2-github": "github.com"
+        case "oauth2-apple": "apple.com"
+        case "oauth2-facebook": "facebook.com"
+        case let other where other.hasPrefix("oauth2-"): "oidc." + other.dropFirst(7)
+        default: type
+        }
+    }
+
+    /// The user's email, and whether an identity proved it: a proven one first (an
+    /// identity's vouched email), else an email/password identity's.
+    static func email(of user: UserRecord) -> (email: String, verified: Bool)? {
+        if let proven = user.identities.compactMap(\.email).first { return (proven, true) }
+        let typed = user.identities.first { $0.providerType == ProviderType.userpass }?.data["email"]?.stringValue
+        return typed.map { ($0, false) }
+    }
+
+    /// `firebase.identities` of a token: the ids the user signs in with, by provider
+    /// (`{"email": ["ada@example.com"], "google.com": ["1234"]}`); anonymous identities none.
+    static func tokenIdentities(of user: UserRecord) -> EJSONDocument {
+        var identities: EJSONDocument = [:]
+        func add(_ key: String, _ value: String) {
+            var list = identities[key]?.arrayValue ?? []
+            if !list.contains(.string(value)) { list.append(.string(value)) }
+            identities[key] = .array(list)
+        }
+        for identity in user.identities where identity.providerType != ProviderType.anonymous {
+            let provider = providerId(identity.providerType)
+            if provider != "password" && provider != "custom" { add(provider, identity.externalId) }
+        }
+        if let (email, _) = email(of: user) { add("email", email) }
+        return identities
+    }
+}

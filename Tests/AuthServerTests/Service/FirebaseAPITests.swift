@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+import Foundation
+import TestSupport
+import Testing
+
+@testable import AuthServer
+
+/// The Firebase Auth API's first routes through HTTP: `accounts:signUp`,
+/// `accounts:signInWithPassword`, `accounts:lookup` and the token refresh, with Firebase's
+/// fields and error strings; one user base with the App Services API; and the emulator's
+/// conveniences (any API key, unsigned tokens) in dev mode only.
+@Suite(.timeLimit(.minutes(3))) struct FirebaseAPITests {
+    static let accounts = "/identitytoolkit.googleapis.com/v1/accounts:"
+    static let token = "/securetoken.googleapis.com/v1/token"
+
+    static func call(_ c: Client, _ method: String, key: String? = "any-key", _ body: EJSON) async throws -> Reply {
+        try await c.call(.post, accounts + method + (key.map { "?key=\($0)" } ?? ""), json: body)
+    }
+
+    /// A JWT's header and claims, unverified.
+    static func parts(_ token: String?) throws -> (header: EJSON, claims: EJSON) {
+        let parts = try #require(token).split(separator: ".", omittingEmptySubsequences: false)
+        #expect(parts.count == 3)
+        return (
+            try EJSON(parsing: try #require(Base64.decode(parts[0].utf8))), try EJSON(parsing: try #require(Base64.decode(parts[1].utf8)))
+        )
+    }
+
+    /// Firebase's error body, and the SDKs' string in it.
+    static func expectError(
+        _ reply: Reply, _ status: Int, _ message: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        #expect(reply.status == status, "\(reply.body)", sourceLocation: sourceLocation)
+        let text = reply.body["error"]?["message"]?.stringValue ?? ""
+        #expect(text == message || text.hasPrefix(message + " : "), "\(reply.body)", sourceLocation: sourceLocation)
+        #expect(reply.body["error"]?["code"]?.integerValue == Int64(status), sourceLocation: sourceLocation)
+        #expect(reply.body["error"]?["errors"]?.arrayValue?.first?["message"]?.stringValue == text, sourceLocation: sourceLocation)
+    }
+
+    @Test func anAnonymousSignUpIsAUserWithFirebaseTokens() async throws {
+        try await TestServer.run { c in
+            let up = try await Self.call(c, "signUp", ["returnSecureToken": true])
+            #expect(up.status == 200, "\(up.body)")
+            #expect(up["kind"] == "identitytoolkit#SignupNewUserResponse" && up["expiresIn"] == "3600")
+            let uid = try #require(up["localId"])
+            // Dev mode: unsigned, as the emulator's.
+            let (header, claims) = try Self.parts(up["idToken"])
+            #expect(header["alg"] == "none")
+            #expect(claims["iss"]?.stringValue == "https://securetoken.google.com/local" && claims["aud"] == "local")
+            #expect(claims["sub"]?.stringValue == uid && claims["user_id"]?.stringValue == uid)
+            #expect(claims["firebase"]?["sign_in_provider"] == "anonymous" && claims["provider_id"] == "anonymous")
+            let exp = try #require(claims["exp"]?.integerValue), iat = try #require(claims["iat"]?.integerValue)
+            #expect(exp - iat == 3600)
+
+            let found = try await Self.call(c, "lookup", ["idToken": .string(try #require(up["idToken"]))])
+            #expect(found.status == 200 && found.body["users"]?.arrayValue?.first?["localId"]?.stringValue == uid, "\(found.body)")
+
+            // The refresh token gives new ID tokens; a form, as the JS SDK sends it.
+            let form = Array("grant_type=refresh_token&refresh_token=\(try #require(up["refreshToken"]))".utf8)
+            let refreshed = try await c.call(
+                .post, Self.token + "?key=k", raw: form, headers: [("Content-Type", "application/x-www-form-urlencoded")])
+            #expect(refreshed.status == 200, "\(refreshed.body)")
+            #expect(refreshed["user_id"] == uid && refreshed["project_id"] == "local" && refreshed["token_type"] == "Bearer")
+            #expect(try Self.parts(refreshed["id_token"]).claims["sub"]?.stringValue == uid)
+            #expect(refreshed["refresh_token"] == up["refreshToken"] && refreshed["expires_in"] == "3600")
+        }
+    }
+
+    @Test func emailPasswordAccountsAnswerInFirebaseWords() async throws {
+        try await TestServer.run { c in
+            let up = try await Self.call(c, "signUp", ["email": "ada@example.com", "password": "secret-1"])
+            #expect(up.status == 200, "\(up.body)")
+            #expect(up["email"] == "ada@example.com")
+            let claims = try Self.parts(up["idToken"]).claims
+            #expect(claims["email"] == "ada@example.com" && claims["email_verified"] == false)
+            #expect(claims["firebase"]?["sign_in_provider"] == "password")
+            #expect(claims["firebase"]?["identities"]?["email"] == ["ada@example.com"])
+
+            Self.expectError(try await Self.call(c, "signUp", ["email": "ada@example.com", "password": "secret-2"]), 400, "EMAIL_EXISTS")
+            Self.expectError(try await Self.call(c, "signUp", ["email": "bo@example.com", "password": "short"]), 400, "WEAK_PASSWORD")
+            Self.expectError(try await Self.call(c, "signUp", ["email": "not an email", "password": "secret-1"]), 400, "INVALID_EMAIL")
+
+            let inside = try await Self.call(c, "signInWithPassword", ["email": "ada@example.com", "password": "secret-1"])
+            #expect(inside.status == 200 && inside["localId"] == up["localId"] && inside.body["registered"] == true, "\(inside.body)")
+            // An unknown email and a wrong password answer alike.
+            for (email, password) in [("ada@example.com", "wrong-one"), ("nobody@example.com", "secret-1")] {
+                let refused = try await Self.call(c, "signInWithPassword", ["email": .string(email), "password": .string(password)])
+                Self.expectError(refused, 400, "INVALID_LOGIN_CREDENTIALS")
+            }
+            let user = try await Self.call(c, "lookup", ["idToken": .string(try #require(inside["idToken"]))])
+            let described = try #require(user.body["users"]?.arrayValue?.first)
+            #expect(described["email"] == "ada@example.com" && described["emailVerified"] == false)
+            #expect(described["providerUserInfo"]?.arrayValue?.first?["providerId"] == "password")
+        }
+    }
+
+    @Test func requestsWithoutAKeyOrForAnUnknownMethodAreRefusedAsGoogleRefusesThem() async throws {
+        try await TestServer.run { c in
+            let none = try await Self.call(c, "signUp", key: nil, [:])
+            Self.expectError(
+                none, 403,
+                "Method doesn't allow unregistered callers (callers without established identity). "
+                    + "Please use API Key or other form of API consumer identity to call this API.")
+            #expect(none.body["error"]?["status"] == "PERMISSION_DENIED")
+            Self.expectError(try await Self.call(c, "signInWithCustomWidget", [:]), 404, "Method not found.")
+            Self.expectError(try await Self.call(c, "lookup", ["idToken": "not.a.token"]), 400, "INVALID_ID_TOKEN")
+            let noGrant = try await c.call(.post, Self.token + "?key=k", json: ["refresh_token": "x"])
+            Self.expectError(noGrant, 400, "INVALID_GRANT_TYPE")
+            let unknown = try await c.call(.post, Self.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": "x"])
+            Self.expectError(unknown, 400, "INVALID_REFRESH_TOKEN")
+        }
+    }
+
+    /// A user made through either API is the same user through the other.
+    @Test func oneUserBaseForBothAPIs() async throws {
+        try await TestServer.run { c in
+            let up = try await Self.call(c, "signUp", ["email": "fb@example.com", "password": "password1"])
+            let viaRealm = try await c.emailLogin("fb@example.com", "password1")
+            #expect(viaRealm.status == 200 && viaRealm["user_id"] == up["localId"], "\(viaRealm.body)")
+
+            try await c.registerConfirmed("realm@example.com")
+            let realmUser = try await c.emailLogin("realm@example.com", "password1")
+            let viaFirebase = try await Self.call(c, "signInWithPassword", ["email": "realm@example.com", "password": "password1"])
+            #expect(viaFirebase.status == 200 && viaFirebase["localId"] == realmUser["user_id"], "\(viaFirebase.body)")
+            // Confirmed by mail: the email is proven.
+            #expect(try Self.parts(viaFirebase["idToken"]).claims["email_verified"] == true)
+
+            // A logout through App Services ends the Firebase tokens of that session too.
+            let refresh = try #require(viaFirebase["refreshToken"])
+            #expect(try await c.call(.delete, Routes.session, token: refresh).status == 200)
+            Self.expectError(try await Self.call(c, "lookup", ["idToken": .string(try #require(viaFirebase["idToken"]))]), 400, "INVALID_ID_TOKEN")
+            let again = try await c.call(.post, Self.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": .string(refresh)])
+            Self.expectError(again, 400, "INVALID_REFRESH_TOKEN")
+        }
+    }
+
+    /// Firebase's sign-up logs in before the email is proven, so the email vouches for nothing
+    /// until a mail proves it: here a reset by mail, after which the next login says so.
+    @Test func anUnprovenEmailVouchesForNothingUntilAMailProvesIt() async throws {
+        try await TestServer.run { c in
+            let up = try await Self.call(c, "signUp", ["email": "eve@example.com", "password": "password1"])
+            #expect(up.status == 200)
+            // Not an email holder: another sign-up method for the address is not refused as taken.
+            let methods = try await c.call(.get, Routes.app("local") + "/auth/methods?email=eve@example.com")
+            #expect(methods.status == 200 && methods.body["providers"]?.arrayValue?.isEmpty != false, "\(methods.body)")
+
+            #expect(try await c.userpass("reset/send", ["email": "eve@example.com"]).status == 200)
+            let mail = try #require(try await c.outbox("eve@example.com", kind: "reset").last)
+            let reset = try await c.userpass(
+                "reset", ["token": mail["token"]!, "tokenId": mail["tokenId"]!, "password": "password2"])
+            #expect(reset.status == 200, "\(reset.body)")
+            let inside = try await Self.call(c, "signInWithPassword", ["email": "eve@example.com", "password": "password2"])
+            #expect(try Self.parts(inside["idToken"]).claims["email_verified"] == true, "\(inside.body)")
+        }
+    }
+
+    @Test func aUserWithASecondFactorGetsNoFirebaseTokens() async throws {
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
+            _ = try await TOTPHarness.enrolled(c, "two@example.com")
+            let refused = try await Self.call(c, "signInWithPassword", ["email": "two@example.com", "password": "password1"])
+            Self.expectError(refused, 400, "OPERATION_NOT_ALLOWED")
+            #expect(refused["idToken"] == nil && refused["refreshToken"] == nil)
+        }
+    }
+
+    // MARK: production: the emulator's conveniences never reach it
+
+    static func production() -> ServerConfiguration {
+        var one = AppConfiguration(id: "one")
+        one.firebase = FirebaseConfiguration(projectId: "project-one", apiKeys: ["key-of-project-one"])
+        var two = AppConfiguration(id: "two")
+        two.firebase = FirebaseConfiguration(projectId: "project-two", apiKeys: ["key-of-project-two"])
+        let plain = AppConfiguration(id: "plain")
+        var config = TestServer.configuration(apps: [one, two, plain], dev: false)
+        for i in config.apps.indices { config.apps[i].providers.userpass?.autoConfirm = true }
+        return config
+    }
+
+    @Test func outsideDevModeOnlyAListedKeyAndASignedTokenOfTheProjectAreTaken() async throws {
+        try await TestServer.run(Self.production()) { c in
+            Self.expectError(try await Self.call(c, "signUp", key: "any-key", [:]), 400, "API key not valid. Please pass a valid API key.")
+            // An app without `firebase` is no project, whatever its id.
+            Self.expectError(try await Self.call(c, "signUp", key: "plain", [:]), 400, "API key not valid. Please pass a valid API key.")
+
+            let up = try await Self.call(c, "signUp", key: "key-of-project-one", ["email": "p@example.com", "password": "password1"])
+            #expect(up.status == 200, "\(up.body)")
+            let idToken = try #require(up["idToken"])
+            let (header, claims) = try Self.parts(idToken)
+            #expect(header["alg"] == "HS256" && header["kid"] == "one")
+            #expect(claims["aud"] == "project-one")
+            #expect(try await Self.call(c, "lookup", key: "key-of-project-one", ["idToken": .string(idToken)]).status == 200)
+
+            // Another project's key: its token is refused there.
+            Self.expectError(
+                try await Self.call(c, "lookup", key: "key-of-project-two", ["idToken": .string(idToken)]), 400, "INVALID_ID_TOKEN")
+            // The same claims unsigned, as the emulator takes them: refused.
+            var forged = try #require(claims.documentValue)
+            forged["exp"] = .int64(Int64(Date().timeIntervalSince1970) + 3000)
+            Self.expectError(
+                try await Self.call(c, "lookup", key: "key-of-project-one", ["idToken": .string(FirebaseIDTokens.unsigned(forged))]),
+                400, "INVALID_ID_TOKEN")
+            // A refresh token of project one is no token of project two.
+            let other = try await c.call(
+                .post, Self.token + "?key=key-of-project-two", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
+            Self.expectError(other, 400, "INVALID_REFRESH_TOKEN")
+            // An App Services access token of the same user is no Firebase ID token.
+            let realm = try await c.inApp("one").emailLogin("p@example.com", "password1")
+            Self.expectError(
+                try await Self.call(c, "lookup", key: "key-of-project-one", ["idToken": realm.body["access_token"]!]), 400, "INVALID_ID_TOKEN")
+        }
+    }
+}
