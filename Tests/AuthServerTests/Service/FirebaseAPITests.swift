@@ -212,3 +212,54 @@ import Testing
         }
     }
 }
+
+/// The app's hooks run for Firebase sign-ins as for any login: a refusal reaches the client
+/// as a blocking function's does, and `accessTokenClaims` lands at the ID token's top level,
+/// after a refresh too.
+@Suite(.timeLimit(.minutes(3))) struct FirebaseHookTests {
+    @Test func hooksRefuseAndAddClaims() async throws {
+        try await AuthHookTests.withServer { c, _ in
+            try await AuthHookTests.setHooks(c, ["beforeUserCreated": "gate", "accessTokenClaims": "claims"])
+            let refused = try await FirebaseAPITests.call(c, "signUp", [:])
+            FirebaseAPITests.expectError(refused, 400, "BLOCKING_FUNCTION_ERROR_RESPONSE")
+            #expect(refused.body["error"]?["message"]?.stringValue?.hasSuffix("no anonymous sign-ups") == true, "\(refused.body)")
+            let outside = try await FirebaseAPITests.call(c, "signUp", ["email": "x@elsewhere.org", "password": "password1"])
+            FirebaseAPITests.expectError(outside, 400, "BLOCKING_FUNCTION_ERROR_RESPONSE")
+            // Refused before anything was written: the address is free.
+            #expect(try await c.emailLogin("x@elsewhere.org", "password1").status == 401)
+
+            let up = try await FirebaseAPITests.call(c, "signUp", ["email": "y@example.com", "password": "password1"])
+            #expect(up.status == 200, "\(up.body)")
+            let claims = try FirebaseAPITests.parts(up["idToken"]).claims
+            #expect(claims["tenant"] == "acme" && claims["roles"] == ["reader"])
+            #expect(claims["iss"]?.stringValue == "https://securetoken.google.com/local", "a hook never replaces a claim of the token's own")
+            let refreshed = try await c.call(
+                .post, FirebaseAPITests.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
+            #expect(try FirebaseAPITests.parts(refreshed["id_token"]).claims["tenant"] == "acme")
+        }
+    }
+}
+
+/// Google's own Firebase Admin SDK (firebase-admin, from PyPI) reads authsh's ID tokens in its
+/// emulator mode, as it reads the Auth emulator's, and refuses them for another project.
+@Suite(.timeLimit(.minutes(3))) struct FirebaseAdminSDKTests {
+    @Test func theAdminSDKVerifiesIDTokens() async throws {
+        try await TestServer.run(TestServer.configuration(), mode: .live) { c in
+            let output = Scratch.path("firebase-admin") + ".json"
+            defer { try? FileManager.default.removeItem(atPath: output) }
+            let sdk = try ChildProcess(
+                [
+                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/firebase/admin-sdk.py",
+                    "127.0.0.1:\(try #require(c.client.port))", "local", "any-api-key",
+                ], output: output)
+            try await sdk.waitForExit()
+            let text = try String(contentsOfFile: output, encoding: .utf8)
+            #expect(sdk.exitStatus == 0, "\(text)")
+            let report = try EJSON(parsing: Array((text.split(separator: "\n").last.map(String.init) ?? "").utf8))
+            let verified = try #require(report["verified"], "\(text)")
+            #expect(verified["uid"] == verified["localId"] && verified["email"] == "sdk@example.com", "\(text)")
+            #expect(verified["provider"] == "password")
+            #expect(report["otherProject"] == "InvalidIdTokenError", "\(text)")
+        }
+    }
+}

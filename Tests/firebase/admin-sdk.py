@@ -1,0 +1,45 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Google's Firebase Admin SDK against authsh's Firebase API, in its emulator mode.
+
+Usage: admin-sdk.py HOST:PORT PROJECT API_KEY
+
+Signs a user up through the client API, then has the Admin SDK (FIREBASE_AUTH_EMULATOR_HOST)
+verify the ID token as the project and as another project. Prints one JSON object.
+"""
+import json
+import os
+import sys
+import urllib.request
+
+host, project, key = sys.argv[1:4]
+os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = host
+
+import firebase_admin  # noqa: E402 (reads the environment when the app is made)
+from firebase_admin import auth  # noqa: E402
+
+
+def post(path, body):
+    request = urllib.request.Request(
+        f"http://{host}{path}?key={key}", data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
+    with urllib.request.urlopen(request) as answer:
+        return json.load(answer)
+
+
+report = {}
+signed_up = post("/identitytoolkit.googleapis.com/v1/accounts:signUp", {"email": "sdk@example.com", "password": "password1"})
+ours = firebase_admin.initialize_app(options={"projectId": project}, name="ours")
+claims = auth.verify_id_token(signed_up["idToken"], app=ours)
+report["verified"] = {
+    "uid": claims["uid"],
+    "email": claims.get("email"),
+    "provider": claims["firebase"]["sign_in_provider"],
+    "localId": signed_up["localId"],
+}
+other = firebase_admin.initialize_app(options={"projectId": "another-project"}, name="other")
+try:
+    auth.verify_id_token(signed_up["idToken"], app=other)
+    report["otherProject"] = "accepted"
+except auth.InvalidIdTokenError as error:
+    report["otherProject"] = type(error).__name__
+print(json.dumps(report))
