@@ -156,6 +156,20 @@ import Testing
         }
     }
 
+    /// The dev API's config changes the project an app answers as, at once.
+    @Test func theDevAPIsConfigNamesTheProject() async throws {
+        try await TestServer.run { c in
+            let patch = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config", json: ["firebase": ["projectId": "patched-project", "apiKeys": ["patched-key-1"]]])
+            #expect(patch.status == 200, "\(patch.body)")
+            let up = try await Self.call(c, "signUp", key: "patched-key-1", [:])
+            #expect(try Self.parts(up["idToken"]).claims["aud"] == "patched-project", "\(up.body)")
+            // Dev mode still takes any key, for the first app's project.
+            let any = try await Self.call(c, "signUp", key: "some-other-key", [:])
+            #expect(try Self.parts(any["idToken"]).claims["aud"] == "patched-project")
+        }
+    }
+
     @Test func aUserWithASecondFactorGetsNoFirebaseTokens() async throws {
         try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
             _ = try await TOTPHarness.enrolled(c, "two@example.com")

@@ -13,43 +13,40 @@ struct FirebaseProjects: Sendable {
         let id: String
     }
 
-    private let byKey: [String: Project]
-    private let byId: [String: Project]
-    /// Dev mode's project for any other key: the first app's.
-    private let fallback: Project?
+    /// The apps, in the configuration's order (their configurations are read as they are now:
+    /// the dev API may change them).
+    private let apps: [AppRuntime]
+    private let dev: Bool
 
     init(apps: [AppRuntime], dev: Bool) {
-        var byKey: [String: Project] = [:]
-        var byId: [String: Project] = [:]
-        for app in apps {
-            if let firebase = app.config.firebase {
-                let project = Project(app: app, id: firebase.projectId)
-                byId[firebase.projectId] = project
-                for key in firebase.apiKeys { byKey[key] = project }
-            }
-        }
-        // Dev mode: every app under its own id, unless a configured project holds that id.
-        if dev {
-            for app in apps where app.config.firebase == nil && byId[app.id] == nil && FirebaseConfiguration.isProjectId(app.id) {
-                byId[app.id] = Project(app: app, id: app.id)
-            }
-        }
-        self.byKey = byKey
-        self.byId = byId
-        fallback = dev ? apps.first.flatMap { app in byId.values.first { $0.app.id == app.id } } : nil
+        self.apps = apps
+        self.dev = dev
+    }
+
+    /// The project an app answers as now: its configured one, else in dev mode its own id
+    /// (when that may name a project and no configured project holds it).
+    private func project(_ app: AppRuntime) -> Project? {
+        if let firebase = app.config.firebase { return Project(app: app, id: firebase.projectId) }
+        guard dev, FirebaseConfiguration.isProjectId(app.id),
+            !apps.contains(where: { $0.config.firebase?.projectId == app.id })
+        else { return nil }
+        return Project(app: app, id: app.id)
     }
 
     /// The project of a client request's API key; Google's refusals for none and for one no
     /// project has.
     func project(apiKey: String?) throws(FirebaseError) -> Project {
         guard let apiKey, !apiKey.isEmpty else { throw FirebaseError.missingAPIKey }
-        if let project = byKey[apiKey] ?? fallback { return project }
+        if let app = apps.first(where: { $0.config.firebase?.apiKeys.contains(apiKey) == true }), let project = project(app) {
+            return project
+        }
+        if dev, let first = apps.lazy.compactMap { project($0) }.first { return first }
         throw FirebaseError.invalidAPIKey
     }
 
     /// The project `id` names, or nil.
-    func project(id: String) -> Project? { byId[id] }
+    func project(id: String) -> Project? { apps.lazy.compactMap { project($0) }.first { $0.id == id } }
 
     /// The project an app answers as, or nil.
-    func project(of app: AppRuntime) -> Project? { byId.values.first { $0.app.id == app.id } }
+    func project(of app: AppRuntime) -> Project? { project(app) }
 }
