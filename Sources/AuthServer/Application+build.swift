@@ -105,7 +105,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
                     "origins": "\(origins)",
                 ])
         }
-        router.add(middleware: CrossOriginMiddleware(apps: s.apps, dev: configuration.dev))
+        router.add(middleware: CrossOriginMiddleware(apps: s.apps, firebase: s.firebaseProjects, dev: configuration.dev))
     }
     router.add(middleware: ErrorMiddleware(logger: configuration.logger))
     if configuration.auditLog || metrics != nil {

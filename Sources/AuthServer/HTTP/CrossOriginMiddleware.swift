@@ -3,14 +3,17 @@ import AuthProtocol
 import HTTPTypes
 import Hummingbird
 
-/// CORS for the client API (`/api/client/v2.0/...`): pages of the origins an app allows
+/// CORS for the client APIs (`/api/client/v2.0/...`, and Firebase's `/identitytoolkit...` and
+/// `/securetoken...`): pages of the origins an app allows
 /// (``RequestOrigins``, config `allowedRequestOrigins`) may call it from a browser, as realm-web
 /// does; pages of other origins get no `Access-Control-*` header, so the browser keeps every
 /// answer from them, and their preflights are refused (403).
 ///
 /// Which app: the one in the path (`/app/{id}/...`). The routes without an app in the path
 /// (`auth/session`, `auth/profile`, `auth/api_keys`, `auth/delete`) answer an origin that any app
-/// allows: their requests carry a token, and the token names its app.
+/// allows: their requests carry a token, and the token names its app. A Firebase route's app is
+/// the project of its `?key=` (a preflight carries no other header): no key, or one no project
+/// has, and no origin is allowed.
 ///
 /// Every answer to an allowed origin carries the headers, errors included (a 401 that the
 /// browser hides is one the app cannot handle). Nothing else is opened by this: the dev API,
@@ -23,14 +26,22 @@ struct CrossOriginMiddleware: RouterMiddleware {
     typealias Context = AuthRequestContext
     /// The apps, by id (their configurations are read as they are now).
     let apps: [String: AppRuntime]
+    /// The apps as Firebase projects (a Firebase route's app is its API key's).
+    let firebase: FirebaseProjects
     /// Dev mode: any origin for an app that lists none.
     let dev: Bool
 
     static let prefix = "/api/client/v2.0/"
+    /// Firebase's client API, at the paths the emulator serves it.
+    static let firebasePrefixes = ["/identitytoolkit.googleapis.com/", "/securetoken.googleapis.com/"]
     /// realm-web 2 and realm-core 14 use these (no PATCH).
     static let methods = "GET, POST, PUT, DELETE"
     /// What realm-web and realm-core send beyond the CORS-safelisted headers.
     static let headers = "Authorization, Content-Type, Accept"
+    /// What the Firebase JavaScript SDK sends beyond them (packages/auth/src/api/index.ts).
+    static let firebaseHeaders =
+        "Authorization, Content-Type, Accept, X-Client-Version, X-Firebase-Client, X-Firebase-gmpid, X-Firebase-AppCheck, "
+        + "X-Firebase-Locale, X-Goog-Api-Key"
     /// The answer headers a page may read beyond the safelisted ones: realm-web reads
     /// `X-Baas-Location` after a link; `Retry-After` says when to try a 429 or 503 again.
     static let exposed = "X-Baas-Location, Retry-After"
@@ -39,10 +50,14 @@ struct CrossOriginMiddleware: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
-        guard let origin = request.headers[.origin], path.hasPrefix(Self.prefix) else {
+        let isFirebase = Self.firebasePrefixes.contains { path.hasPrefix($0) }
+        guard let origin = request.headers[.origin], path.hasPrefix(Self.prefix) || isFirebase else {
             return try await next(request, context)
         }
-        let allowed = allows(origin, path: path)
+        let allowed =
+            isFirebase
+            ? allowsFirebase(origin, key: request.uri.queryParameters.get("key") ?? request.headers[HTTPField.Name("X-Goog-Api-Key")!])
+            : allows(origin, path: path)
         if request.method == .options, request.headers[.accessControlRequestMethod] != nil {
             guard allowed else {
                 var refused = JSONResponse.error(
@@ -53,7 +68,7 @@ struct CrossOriginMiddleware: RouterMiddleware {
             var headers: HTTPFields = [
                 .accessControlAllowOrigin: origin,
                 .accessControlAllowMethods: Self.methods,
-                .accessControlAllowHeaders: Self.headers,
+                .accessControlAllowHeaders: isFirebase ? Self.firebaseHeaders : Self.headers,
                 .accessControlAllowCredentials: "true",
                 .accessControlMaxAge: Self.maxAge,
             ]
@@ -79,5 +94,11 @@ struct CrossOriginMiddleware: RouterMiddleware {
             return apps[String(id)]?.requestOrigins(dev: dev).allows(origin) ?? false
         }
         return apps.values.contains { $0.requestOrigins(dev: dev).allows(origin) }
+    }
+
+    /// Whether a page of `origin` may call the Firebase routes of the project of API key `key`.
+    func allowsFirebase(_ origin: String, key: String?) -> Bool {
+        guard let project = try? firebase.project(apiKey: key) else { return false }
+        return project.app.requestOrigins(dev: dev).allows(origin)
     }
 }

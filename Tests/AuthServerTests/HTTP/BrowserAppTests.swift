@@ -79,4 +79,22 @@ import Testing
             #expect(fragment.contains("_baas_ua=") && fragment.contains(user), "\(fragment)")
         }
     }
+
+    /// A Firebase web app of an allowed origin signs up, looks up and refreshes through the
+    /// Firebase API with the JavaScript SDK's requests (its headers preflighted), and reads an
+    /// error answer; a page of another origin gets nothing.
+    @Test(.timeLimit(.minutes(2))) func aFirebaseWebAppUsesTheFirebaseAPI() async throws {
+        try await TestServer.run(TestServer.configuration(), mode: .live) { (c: Client) async throws in
+            let (report, _) = try await Self.browse(c, script: "firebase-browser", provider: "oauth2-github")
+            let allowed = try #require(report["allowed"] as? [String: Any], "\(report)")
+            let signUp = try #require(allowed["signUp"] as? [Any], "\(allowed)")
+            #expect(signUp.first as? Int == 200 && signUp.last as? String == "web@example.com", "\(allowed)")
+            let uid = try #require(signUp[1] as? String)
+            #expect((allowed["lookup"] as? [Any])?.last as? String == uid, "\(allowed)")
+            #expect((allowed["refresh"] as? [Any])?.first as? Int == 200 && (allowed["refresh"] as? [Any])?.last as? String == uid)
+            #expect((allowed["error"] as? [Any])?.first as? Int == 400 && (allowed["error"] as? [Any])?.last as? String == "EMAIL_EXISTS")
+            let other = try #require(report["other"] as? [String: Any], "\(report)")
+            #expect((other["refused"] as? String)?.contains("Failed to fetch") == true, "\(other)")
+        }
+    }
 }
