@@ -139,7 +139,7 @@ struct ServerServices {
         firebaseProjects = FirebaseProjects(apps: c.apps.compactMap { [apps] in apps[$0.id] }, dev: c.dev)
         firebase = FirebaseAccounts(
             store: store, clock: c.clock, login: login, sessions: sessions, passwords: passwords, abuse: abuse,
-            idTokens: FirebaseIDTokens(tokens: tokens, clock: c.clock, dev: c.dev))
+            idTokens: FirebaseIDTokens(tokens: tokens, clock: c.clock, dev: c.dev), triggers: triggers)
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock, sessions: sessions)

@@ -84,6 +84,12 @@ extension SQLStore {
         }
     }
 
+    public func setUserData(_ data: EJSONDocument, userId: String, app: String) async throws -> Bool {
+        try await engine.write("set profile") { r in
+            try await r.count(UsersTable.setDataOfApp, [data.sqlValue, .text(userId), .text(app)]) > 0
+        }
+    }
+
     public func deleteUser(id: String, app: String, events: [TriggerRun]) async throws {
         try await engine.write("delete user") { r in
             try await r.run(UserpassAccountsTable.deleteOfUser, [.text(app), .text(id), .text(ProviderType.userpass)])

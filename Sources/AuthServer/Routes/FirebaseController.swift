@@ -14,14 +14,15 @@ struct FirebaseController {
     let accounts: FirebaseAccounts
 
     /// The methods of `accounts:` this server answers; any other is Google's 404.
-    static let methods = ["signUp", "signInWithPassword", "lookup"]
+    static let methods = ["signUp", "signInWithPassword", "lookup", "update", "delete"]
 
     func addRoutes(to router: Router<AuthRequestContext>) {
         router.post("/identitytoolkit.googleapis.com/v1/:method", use: accounts)
         router.post("/securetoken.googleapis.com/v1/token", use: token)
     }
 
-    /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:lookup`.
+    /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:lookup`, `accounts:update`,
+    /// `accounts:delete`.
     @Sendable func accounts(_ request: Request, context: AuthRequestContext) async throws -> Response {
         try await answering {
             let method = context.parameters.get("method") ?? ""
@@ -40,6 +41,16 @@ struct FirebaseController {
                 answer["registered"] = true
                 answer["displayName"] = ""
                 return answer
+            case "update":
+                let user = try await accounts.update(
+                    idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), try Self.update(body), project: project,
+                    address: context.clientAddress)
+                guard case .document(var answer) = Self.describe(user) else { return [:] }
+                answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+                return answer
+            case "delete":
+                try await accounts.delete(idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), project: project)
+                return ["kind": "identitytoolkit#DeleteAccountResponse"]
             default:
                 let user = try await accounts.user(idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), project: project)
                 return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [Self.describe(user)]]
@@ -119,10 +130,35 @@ struct FirebaseController {
             d["email"] = .string(email)
             d["emailVerified"] = .bool(verified)
         }
+        if let name = user.data["name"]?.stringValue { d["displayName"] = .string(name) }
+        if let url = user.data["picture_url"]?.stringValue { d["photoUrl"] = .string(url) }
         return .document(d)
     }
 
     // MARK: decoding
+
+    /// The changes of an `accounts:update` body. An email change is not built yet.
+    static func update(_ body: InputFields) throws(FirebaseError) -> FirebaseAccounts.Update {
+        if body.document["email"] != nil {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "changing the email through the Firebase API is not built yet")
+        }
+        return FirebaseAccounts.Update(
+            displayName: try optionalString(body, "displayName"), photoUrl: try optionalString(body, "photoUrl"),
+            deleteAttributes: try strings(body, "deleteAttribute"), password: try optionalString(body, "password"),
+            deleteProviders: try strings(body, "deleteProvider"))
+    }
+
+    /// An optional array of strings (absent: empty).
+    static func strings(_ body: InputFields, _ key: String) throws(FirebaseError) -> [String] {
+        let items: [EJSON]
+        do { items = try body.array(key, atMost: 20) } catch { throw FirebaseError.invalid("INVALID_ARGUMENT", error.message) }
+        var found: [String] = []
+        for item in items {
+            guard let text = item.stringValue else { throw FirebaseError.invalid("INVALID_ARGUMENT", "'\(key)' must hold strings") }
+            found.append(text)
+        }
+        return found
+    }
 
     /// The request's API key: `?key=`, else the `X-Goog-Api-Key` header.
     static func apiKey(_ request: Request) -> String? {

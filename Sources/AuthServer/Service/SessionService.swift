@@ -181,7 +181,12 @@ struct SessionService {
     /// Refuses with 401 `RequiresRecentLogin` when the app wants a login at most
     /// `recentLoginSeconds` old and the caller's is older (or unknown).
     func requireRecentLogin(_ caller: Caller) throws(ServiceError) {
-        if let limit = caller.app.config.recentLoginSeconds, clock.now - (caller.authTime ?? 0) > limit {
+        try requireRecentLogin(app: caller.app, authTime: caller.authTime)
+    }
+
+    /// ``requireRecentLogin(_:)`` for a login at `authTime` (another API's token says when).
+    func requireRecentLogin(app: AppRuntime, authTime: Int64?) throws(ServiceError) {
+        if let limit = app.config.recentLoginSeconds, clock.now - (authTime ?? 0) > limit {
             throw ServiceError(
                 .requiresRecentLogin,
                 "this needs a recent login (within \(limit) s): log in again, then retry")

@@ -20,6 +20,9 @@ public protocol UserStore: Sendable {
     /// Sets the user's custom data document; false when the app has no such user.
     @discardableResult
     func setCustomData(_ data: EJSONDocument?, userId: String, app: String) async throws -> Bool
+    /// Replaces the user's profile (`data`: `name`, `email`, `picture_url`, ...); false when the
+    /// app has no such user.
+    func setUserData(_ data: EJSONDocument, userId: String, app: String) async throws -> Bool
     /// Deletes the user, its identities, sessions, API keys and email/password accounts, and
     /// queues `events` in the same transaction (none when there was no such user).
     func deleteUser(id: String, app: String, events: [TriggerRun]) async throws

@@ -97,6 +97,7 @@ package enum UsersTable {
     package static let lock = SQL("SELECT id FROM users WHERE id = ?", lock: .wait)
     package static let setData: SQL = "UPDATE users SET data = ? WHERE id = ?"
     package static let setCustomData: SQL = "UPDATE users SET custom_data = ? WHERE id = ? AND app_id = ? RETURNING 1"
+    package static let setDataOfApp: SQL = "UPDATE users SET data = ? WHERE id = ? AND app_id = ? RETURNING 1"
     /// Identities, sessions and API keys go with it (ON DELETE CASCADE).
     package static let delete: SQL = "DELETE FROM users WHERE id = ? AND app_id = ? RETURNING 1"
 

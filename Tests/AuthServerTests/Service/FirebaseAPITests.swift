@@ -156,6 +156,67 @@ import Testing
         }
     }
 
+    /// `accounts:update` changes the profile (the same `name` and `picture_url` the App Services
+    /// profile shows), the password (ending every other session) and the providers;
+    /// `accounts:delete` deletes the user.
+    @Test func updateAndDelete() async throws {
+        try await TestServer.run { c in
+            let up = try await Self.call(c, "signUp", ["email": "up@example.com", "password": "password1"])
+            let idToken = try #require(up["idToken"])
+            let other = try await c.emailLogin("up@example.com", "password1")
+            #expect(other.status == 200)
+
+            let named = try await Self.call(
+                c, "update", ["idToken": .string(idToken), "displayName": "Ada L.", "photoUrl": "https://example.com/ada.png"])
+            #expect(named.status == 200 && named["displayName"] == "Ada L." && named["photoUrl"] == "https://example.com/ada.png", "\(named.body)")
+            let profile = try await c.profile(try #require(other["access_token"]))
+            #expect(profile.body["data"]?["name"] == "Ada L." && profile.body["data"]?["picture_url"] == "https://example.com/ada.png")
+            let refreshed = try await c.call(
+                .post, Self.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
+            #expect(try Self.parts(refreshed["id_token"]).claims["name"] == "Ada L.")
+            let cleared = try await Self.call(c, "update", ["idToken": .string(idToken), "deleteAttribute": ["PHOTO_URL"]])
+            #expect(cleared.status == 200 && cleared["photoUrl"] == nil && cleared["displayName"] == "Ada L.", "\(cleared.body)")
+
+            // A new password: the old one fails, the other session ended, this one stays.
+            Self.expectError(try await Self.call(c, "update", ["idToken": .string(idToken), "password": "short"]), 400, "WEAK_PASSWORD")
+            #expect(try await Self.call(c, "update", ["idToken": .string(idToken), "password": "password2"]).status == 200)
+            Self.expectError(
+                try await Self.call(c, "signInWithPassword", ["email": "up@example.com", "password": "password1"]), 400,
+                "INVALID_LOGIN_CREDENTIALS")
+            #expect(try await c.refresh(try #require(other["refresh_token"])).status == 401)
+            #expect(try await Self.call(c, "lookup", ["idToken": .string(idToken)]).status == 200)
+            Self.expectError(
+                try await Self.call(c, "update", ["idToken": .string(idToken), "deleteProvider": ["password"]]), 400, "OPERATION_NOT_ALLOWED")
+            Self.expectError(
+                try await Self.call(c, "update", ["idToken": .string(idToken), "email": "new@example.com"]), 400, "OPERATION_NOT_ALLOWED")
+
+            let deleted = try await Self.call(c, "delete", ["idToken": .string(idToken)])
+            #expect(deleted.status == 200 && deleted["kind"] == "identitytoolkit#DeleteAccountResponse", "\(deleted.body)")
+            Self.expectError(try await Self.call(c, "lookup", ["idToken": .string(idToken)]), 400, "INVALID_ID_TOKEN")
+            Self.expectError(
+                try await Self.call(c, "signInWithPassword", ["email": "up@example.com", "password": "password2"]), 400,
+                "INVALID_LOGIN_CREDENTIALS")
+        }
+    }
+
+    /// With `recentLoginSeconds`, a password change and a deletion need a recent login.
+    @Test func oldLoginsChangeNoPasswordAndDeleteNothing() async throws {
+        var app = AppConfiguration(id: "local")
+        app.recentLoginSeconds = 300
+        try await TestServer.run(TestServer.configuration(apps: [app])) { c in
+            let up = try await Self.call(c, "signUp", ["email": "old@example.com", "password": "password1"])
+            try await TOTPHarness.now(c, advancing: 301)
+            let refreshed = try await c.call(
+                .post, Self.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
+            let idToken = try #require(refreshed["id_token"])
+            Self.expectError(
+                try await Self.call(c, "update", ["idToken": .string(idToken), "password": "password2"]), 400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            Self.expectError(try await Self.call(c, "delete", ["idToken": .string(idToken)]), 400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            // The profile is no secret: it changes.
+            #expect(try await Self.call(c, "update", ["idToken": .string(idToken), "displayName": "Old"]).status == 200)
+        }
+    }
+
     /// The dev API's config changes the project an app answers as, at once.
     @Test func theDevAPIsConfigNamesTheProject() async throws {
         try await TestServer.run { c in

@@ -14,6 +14,8 @@ struct FirebaseAccounts {
     let passwords: Passwords
     let abuse: AbuseControls
     let idTokens: FirebaseIDTokens
+    /// Runs the `DELETE` triggers a deletion queues.
+    let triggers: TriggerRunner
 
     /// A login's answer.
     struct SignedIn: Sendable {
@@ -105,6 +107,13 @@ struct FirebaseAccounts {
 
     /// The user of an ID token whose session is live and whose user is enabled (`lookup`).
     func user(idToken: String, project: FirebaseProjects.Project) async throws -> UserRecord {
+        try await holder(idToken: idToken, project: project).user
+    }
+
+    /// An ID token's checked claims and its user, whose session is live and who is enabled.
+    private func holder(idToken: String, project: FirebaseProjects.Project) async throws -> (
+        token: FirebaseIDTokens.Verified, user: UserRecord
+    ) {
         let verified = try await idTokens.verify(idToken, project: project)
         guard let state = try await store.sessionState(id: verified.sessionId), state.appId == project.app.id,
             state.userId == verified.userId
@@ -114,6 +123,82 @@ struct FirebaseAccounts {
             throw FirebaseError.invalid("USER_NOT_FOUND")
         }
         AuditTrail.user(user.id, app: project.app.id)
+        return (verified, user)
+    }
+
+    /// Refuses with `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the app wants a recent login
+    /// (`recentLoginSeconds`) and the token's is older.
+    private func requireRecentLogin(_ token: FirebaseIDTokens.Verified, project: FirebaseProjects.Project) throws(FirebaseError) {
+        do {
+            try sessions.requireRecentLogin(app: project.app, authTime: token.claims["auth_time"]?.integerValue)
+        } catch {
+            throw FirebaseError.invalid("CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+        }
+    }
+
+    /// `accounts:delete`: the token's user, with everything of theirs (a recent login when the
+    /// app wants one).
+    func delete(idToken: String, project: FirebaseProjects.Project) async throws {
+        let (token, user) = try await holder(idToken: idToken, project: project)
+        try requireRecentLogin(token, project: project)
+        try await triggers.deleteUser(user, app: project.app)
+    }
+
+    /// What `accounts:update` changes (nil: unchanged).
+    struct Update: Sendable {
+        /// The display name and photo URL (the profile's `name` and `picture_url`).
+        var displayName: String?
+        var photoUrl: String?
+        /// `DISPLAY_NAME`, `PHOTO_URL`: removed.
+        var deleteAttributes: [String] = []
+        var password: String?
+        /// Firebase's provider ids to unlink (`password`, `google.com`, ...).
+        var deleteProviders: [String] = []
+    }
+
+    /// `accounts:update`: the profile, the password (every other session of the user ends; a
+    /// recent login when the app wants one) and unlinking. The user after it.
+    func update(idToken: String, _ update: Update, project: FirebaseProjects.Project, address: String) async throws -> UserRecord {
+        let app = project.app
+        var (token, user) = try await holder(idToken: idToken, project: project)
+        if update.displayName != nil || update.photoUrl != nil || !update.deleteAttributes.isEmpty {
+            var data = user.data
+            for attribute in update.deleteAttributes {
+                switch attribute {
+                case "DISPLAY_NAME": data["name"] = nil
+                case "PHOTO_URL": data["picture_url"] = nil
+                default: throw FirebaseError.invalid("INVALID_ARGUMENT", "deleteAttribute takes DISPLAY_NAME and PHOTO_URL")
+                }
+            }
+            if let name = update.displayName { data["name"] = .string(name) }
+            if let url = update.photoUrl { data["picture_url"] = .string(url) }
+            if let problem = CustomDataLimits.problem(data) { throw FirebaseError.invalid("INVALID_ARGUMENT", problem) }
+            guard try await store.setUserData(data, userId: user.id, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+            user.data = data
+        }
+        if let password = update.password {
+            try requireRecentLogin(token, project: project)
+            guard (6...128).contains(password.count) else {
+                throw FirebaseError.invalid("WEAK_PASSWORD", "Password should be at least 6 characters")
+            }
+            guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }),
+                let account = try await store.userpassAccount(app: app.id, identityId: identity.externalId)
+            else { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "the user has no email/password identity") }
+            let hash = try await passwords.hasher.hash(password)
+            try await store.changePassword(app: app.id, email: account.email, hash: hash, keepSession: token.sessionId)
+        }
+        for provider in update.deleteProviders {
+            for identity in user.identities where FirebaseIdentities.providerId(identity.providerType) == provider {
+                switch try await store.removeIdentity(
+                    app: app.id, userId: user.id, providerType: identity.providerType, externalId: identity.externalId)
+                {
+                case .lastIdentity:
+                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "cannot unlink the user's only identity: link another one first")
+                case .notFound, .removed: break
+                }
+            }
+        }
+        if !update.deleteProviders.isEmpty, let fresh = try await store.user(id: user.id, app: app.id) { user = fresh }
         return user
     }
 

@@ -42,6 +42,8 @@ struct FirebaseIDTokens: Sendable {
             claims["email"] = .string(email)
             claims["email_verified"] = .bool(verified)
         }
+        if let name = user.data["name"]?.stringValue { claims["name"] = .string(name) }
+        if let picture = user.data["picture_url"]?.stringValue { claims["picture"] = .string(picture) }
         let provider = FirebaseIdentities.providerId(providerType)
         if provider == "anonymous" { claims["provider_id"] = "anonymous" }
         claims["firebase"] = [
