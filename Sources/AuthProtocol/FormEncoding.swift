@@ -28,12 +28,16 @@ public enum FormEncoding {
     }
 
     /// The fields of `k=v&...` in order (`+` is a space); nil when a `%` escape is malformed
-    /// or a value is not UTF-8.
+    /// or a value is not UTF-8. Split on the bytes, not on characters: a body of long tokens
+    /// (a refresh) costs a pass over its bytes.
     public static func decode(_ text: some StringProtocol) -> [(String, String)]? {
         var out: [(String, String)] = []
-        for pair in text.split(separator: "&", omittingEmptySubsequences: true) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let key = unescape(Substring(parts[0])), let value = unescape(parts.count > 1 ? Substring(parts[1]) : "") else { return nil }
+        let bytes = Array(text.utf8)
+        for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
+            let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
+            guard let key = unescape(pair[..<equals]),
+                let value = unescape(equals < pair.endIndex ? pair[(equals + 1)...] : [])
+            else { return nil }
             out.append((key, value))
         }
         return out
@@ -44,10 +48,10 @@ public enum FormEncoding {
         fields.first(where: { $0.0 == key })?.1
     }
 
-    static func unescape(_ text: Substring) -> String? {
+    static func unescape(_ text: ArraySlice<UInt8>) -> String? {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(text.utf8.count)
-        var it = text.utf8.makeIterator()
+        bytes.reserveCapacity(text.count)
+        var it = text.makeIterator()
         while let b = it.next() {
             if b == UInt8(ascii: "+") {
                 bytes.append(32)

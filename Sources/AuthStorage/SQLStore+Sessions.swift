@@ -74,24 +74,26 @@ extension SQLStore {
         }
     }
 
-    public func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)? {
+    public func refreshSession(
+        id: String, digest: [UInt8], now: Int64, due: Int64, identities: Bool
+    ) async throws -> (SessionRecord, UserRecord)? {
         if let marked = sessionMarks.lastMark(id), marked > due {
             // Marked after `due`: nothing to write, whichever the engine.
-            return try await sessionWithUser(id: id, identities: false)
+            return try await readSession(id, identities: identities)
         }
         let found: (SessionRecord, UserRecord)?
         var marks = false
         if Engine.updatesInReads {
             // Outside a transaction the statement commits alone: one round trip.
+            let arguments: [SQLValue] = [.text(id), .integer(now), .blob(digest), .integer(due), .integer(now)]
             found = try await engine.read("read session") { r in
-                try await r.first(
-                    SessionsTable.withUserMarkingUse,
-                    [.text(id), .integer(now), .blob(digest), .integer(due), .integer(now)],
-                    SessionsTable.sessionAndUser)
+                guard identities else { return try await r.first(SessionsTable.withUserMarkingUse, arguments, SessionsTable.sessionAndUser) }
+                return SessionsTable.sessionWithIdentities(
+                    try await r.all(SessionsTable.withUserAndIdentitiesMarkingUse, arguments, SessionsTable.sessionUserAndIdentity))
             }
             marks = found.map { Self.marksUse($0.0, $0.1, digest: digest, now: now, due: due) } ?? false
         } else {
-            found = try await sessionWithUser(id: id, identities: false)
+            found = try await readSession(id, identities: identities)
             if let (session, user) = found, Self.marksUse(session, user, digest: digest, now: now, due: due) {
                 try await engine.write("mark session used") { r in try await r.run(SessionsTable.touch, [.integer(now), .text(id)]) }
                 marks = true
@@ -99,6 +101,16 @@ extension SQLStore {
         }
         if let (session, _) = found { sessionMarks.record(id, at: marks ? now : session.lastUsed ?? session.createdAt) }
         return found
+    }
+
+    /// A refresh's read: the session and its user, with its identities in the same statement
+    /// when asked for.
+    private func readSession(_ id: String, identities: Bool) async throws -> (SessionRecord, UserRecord)? {
+        guard identities else { return try await sessionWithUser(id: id, identities: false) }
+        return try await engine.read("read session") { r in
+            SessionsTable.sessionWithIdentities(
+                try await r.all(SessionsTable.withUserAndIdentities, [.text(id)], SessionsTable.sessionUserAndIdentity))
+        }
     }
 
     /// Whether a refresh marks `session` used (as it was before the refresh): it will be

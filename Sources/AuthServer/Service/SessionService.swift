@@ -86,9 +86,10 @@ struct SessionService {
     }
 
     /// A refresh for another API (Firebase's): the refresh token's live session, marked used as
-    /// ``refresh(_:)`` marks it, with its app and user (without identities).
+    /// ``refresh(_:)`` marks it, with its app and user (with its identities, read in the same
+    /// statement: that API's tokens name them).
     func refreshedSession(_ refreshToken: String) async throws -> (AppRuntime, SessionRecord, UserRecord) {
-        let (app, session, user, _) = try await refreshTokenSession(refreshToken, markingUse: true)
+        let (app, session, user, _) = try await refreshTokenSession(refreshToken, identities: true, markingUse: true)
         return (app, session, user)
     }
 
@@ -147,7 +148,7 @@ struct SessionService {
 
     /// The live session of a valid refresh token, its user (with its identities when
     /// `identities`) and the token's claims; `markingUse` marks the session used (a refresh,
-    /// ``AuthStore/refreshSession(id:digest:now:due:)``).
+    /// ``SessionStore/refreshSession(id:digest:now:due:identities:)``).
     private func refreshTokenSession(
         _ token: String, identities: Bool = false, markingUse: Bool = false
     ) async throws -> (AppRuntime, SessionRecord, UserRecord, IssuedTokenClaims) {
@@ -160,7 +161,8 @@ struct SessionService {
         guard let sessionId = claims.session,
             let (session, user) =
                 markingUse
-                ? try await store.refreshSession(id: sessionId, digest: digest, now: now, due: now - Self.lastUsedGranularity)
+                ? try await store.refreshSession(
+                    id: sessionId, digest: digest, now: now, due: now - Self.lastUsedGranularity, identities: identities)
                 : try await store.sessionWithUser(id: sessionId, identities: identities),
             session.appId == app.id
         else {

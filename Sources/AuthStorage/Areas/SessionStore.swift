@@ -19,18 +19,25 @@ public protocol SessionStore: Sendable {
     func deleteSession(id: String, userId: String, app: String) async throws -> Bool
     /// Ends every session of the user but `keep`; returns how many ended.
     func deleteSessions(userId: String, app: String, except keep: String) async throws -> Int
-    /// A refresh's session and its user (``sessionWithUser(id:identities:)`` without
-    /// identities, as they were before this call), and the session marked used at `now` when
-    /// the refresh will be answered (`digest` is the session's, it has not expired, its user is
-    /// not disabled) and its last use (or its login) is at or before `due`. One statement where
-    /// the engine can (PostgreSQL); a read, then a write only when one is due, where it cannot.
-    func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)?
+    /// A refresh's session and its user (with its identities only when `identities`: another
+    /// API's tokens name them), as they were before this call, and the session marked used at
+    /// `now` when the refresh will be answered (`digest` is the session's, it has not expired,
+    /// its user is not disabled) and its last use (or its login) is at or before `due`. One
+    /// statement where the engine can (PostgreSQL); a read, then a write only when one is due,
+    /// where it cannot.
+    func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64, identities: Bool) async throws -> (SessionRecord, UserRecord)?
     /// Whether a session is live, and whose: what an access token's check needs, in one
     /// indexed read that parses no document (`functions/call` makes it on every call).
     func sessionState(id: String) async throws -> SessionState?
 }
 
 extension SessionStore {
+    /// ``refreshSession(id:digest:now:due:identities:)`` without identities (App Services'
+    /// refresh).
+    package func refreshSession(id: String, digest: [UInt8], now: Int64, due: Int64) async throws -> (SessionRecord, UserRecord)? {
+        try await refreshSession(id: id, digest: digest, now: now, due: due, identities: false)
+    }
+
     /// Inserts a session that starts no trigger.
     package func insertSession(_ session: SessionRecord) async throws { try await insertSession(session, events: []) }
 }

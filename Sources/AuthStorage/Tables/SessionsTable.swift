@@ -54,6 +54,57 @@ package enum SessionsTable {
         SELECT * FROM found
         """)
 
+    /// The identity columns a read with identities adds (the user's, one row each, in order).
+    private static let identityColumns = """
+        i.provider_type AS identity_provider_type, i.external_id AS identity_external_id,
+        i.provider_id AS identity_provider_id, i.data AS identity_data, i.email AS identity_email
+        """
+
+    /// ``withUser`` with the user's identities, one row each (another API's refresh: its tokens
+    /// name them).
+    package static let withUserAndIdentities = SQL(
+        """
+        SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at,
+               \(identityColumns)
+        FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id
+            LEFT JOIN identities i ON i.user_id = u.id
+        WHERE s.id = ? ORDER BY i.position
+        """)
+
+    /// ``withUserMarkingUse`` with the user's identities, one row each.
+    package static let withUserAndIdentitiesMarkingUse = SQL(
+        """
+        WITH found AS (
+            SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
+            FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?),
+        used AS (
+            UPDATE sessions SET last_used = ? FROM found WHERE sessions.id = found.id AND found.refresh_digest = ?
+            AND coalesce(found.last_used, found.created_at) <= ? AND (found.expires_at IS NULL OR found.expires_at > ?)
+            AND NOT found.disabled RETURNING 1)
+        SELECT found.*, \(identityColumns)
+        FROM found LEFT JOIN identities i ON i.user_id = found.user_id ORDER BY i.position
+        """)
+
+    /// A row of ``withUserAndIdentities``: the session, its user, and one identity or none.
+    package static func sessionUserAndIdentity<Row: SQLRow>(_ row: Row) throws -> (SessionRecord, UserRecord, IdentityRecord?) {
+        let (session, user) = try sessionAndUser(row)
+        guard let externalId = try row.optionalText("identity_external_id") else { return (session, user, nil) }
+        let identity = IdentityRecord(
+            externalId: externalId, providerType: try row.text("identity_provider_type"),
+            providerId: try row.text("identity_provider_id"), data: try row.document("identity_data") ?? [:],
+            email: try row.optionalText("identity_email"))
+        return (session, user, identity)
+    }
+
+    /// The session and its user with its identities, of the rows of ``withUserAndIdentities``;
+    /// nil when there are none.
+    package static func sessionWithIdentities(_ rows: [(SessionRecord, UserRecord, IdentityRecord?)]) -> (SessionRecord, UserRecord)? {
+        guard let (session, user, _) = rows.first else { return nil }
+        var withIdentities = user
+        withIdentities.identities = rows.compactMap(\.2)
+        return (session, withIdentities)
+    }
+
     package static func sessionAndUser<Row: SQLRow>(_ row: Row) throws -> (SessionRecord, UserRecord) {
         let session = try session(row)
         return (session, try UsersTable.user(row, id: session.userId, app: session.appId, createdAt: "user_created_at"))

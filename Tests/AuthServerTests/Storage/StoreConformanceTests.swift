@@ -295,6 +295,27 @@ import Testing
         }
     }
 
+    /// A refresh that asks for the user's identities (Firebase's) reads them in the same
+    /// statement, in order, and marks use as one that does not.
+    @Test(arguments: Engine.allCases)
+    func aRefreshReadsTheIdentitiesWhenAskedTo(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(
+                Self.user("max", Self.identity("m1", "local-userpass", email: "max@example.com"), Self.identity("m2", "oauth2-google")))
+            try await store.insertSession(Self.session("s1", user: "max", createdAt: 10))
+            let digest = Array("r-s1".utf8)
+            let (session, user) = try #require(
+                try await store.refreshSession(id: "s1", digest: digest, now: 100, due: 40, identities: true))
+            #expect(session.id == "s1" && session.lastUsed == nil)
+            #expect(user.identities.map(\.externalId) == ["m1", "m2"] && user.identities.first?.email == "max@example.com")
+            #expect(user.identities.last?.data == ["k": "m2"] && user.data["name"] == "max")
+            #expect(try await store.sessionWithUser(id: "s1", identities: false)?.0.lastUsed == 100, "marked as any refresh")
+            // Marked already: the read alone, with the identities.
+            #expect(try await store.refreshSession(id: "s1", digest: digest, now: 110, due: 50, identities: true)?.1.identities.count == 2)
+            #expect(try await store.refreshSession(id: "none", digest: digest, now: 110, due: 50, identities: true) == nil)
+        }
+    }
+
     @Test(arguments: Engine.allCases)
     func apiKeys(_ engine: Engine) async throws {
         try await Self.withStore(engine) { store in

@@ -205,14 +205,13 @@ struct FirebaseAccounts {
     /// `securetoken.googleapis.com/v1/token`: a new ID token for a refresh token of the
     /// project (the refresh token stays).
     func refresh(_ refreshToken: String, project: FirebaseProjects.Project) async throws -> SignedIn {
-        let app: AppRuntime, session: SessionRecord
+        let app: AppRuntime, session: SessionRecord, user: UserRecord
         do {
-            (app, session, _) = try await sessions.refreshedSession(refreshToken)
+            (app, session, user) = try await sessions.refreshedSession(refreshToken)
         } catch let error as ServiceError where error.code == .invalidSession {
             throw FirebaseError.invalid(error.message.contains("expired") ? "TOKEN_EXPIRED" : "INVALID_REFRESH_TOKEN")
         }
         guard app.id == project.app.id else { throw FirebaseError.invalid("INVALID_REFRESH_TOKEN") }
-        guard let user = try await store.user(id: session.userId, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
         let extra = try await sessions.hooks.accessTokenClaims(user: user, app: app)
         let idToken = try await idTokens.make(
             project: project, user: user, session: session.id, providerType: session.providerType, authTime: session.createdAt,
