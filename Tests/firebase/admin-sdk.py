@@ -4,7 +4,8 @@
 Usage: admin-sdk.py HOST:PORT PROJECT API_KEY
 
 Signs a user up through the client API, then has the Admin SDK (FIREBASE_AUTH_EMULATOR_HOST)
-verify the ID token as the project and as another project. Prints one JSON object.
+verify the ID token as the project and as another project; then signs in with a custom token the
+SDK made (unsigned, as in emulator mode) and verifies that user's token. Prints one JSON object.
 """
 import json
 import os
@@ -42,4 +43,15 @@ try:
     report["otherProject"] = "accepted"
 except auth.InvalidIdTokenError as error:
     report["otherProject"] = type(error).__name__
+custom = auth.create_custom_token("custom-uid-1", {"plan": "pro"}, app=ours).decode()
+signed_in = post("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken", {"token": custom, "returnSecureToken": True})
+custom_claims = auth.verify_id_token(signed_in["idToken"], app=ours)
+report["custom"] = {
+    "isNewUser": signed_in.get("isNewUser"),
+    "provider": custom_claims["firebase"]["sign_in_provider"],
+    "uid": custom_claims["uid"],
+    "localId": signed_in["localId"],
+}
+again = post("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken", {"token": custom})
+report["custom"]["sameUser"] = again["localId"] == signed_in["localId"] and again.get("isNewUser") is False
 print(json.dumps(report))

@@ -14,15 +14,15 @@ struct FirebaseController {
     let accounts: FirebaseAccounts
 
     /// The methods of `accounts:` this server answers; any other is Google's 404.
-    static let methods = ["signUp", "signInWithPassword", "lookup", "update", "delete"]
+    static let methods = ["signUp", "signInWithPassword", "signInWithCustomToken", "lookup", "update", "delete"]
 
     func addRoutes(to router: Router<AuthRequestContext>) {
         router.post("/identitytoolkit.googleapis.com/v1/:method", use: accounts)
         router.post("/securetoken.googleapis.com/v1/token", use: token)
     }
 
-    /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:lookup`, `accounts:update`,
-    /// `accounts:delete`.
+    /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:signInWithCustomToken`,
+    /// `accounts:lookup`, `accounts:update`, `accounts:delete`.
     @Sendable func accounts(_ request: Request, context: AuthRequestContext) async throws -> Response {
         try await answering {
             let method = context.parameters.get("method") ?? ""
@@ -40,6 +40,13 @@ struct FirebaseController {
                 var answer = Self.tokens(signedIn, kind: "VerifyPasswordResponse")
                 answer["registered"] = true
                 answer["displayName"] = ""
+                return answer
+            case "signInWithCustomToken":
+                let signedIn = try await accounts.signIn(
+                    customToken: try Self.string(body, "token", missing: "MISSING_CUSTOM_TOKEN"), project: project,
+                    address: context.clientAddress)
+                var answer = Self.tokens(signedIn, kind: "VerifyCustomTokenResponse")
+                answer["isNewUser"] = .bool(signedIn.isNew)
                 return answer
             case "update":
                 let user = try await accounts.update(

@@ -280,6 +280,13 @@ import Testing
             let other = try await c.call(
                 .post, Self.token + "?key=key-of-project-two", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
             Self.expectError(other, 400, "INVALID_REFRESH_TOKEN")
+            // The Admin SDKs' emulator custom tokens (unsigned): refused.
+            let unsigned = FirebaseIDTokens.unsigned([
+                "aud": .string(FirebaseAccounts.customTokenAudience), "uid": "someone", "iat": 1, "exp": 9_999_999_999,
+            ])
+            Self.expectError(
+                try await Self.call(c, "signInWithCustomToken", key: "key-of-project-one", ["token": .string(unsigned)]), 400,
+                "INVALID_CUSTOM_TOKEN")
             // An App Services access token of the same user is no Firebase ID token.
             let realm = try await c.inApp("one").emailLogin("p@example.com", "password1")
             Self.expectError(
@@ -335,6 +342,10 @@ import Testing
             #expect(verified["uid"] == verified["localId"] && verified["email"] == "sdk@example.com", "\(text)")
             #expect(verified["provider"] == "password")
             #expect(report["otherProject"] == "InvalidIdTokenError", "\(text)")
+            // The SDK's custom token: a custom-token identity of its uid, the same user again.
+            let custom = try #require(report["custom"], "\(text)")
+            #expect(custom["isNewUser"] == true && custom["provider"] == "custom" && custom["sameUser"] == true, "\(text)")
+            #expect(custom["uid"] == custom["localId"], "\(text)")
         }
     }
 }

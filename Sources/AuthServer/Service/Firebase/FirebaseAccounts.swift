@@ -88,6 +88,38 @@ struct FirebaseAccounts {
         return try await signIn(LoginService.proof(of: account, app: app), project: project, address: address)
     }
 
+    /// The audience of the Admin SDKs' custom tokens.
+    static let customTokenAudience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
+
+    /// `accounts:signInWithCustomToken`: the user of a custom token's `uid` (a `custom-token`
+    /// identity, the one authsh's custom JWTs give too). Only the Admin SDKs' emulator-mode
+    /// tokens (unsigned) are taken, and only in dev mode: signed custom tokens (a service
+    /// account's RS256) are not built yet. The token's `claims` are not carried into the ID
+    /// token yet.
+    func signIn(customToken token: String, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
+        let invalid = FirebaseError.invalid("INVALID_CUSTOM_TOKEN")
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard token.utf8.count <= 16_384, parts.count == 3, let headerBytes = Base64.decode(parts[0].utf8),
+            case .document(let header)? = try? EJSON(parsing: headerBytes, maxDepth: 4),
+            let bytes = Base64.decode(parts[1].utf8), case .document(let claims)? = try? EJSON(parsing: bytes, maxDepth: 32)
+        else { throw invalid }
+        guard header["alg"]?.stringValue == "none", parts[2].isEmpty, idTokens.dev else {
+            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "only the Admin SDKs' emulator tokens are taken, in dev mode")
+        }
+        guard claims["aud"]?.stringValue == Self.customTokenAudience else {
+            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its audience is not the Identity Toolkit's")
+        }
+        guard let uid = claims["uid"]?.stringValue, (1...128).contains(uid.utf8.count) else {
+            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its uid must be 1 to 128 characters")
+        }
+        if let exp = claims["exp"]?.integerValue, exp <= clock.now { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "it expired") }
+        let app = project.app
+        try await abuse.checkRate(.login, app: app, address: address)
+        let identity = IdentityRecord(
+            externalId: uid, providerType: ProviderType.customToken, providerId: app.providerId(ProviderType.customToken))
+        return try await signIn(LoginService.Proof(identity: identity), project: project, address: address)
+    }
+
     /// Logs in the user of `proof` and makes its Firebase tokens. A user with a second factor
     /// gets no tokens: the Firebase API's second step (`mfaSignIn`) is not built yet.
     private func signIn(_ proof: LoginService.Proof, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
