@@ -217,6 +217,27 @@ import Testing
         }
     }
 
+    /// The emulator's `DELETE /emulator/v1/projects/PROJECT/accounts` empties the project's app,
+    /// in dev mode only.
+    @Test func theEmulatorsWipeDeletesEveryUserInDevModeOnly() async throws {
+        try await TestServer.run { c in
+            _ = try await Self.call(c, "signUp", ["email": "gone@example.com", "password": "password1"])
+            #expect(try await c.call(.delete, "/emulator/v1/projects/local/accounts").status == 200)
+            Self.expectError(
+                try await Self.call(c, "signInWithPassword", ["email": "gone@example.com", "password": "password1"]), 400,
+                "INVALID_LOGIN_CREDENTIALS")
+            Self.expectError(try await c.call(.delete, "/emulator/v1/projects/no-such-project/accounts"), 404, "PROJECT_NOT_FOUND")
+        }
+        try await TestServer.run(Self.production()) { c in
+            let up = try await Self.call(c, "signUp", key: "key-of-project-one", ["email": "kept@example.com", "password": "password1"])
+            #expect(up.status == 200)
+            #expect(try await c.call(.delete, "/emulator/v1/projects/project-one/accounts").status == 404)
+            let kept = try await Self.call(
+                c, "signInWithPassword", key: "key-of-project-one", ["email": "kept@example.com", "password": "password1"])
+            #expect(kept.status == 200, "\(kept.body)")
+        }
+    }
+
     /// The dev API's config changes the project an app answers as, at once.
     @Test func theDevAPIsConfigNamesTheProject() async throws {
         try await TestServer.run { c in
