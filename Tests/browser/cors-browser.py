@@ -12,10 +12,9 @@ It serves the page on a port of its own choosing and prints "listening PORT", th
 GO_FILE to exist (the test has allowed http://localhost:PORT by then) before it browses. The
 allowed page is http://localhost:PORT; the other is http://127.0.0.1:PORT.
 """
-import json, sys
+import sys
 
 import webapp
-from cdp import Browser
 
 # realm-web 2's requests: JSON bodies with Content-Type, Accept on every JSON call, the
 # access or refresh token as a bearer token (Fetcher.ts, Authenticator.ts).
@@ -53,8 +52,6 @@ fetch(%(authsh)s + "/api/client/v2.0/app/local/auth/providers/anon-user/login",
 
 
 def main():
-    authsh, go = sys.argv[1], sys.argv[2]
-    server, port = webapp.serve(go)
     report = {"console": []}
 
     def note(message):
@@ -62,23 +59,7 @@ def main():
             entry = message["params"]["entry"]
             report["console"].append({"level": entry["level"], "text": entry.get("text", "")[:300]})
 
-    try:
-        with Browser(on_event=note) as b:
-            b.call("Page.enable")
-            b.call("Log.enable")
-            b.call("Page.navigate", url=f"http://localhost:{port}/")
-            b.wait_for("document.title === 'web app'", "the allowed page")
-            report["origin"] = b.evaluate("location.origin")
-            report["allowed"] = b.evaluate_async(FLOW % {"authsh": json.dumps(authsh)})
-            b.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
-            b.wait_for("document.title === 'web app' && location.hostname === '127.0.0.1'", "the other page")
-            report["otherOrigin"] = b.evaluate("location.origin")
-            report["other"] = b.evaluate_async(REFUSED % {"authsh": json.dumps(authsh)})
-    except Exception as error:
-        report["error"] = str(error)
-    finally:
-        server.shutdown()
-    print(json.dumps(report))
+    webapp.two_origins(sys.argv[1], sys.argv[2], FLOW, REFUSED, on_event=note, report=report)
 
 
 if __name__ == "__main__":

@@ -9,10 +9,9 @@ sign-up, which the browser must refuse to hand to the page. Reports what the pag
 
 Usage: firebase-browser.py AUTHSH_ORIGIN GO_FILE (as cors-browser.py)
 """
-import json, sys
+import sys
 
 import webapp
-from cdp import Browser
 
 FLOW = """
 (async () => {
@@ -45,24 +44,7 @@ fetch(%(authsh)s + "/identitytoolkit.googleapis.com/v1/accounts:signUp?key=web-a
 
 
 def main():
-    authsh, go = sys.argv[1], sys.argv[2]
-    server, port = webapp.serve(go)
-    report = {}
-    try:
-        with Browser() as b:
-            b.call("Page.enable")
-            b.call("Page.navigate", url=f"http://localhost:{port}/")
-            b.wait_for("document.title === 'web app'", "the allowed page")
-            report["origin"] = b.evaluate("location.origin")
-            report["allowed"] = b.evaluate_async(FLOW % {"authsh": json.dumps(authsh)})
-            b.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
-            b.wait_for("document.title === 'web app' && location.hostname === '127.0.0.1'", "the other page")
-            report["other"] = b.evaluate_async(REFUSED % {"authsh": json.dumps(authsh)})
-    except Exception as error:
-        report["error"] = str(error)
-    finally:
-        server.shutdown()
-    print(json.dumps(report))
+    webapp.two_origins(sys.argv[1], sys.argv[2], FLOW, REFUSED)
 
 
 if __name__ == "__main__":

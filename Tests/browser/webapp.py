@@ -3,7 +3,7 @@
 port of its own choosing, so that no port picked and freed elsewhere is taken meanwhile. It
 prints "listening PORT" for the test, which then allows the page's origin in the app and
 creates GO_FILE; `serve` returns once it exists."""
-import http.server, os, threading, time
+import http.server, json, os, threading, time
 
 PAGE = b"<!doctype html><html><head><title>web app</title></head><body>web app</body></html>"
 
@@ -30,3 +30,32 @@ def serve(go):
     while not os.path.exists(go) and time.time() < deadline:
         time.sleep(0.05)
     return server, port
+
+
+def two_origins(authsh, go, flow, refused, on_event=lambda message: None, report=None):
+    """Serves the page, opens it at http://localhost:PORT (the allowed origin) and runs `flow`
+    there, then at http://127.0.0.1:PORT (another origin) and runs `refused`; each script's
+    `%(authsh)s` is authsh's origin. Reports `origin`, `allowed`, `otherOrigin`, `other` (and
+    `error` when the browser failed) as JSON on stdout."""
+    from cdp import Browser
+
+    server, port = serve(go)
+    report = {} if report is None else report
+    scripts = {"authsh": json.dumps(authsh)}
+    try:
+        with Browser(on_event=on_event) as b:
+            b.call("Page.enable")
+            b.call("Log.enable")
+            b.call("Page.navigate", url=f"http://localhost:{port}/")
+            b.wait_for("document.title === 'web app'", "the allowed page")
+            report["origin"] = b.evaluate("location.origin")
+            report["allowed"] = b.evaluate_async(flow % scripts)
+            b.call("Page.navigate", url=f"http://127.0.0.1:{port}/")
+            b.wait_for("document.title === 'web app' && location.hostname === '127.0.0.1'", "the other page")
+            report["otherOrigin"] = b.evaluate("location.origin")
+            report["other"] = b.evaluate_async(refused % scripts)
+    except Exception as error:
+        report["error"] = str(error)
+    finally:
+        server.shutdown()
+    print(json.dumps(report))

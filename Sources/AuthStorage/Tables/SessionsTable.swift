@@ -42,8 +42,11 @@ package enum SessionsTable {
     /// not expired, its user is not disabled) and the last use is due, and the answer is the
     /// session as it was before it. Arguments: id, now, digest, due (the latest last use that is
     /// marked again), now.
-    package static let withUserMarkingUse = SQL(
-        """
+    package static let withUserMarkingUse = SQL("\(markingUse)\nSELECT * FROM found")
+
+    /// The read-and-mark of ``withUserMarkingUse`` and ``withUserAndIdentitiesMarkingUse``: the
+    /// session and its user as `found`, the mark in `used`.
+    private static let markingUse = """
         WITH found AS (
             SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
             FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?),
@@ -51,8 +54,7 @@ package enum SessionsTable {
             UPDATE sessions SET last_used = ? FROM found WHERE sessions.id = found.id AND found.refresh_digest = ?
             AND coalesce(found.last_used, found.created_at) <= ? AND (found.expires_at IS NULL OR found.expires_at > ?)
             AND NOT found.disabled RETURNING 1)
-        SELECT * FROM found
-        """)
+        """
 
     /// The identity columns a read with identities adds (the user's, one row each, in order).
     private static let identityColumns = """
@@ -74,13 +76,7 @@ package enum SessionsTable {
     /// ``withUserMarkingUse`` with the user's identities, one row each.
     package static let withUserAndIdentitiesMarkingUse = SQL(
         """
-        WITH found AS (
-            SELECT \(columns), u.type, u.data AS user_data, u.custom_data, u.disabled, u.created_at AS user_created_at
-            FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id WHERE s.id = ?),
-        used AS (
-            UPDATE sessions SET last_used = ? FROM found WHERE sessions.id = found.id AND found.refresh_digest = ?
-            AND coalesce(found.last_used, found.created_at) <= ? AND (found.expires_at IS NULL OR found.expires_at > ?)
-            AND NOT found.disabled RETURNING 1)
+        \(markingUse)
         SELECT found.*, \(identityColumns)
         FROM found LEFT JOIN identities i ON i.user_id = found.user_id ORDER BY i.position
         """)
