@@ -47,10 +47,8 @@ struct FirebaseError: Error, Sendable, Equatable {
         return ["error": .document(error)]
     }
 
-    /// A service's refusal in Firebase's words, for a route whose own failures `route` names
-    /// (nil: the general mapping).
-    static func from(_ error: ServiceError, route: (ServiceError) -> FirebaseError? = { _ in nil }) -> FirebaseError {
-        if let mapped = route(error) { return mapped }
+    /// A service's refusal in Firebase's words.
+    static func from(_ error: ServiceError) -> FirebaseError {
         switch error.code {
         case .userDisabled: return invalid("USER_DISABLED")
         case .tooManyRequests:

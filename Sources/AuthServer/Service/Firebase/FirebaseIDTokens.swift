@@ -69,18 +69,12 @@ struct FirebaseIDTokens: Sendable {
     /// `TOKEN_EXPIRED` otherwise.
     func verify(_ token: String, project: FirebaseProjects.Project) async throws(FirebaseError) -> Verified {
         let invalid = FirebaseError.invalid("INVALID_ID_TOKEN")
-        guard token.utf8.count <= 16_384 else { throw invalid }
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let headerBytes = Base64.decode(parts[0].utf8),
-            case .document(let header)? = try? EJSON(parsing: headerBytes, maxDepth: 4)
-        else { throw invalid }
+        guard let parts = JWTParts(token) else { throw invalid }
         let claims: EJSONDocument
-        if header["alg"]?.stringValue == "none" {
+        if parts.header["alg"]?.stringValue == "none" {
             // The emulator's convenience: never outside dev mode.
-            guard dev, parts[2].isEmpty, let bytes = Base64.decode(parts[1].utf8),
-                case .document(let payload)? = try? EJSON(parsing: bytes, maxDepth: 32)
-            else { throw invalid }
-            claims = payload
+            guard dev, parts.isUnsigned else { throw invalid }
+            claims = parts.claims
         } else {
             guard let payload = await tokens.verifiedPayload(token, app: project.app.id) else { throw invalid }
             claims = payload

@@ -46,7 +46,4 @@ struct FirebaseProjects: Sendable {
 
     /// The project `id` names, or nil.
     func project(id: String) -> Project? { apps.lazy.compactMap { project($0) }.first { $0.id == id } }
-
-    /// The project an app answers as, or nil.
-    func project(of app: AppRuntime) -> Project? { project(app) }
 }
