@@ -6,8 +6,9 @@ import CCrypt
 import NIOPosix
 
 /// Argon2id password hashing (Debian's libargon2), as PHC strings, off the event loop.
-/// Verifies bcrypt hashes too (`$2a$`, `$2b$`, `$2y$`, through libxcrypt), which imports bring
-/// from other systems; a login with one rehashes it to Argon2id (``needsRehash(_:)``).
+/// Verifies bcrypt hashes too (`$2a$`, `$2b$`, `$2y$`, through libxcrypt) and the other forms of
+/// ``ImportedPasswordHash`` (Firebase's scrypt, scrypt, PBKDF2, HMAC), which imports bring from
+/// other systems; a login with one rehashes it to Argon2id (``needsRehash(_:)``).
 ///
 /// Hashing runs on NIO's shared thread pool (one thread per core), so a login that hashes
 /// for tens of milliseconds never stalls the event loop that serves other requests.
@@ -53,6 +54,7 @@ public struct PasswordHasher: Sendable {
     /// Whether verifying `hash` stays within ``CostLimits`` (false for anything unreadable).
     public static func isWithinCostLimits(_ hash: String) -> Bool {
         if let cost = bcryptCost(hash) { return cost <= CostLimits.bcryptCost }
+        if let imported = ImportedPasswordHash(hash) { return imported.isWithinCostLimits }
         let prefix = "$argon2id$v=19$"
         guard hash.hasPrefix(prefix) else { return false }
         let fields = hash.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
@@ -89,6 +91,7 @@ public struct PasswordHasher: Sendable {
     /// Verifies on the calling thread.
     public static func verifyNow(_ password: String, _ phc: String) -> Bool {
         if isBcrypt(phc) { return verifyBcrypt(password, phc) }
+        if let imported = ImportedPasswordHash(phc) { return imported.verify(password) }
         let pwd = Array(password.utf8)
         return phc.withCString { argon2id_verify($0, pwd, pwd.count) } == ARGON2_OK.rawValue
     }
