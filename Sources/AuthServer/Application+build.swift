@@ -141,6 +141,12 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     PasskeyController(passkeys: s.passkeys).addRoutes(to: auth.group("passkeys").add(middleware: accessCaller))
     OAuthController(apps: s.apps, signIn: s.signIn, adminChannel: s.adminChannel).addRoutes(to: router)
     FirebaseController(projects: s.firebaseProjects, accounts: s.firebase).addRoutes(to: router)
+    if configuration.dev || !configuration.adminKeys.isEmpty {
+        FirebaseAdminController(
+            projects: s.firebaseProjects, admin: s.firebaseAdmin, keys: configuration.adminKeys, channel: s.adminChannel,
+            origin: s.origin, dev: configuration.dev
+        ).addRoutes(to: router)
+    }
     HealthController(store: s.store, logger: s.logger).addRoutes(to: router)
     if !configuration.adminKeys.isEmpty {
         AdminRoutes.add(to: router, admin: s.admin, keys: configuration.adminKeys, channel: s.adminChannel)

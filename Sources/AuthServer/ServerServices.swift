@@ -47,6 +47,8 @@ struct ServerServices {
     let passkeys: PasskeyService
     let functionCalls: FunctionCalls
     let admin: AdminService
+    /// The Firebase Admin API's user management.
+    let firebaseAdmin: FirebaseAdmin
     let sweeper: StoreSweeper
     /// Runs the apps' authentication triggers.
     let triggers: TriggerRunner
@@ -147,6 +149,7 @@ struct ServerServices {
         admin = AdminService(
             store: store, clock: c.clock, logger: c.logger, apps: apps, auditWriter: auditWriter, adminAuditWriter: writer,
             userpass: userpass, triggers: triggers)
+        firebaseAdmin = FirebaseAdmin(store: store, clock: c.clock, admin: admin, accounts: firebase)
         dev = DevOperations(clock: c.clock, plugins: plugins, sweeper: sweeper)
     }
 

@@ -31,6 +31,12 @@ extension SQLStore {
         try await engine.write("confirm account") { r in try await r.run(UserpassAccountsTable.confirm, [.text(app), .text(email)]) }
     }
 
+    public func setEmailVerified(_ verified: Bool, app: String, email: String) async throws {
+        try await engine.write("set email verified") { r in
+            try await r.run(UserpassAccountsTable.setEmailVerified, [.bool(verified), .text(app), .text(email)])
+        }
+    }
+
     public func setPassword(app: String, email: String, hash: String) async throws {
         try await engine.write("set password") { r in
             try await r.run(UserpassAccountsTable.setPassword, [.text(hash), .text(app), .text(email)])

@@ -74,6 +74,20 @@ extension SQLStore {
         }
     }
 
+    public func revokeTokens(userId: String, app: String, before time: Int64) async throws -> Bool {
+        try await engine.write("revoke tokens") { r in
+            guard try await r.count(UsersTable.setValidSince, [.integer(time), .text(userId), .text(app)]) == 1 else { return false }
+            try await r.run(SessionsTable.deleteOfUserBefore, [.text(userId), .text(app), .integer(time)])
+            return true
+        }
+    }
+
+    public func tokensValidSince(userId: String, app: String) async throws -> Int64? {
+        try await engine.read("tokens valid since") { r in
+            try await r.first(UsersTable.validSince, [.text(userId), .text(app)]) { try $0.optionalInt64("valid_since") } ?? nil
+        }
+    }
+
     public func refreshSession(
         id: String, digest: [UInt8], now: Int64, due: Int64, identities: Bool
     ) async throws -> (SessionRecord, UserRecord)? {

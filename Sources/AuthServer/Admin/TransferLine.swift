@@ -12,8 +12,9 @@ import AuthProtocol
 /// - an email/password account no user holds yet (registered, never logged in):
 ///   `{"account": {...}}`.
 ///
-/// Password hashes stay as they are: Argon2id PHC strings (`$argon2id$...`) or bcrypt
-/// (`$2a$`, `$2b$`, `$2y$`). Times are unix seconds. Each app's `providerId` is derived from
+/// Password hashes stay as they are: Argon2id PHC strings (`$argon2id$...`), bcrypt (`$2a$`,
+/// `$2b$`, `$2y$`), the other forms of ``ImportedPasswordHash``, or `!` (an account made without
+/// a password). Times are unix seconds. Each app's `providerId` is derived from
 /// the app, so it is not carried.
 enum TransferLine {
     enum Parsed: Sendable {
@@ -147,8 +148,13 @@ enum TransferLine {
         let email = try string(a, "email", path: p, max: 254)
         guard email.contains("@"), !email.contains(where: { $0.isWhitespace }) else { throw Invalid("'\(p)email' is not an email address") }
         let hash = try string(a, "passwordHash", path: p, max: 512)
-        guard hash.hasPrefix("$argon2id$v=19$m=") || PasswordHasher.isBcrypt(hash) else {
-            throw Invalid("'\(p)passwordHash' must be an Argon2id PHC string ($argon2id$v=19$...) or a bcrypt hash ($2a$, $2b$, $2y$)")
+        guard
+            hash.hasPrefix("$argon2id$v=19$m=") || PasswordHasher.isBcrypt(hash) || ImportedPasswordHash(hash) != nil
+                || hash == PasswordHasher.noPassword
+        else {
+            throw Invalid(
+                "'\(p)passwordHash' must be an Argon2id PHC string ($argon2id$v=19$...), a bcrypt hash ($2a$, $2b$, $2y$), "
+                    + "an imported hash ($firebase-scrypt$, $scrypt$, $pbkdf2-..., $hmac-...) or \"!\" (no password)")
         }
         guard PasswordHasher.isWithinCostLimits(hash) else {
             let l = PasswordHasher.CostLimits.self

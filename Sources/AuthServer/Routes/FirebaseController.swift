@@ -24,7 +24,7 @@ struct FirebaseController {
     /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:signInWithCustomToken`,
     /// `accounts:lookup`, `accounts:update`, `accounts:delete`.
     @Sendable func accounts(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await answering {
+        try await Self.answering {
             let method = context.parameters.get("method") ?? ""
             guard method.hasPrefix("accounts:"), Self.methods.contains(String(method.dropFirst(9))) else {
                 throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound")
@@ -49,10 +49,15 @@ struct FirebaseController {
                 answer["isNewUser"] = .bool(signedIn.isNew)
                 return answer
             case "update":
+                // The Admin API's fields: never a user's own to set.
+                if body.document["customAttributes"] != nil { throw FirebaseError.invalid("INSUFFICIENT_PERMISSION") }
+                if body.document["disableUser"] != nil || body.document["validSince"] != nil {
+                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED")
+                }
                 let user = try await accounts.update(
                     idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), try Self.update(body), project: project,
                     address: context.clientAddress)
-                guard case .document(var answer) = Self.describe(user) else { return [:] }
+                var answer = FirebaseUserInfo.describe(user)
                 answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
                 return answer
             case "delete":
@@ -60,7 +65,7 @@ struct FirebaseController {
                 return ["kind": "identitytoolkit#DeleteAccountResponse"]
             default:
                 let user = try await accounts.user(idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), project: project)
-                return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [Self.describe(user)]]
+                return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [.document(FirebaseUserInfo.describe(user))]]
             }
         }
     }
@@ -83,7 +88,7 @@ struct FirebaseController {
 
     /// `securetoken.googleapis.com/v1/token` (`grant_type=refresh_token`, a form or JSON).
     @Sendable func token(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await answering {
+        try await Self.answering {
             let project = try projects.project(apiKey: Self.apiKey(request))
             let fields = try await FormRequest.form(request, context)
             guard FormEncoding.value("grant_type", in: fields) == "refresh_token" else {
@@ -111,35 +116,6 @@ struct FirebaseController {
         ]
         if let (email, _) = FirebaseIdentities.email(of: s.user) { answer["email"] = .string(email) }
         return answer
-    }
-
-    /// A user as `lookup` shows it.
-    static func describe(_ user: UserRecord) -> EJSON {
-        var d: EJSONDocument = [
-            "localId": .string(user.id), "disabled": .bool(user.disabled), "createdAt": .string(String(user.createdAt * 1000)),
-            "providerUserInfo": .array(
-                user.identities.filter { $0.providerType != ProviderType.anonymous }.map { identity in
-                    let provider = FirebaseIdentities.providerId(identity.providerType)
-                    var info: EJSONDocument = ["providerId": .string(provider)]
-                    let email = identity.email ?? identity.data["email"]?.stringValue
-                    if provider == "password", let email {
-                        info["federatedId"] = .string(email)
-                        info["rawId"] = .string(email)
-                    } else {
-                        info["federatedId"] = .string(identity.externalId)
-                        info["rawId"] = .string(identity.externalId)
-                    }
-                    if let email { info["email"] = .string(email) }
-                    return .document(info)
-                }),
-        ]
-        if let (email, verified) = FirebaseIdentities.email(of: user) {
-            d["email"] = .string(email)
-            d["emailVerified"] = .bool(verified)
-        }
-        if let name = user.data["name"]?.stringValue { d["displayName"] = .string(name) }
-        if let url = user.data["picture_url"]?.stringValue { d["photoUrl"] = .string(url) }
-        return .document(d)
     }
 
     // MARK: decoding
@@ -185,7 +161,7 @@ struct FirebaseController {
     }
 
     /// Runs `body` and answers its value, or its failure in Firebase's error body.
-    private func answering(_ body: () async throws -> EJSONDocument) async throws -> Response {
+    static func answering(_ body: () async throws -> EJSONDocument) async throws -> Response {
         do {
             return JSONResponse.make(.document(try await body()), mode: .relaxed)
         } catch let error as FirebaseError {
@@ -195,7 +171,5 @@ struct FirebaseController {
         }
     }
 
-    static func error(_ error: FirebaseError) -> Response {
-        JSONResponse.make(error.body, status: .init(code: error.code), mode: .relaxed)
-    }
+    static func error(_ error: FirebaseError) -> Response { error.response }
 }

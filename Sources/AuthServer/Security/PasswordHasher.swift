@@ -70,6 +70,10 @@ public struct PasswordHasher: Sendable {
             && (1...CostLimits.argon2Parallelism).contains(p)
     }
 
+    /// The hash of an account made without a password (Firebase's Admin API creates users with
+    /// an email only): no password matches it until a reset sets one.
+    public static let noPassword = "!"
+
     /// True when `phc` was made with other parameters than ``parameters`` (rehash on login).
     public func needsRehash(_ phc: String) -> Bool {
         !phc.hasPrefix(parameters.phcPrefix)

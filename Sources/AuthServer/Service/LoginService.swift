@@ -25,6 +25,9 @@ struct LoginService {
         var identity: IdentityRecord
         /// Set when the credential already names its user (API keys log in as their owner).
         var owner: String?
+        /// The id a new user gets, when the credential names it (a Firebase custom token's
+        /// `uid`); nil: a fresh one.
+        var newUserId: String? = nil
         /// Fields merged into the profile `data` of the user.
         var profile: EJSONDocument = [:]
         /// The IdP's tokens, added to the answer when the provider has `returnProviderTokens`.
@@ -135,7 +138,7 @@ struct LoginService {
             }
             let now = clock.now
             user = UserRecord(
-                id: clock.newId(), appId: app.id,
+                id: proof.newUserId ?? clock.newId(), appId: app.id,
                 data: proof.profile, createdAt: now, identities: [proof.identity])
             isNew = true
         }

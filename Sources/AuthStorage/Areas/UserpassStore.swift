@@ -10,6 +10,8 @@ public protocol UserpassStore: Sendable {
     func insertUserpassAccount(_ account: UserpassAccount) async throws
     func deleteUserpassAccount(app: String, email: String) async throws
     func confirmUserpassAccount(app: String, email: String) async throws
+    /// Marks the account's email proven or not (an administrator's word for it).
+    func setEmailVerified(_ verified: Bool, app: String, email: String) async throws
     /// Replaces the password hash (a rehash at login: sessions stay).
     func setPassword(app: String, email: String, hash: String) async throws
     /// Sets a new password and ends every session of the account's user, in one transaction.

@@ -184,6 +184,13 @@ package enum PostgresSchema {
                 "ALTER TABLE userpass_accounts ADD COLUMN email_verified BOOLEAN NOT NULL DEFAULT TRUE"
             ]
         ),
+        (
+            "v13",
+            [
+                // Firebase's validSince: the user's tokens from before it are revoked.
+                "ALTER TABLE users ADD COLUMN valid_since BIGINT"
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

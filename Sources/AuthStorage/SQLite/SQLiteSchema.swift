@@ -168,6 +168,12 @@ package enum SQLiteSchema {
             ALTER TABLE userpass_accounts ADD COLUMN email_verified INTEGER NOT NULL DEFAULT 1;
             """
         ),
+        (
+            "v13: tokens valid since",
+            """
+            ALTER TABLE users ADD COLUMN valid_since INTEGER;
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -119,6 +119,7 @@ package enum SessionsTable {
     package static let ofUser = SQL("SELECT \(columns) FROM sessions s WHERE s.user_id = ? AND s.app_id = ? ORDER BY s.created_at, s.id")
     package static let delete: SQL = "DELETE FROM sessions WHERE id = ?"
     package static let deleteOfUser: SQL = "DELETE FROM sessions WHERE id = ? AND user_id = ? AND app_id = ? RETURNING 1"
+    package static let deleteOfUserBefore: SQL = "DELETE FROM sessions WHERE user_id = ? AND app_id = ? AND created_at < ?"
     package static let deleteOthersOfUser: SQL = "DELETE FROM sessions WHERE user_id = ? AND app_id = ? AND id <> ? RETURNING 1"
     package static let touch: SQL = "UPDATE sessions SET last_used = ? WHERE id = ?"
 

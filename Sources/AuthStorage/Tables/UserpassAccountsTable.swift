@@ -38,6 +38,7 @@ package enum UserpassAccountsTable {
     package static let confirm: SQL = "UPDATE userpass_accounts SET confirmed = TRUE, email_verified = TRUE WHERE app_id = ? AND email = ?"
     package static let setPassword: SQL = "UPDATE userpass_accounts SET password_hash = ? WHERE app_id = ? AND email = ?"
     /// A reset by a mailed token proves the email.
+    package static let setEmailVerified: SQL = "UPDATE userpass_accounts SET email_verified = ? WHERE app_id = ? AND email = ?"
     package static let proveEmail: SQL = "UPDATE userpass_accounts SET email_verified = TRUE WHERE app_id = ? AND email = ?"
     /// The account of a `local-userpass` identity (its unlink).
     package static let deleteOfIdentity: SQL = "DELETE FROM userpass_accounts WHERE app_id = ? AND identity_id = ?"

@@ -90,6 +90,8 @@ package enum UsersTable {
 
     package static let lastLogin: SQL = "SELECT last_login_at FROM users WHERE id = ? AND app_id = ?"
     package static let setLastLogin: SQL = "UPDATE users SET last_login_at = ? WHERE id = ?"
+    package static let setValidSince: SQL = "UPDATE users SET valid_since = ? WHERE id = ? AND app_id = ? RETURNING 1"
+    package static let validSince: SQL = "SELECT valid_since FROM users WHERE id = ? AND app_id = ?"
     package static let setDisabled: SQL = "UPDATE users SET disabled = ? WHERE id = ? AND app_id = ? RETURNING 1"
 
     /// Locks the user's row until the transaction ends (two changes of its identities or keys

@@ -342,31 +342,3 @@ import Testing
         }
     }
 }
-
-/// Google's own Firebase Admin SDK (firebase-admin, from PyPI) reads authsh's ID tokens in its
-/// emulator mode, as it reads the Auth emulator's, and refuses them for another project.
-@Suite(.timeLimit(.minutes(3))) struct FirebaseAdminSDKTests {
-    @Test func theAdminSDKVerifiesIDTokens() async throws {
-        try await TestServer.run(TestServer.configuration(), mode: .live) { c in
-            let output = Scratch.path("firebase-admin") + ".json"
-            defer { try? FileManager.default.removeItem(atPath: output) }
-            let sdk = try ChildProcess(
-                [
-                    Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/firebase/admin-sdk.py",
-                    "127.0.0.1:\(try #require(c.client.port))", "local", "any-api-key",
-                ], output: output)
-            try await sdk.waitForExit()
-            let text = try String(contentsOfFile: output, encoding: .utf8)
-            #expect(sdk.exitStatus == 0, "\(text)")
-            let report = try EJSON(parsing: Array((text.split(separator: "\n").last.map(String.init) ?? "").utf8))
-            let verified = try #require(report["verified"], "\(text)")
-            #expect(verified["uid"] == verified["localId"] && verified["email"] == "sdk@example.com", "\(text)")
-            #expect(verified["provider"] == "password")
-            #expect(report["otherProject"] == "InvalidIdTokenError", "\(text)")
-            // The SDK's custom token: a custom-token identity of its uid, the same user again.
-            let custom = try #require(report["custom"], "\(text)")
-            #expect(custom["isNewUser"] == true && custom["provider"] == "custom" && custom["sameUser"] == true, "\(text)")
-            #expect(custom["uid"] == custom["localId"], "\(text)")
-        }
-    }
-}

@@ -91,8 +91,9 @@ struct FirebaseAccounts {
     /// The audience of the Admin SDKs' custom tokens.
     static let customTokenAudience = "https://identitytoolkit.googleapis.com/google.identity.identitytoolkit.v1.IdentityToolkit"
 
-    /// `accounts:signInWithCustomToken`: the user of a custom token's `uid` (a `custom-token`
-    /// identity, the one authsh's custom JWTs give too). Only the Admin SDKs' emulator-mode
+    /// `accounts:signInWithCustomToken`: the user of a custom token's `uid`: the user holding
+    /// that `custom-token` identity (the one authsh's custom JWTs give too), else the user whose
+    /// id it is, else a new user with that id. Only the Admin SDKs' emulator-mode
     /// tokens (unsigned) are taken, and only in dev mode: signed custom tokens (a service
     /// account's RS256) are not built yet. The token's `claims` are not carried into the ID
     /// token yet.
@@ -113,7 +114,13 @@ struct FirebaseAccounts {
         try await abuse.checkRate(.login, app: app, address: address)
         let identity = IdentityRecord(
             externalId: uid, providerType: ProviderType.customToken, providerId: app.providerId(ProviderType.customToken))
-        return try await signIn(LoginService.Proof(identity: identity), project: project, address: address)
+        // The uid is the user's id, as Firebase has it: the user of that id (one the Admin
+        // API made, or any other) when no user holds the identity yet, else a new user of it.
+        var proof = LoginService.Proof(identity: identity)
+        if try await store.userId(app: app.id, providerType: ProviderType.customToken, externalId: uid) == nil {
+            if try await store.user(id: uid, app: app.id) != nil { proof.owner = uid } else { proof.newUserId = uid }
+        }
+        return try await signIn(proof, project: project, address: address)
     }
 
     /// Logs in the user of `proof` and makes its Firebase tokens. A user with a second factor
@@ -187,8 +194,16 @@ struct FirebaseAccounts {
     /// `accounts:update`: the profile, the password (every other session of the user ends; a
     /// recent login when the app wants one) and unlinking. The user after it.
     func update(idToken: String, _ update: Update, project: FirebaseProjects.Project, address: String) async throws -> UserRecord {
-        let app = project.app
-        var (token, user) = try await holder(idToken: idToken, project: project)
+        let (token, user) = try await holder(idToken: idToken, project: project)
+        if update.password != nil { try requireRecentLogin(token, project: project) }
+        return try await apply(update, to: user, app: project.app, keepSession: token.sessionId)
+    }
+
+    /// The changes a user's `accounts:update` and the Admin API's both make: the profile, the
+    /// password (every session of the user ends but `keepSession`) and unlinking. The user
+    /// after them.
+    func apply(_ update: Update, to user: UserRecord, app: AppRuntime, keepSession: String) async throws -> UserRecord {
+        var user = user
         if update.displayName != nil || update.photoUrl != nil || !update.deleteAttributes.isEmpty {
             var data = user.data
             for attribute in update.deleteAttributes {
@@ -205,15 +220,14 @@ struct FirebaseAccounts {
             user.data = data
         }
         if let password = update.password {
-            try requireRecentLogin(token, project: project)
             guard (6...128).contains(password.count) else {
                 throw FirebaseError.invalid("WEAK_PASSWORD", "Password should be at least 6 characters")
             }
-            guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }),
-                let account = try await store.userpassAccount(app: app.id, identityId: identity.externalId)
-            else { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "the user has no email/password identity") }
+            guard let account = try await userpassAccount(of: user, app: app) else {
+                throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "the user has no email/password identity")
+            }
             let hash = try await passwords.hasher.hash(password)
-            try await store.changePassword(app: app.id, email: account.email, hash: hash, keepSession: token.sessionId)
+            try await store.changePassword(app: app.id, email: account.email, hash: hash, keepSession: keepSession)
         }
         for provider in update.deleteProviders {
             for identity in user.identities where FirebaseIdentities.providerId(identity.providerType) == provider {
@@ -228,6 +242,12 @@ struct FirebaseAccounts {
         }
         if !update.deleteProviders.isEmpty, let fresh = try await store.user(id: user.id, app: app.id) { user = fresh }
         return user
+    }
+
+    /// The email/password account of the user's `local-userpass` identity, if it has one.
+    func userpassAccount(of user: UserRecord, app: AppRuntime) async throws -> UserpassAccount? {
+        guard let identity = user.identities.first(where: { $0.providerType == ProviderType.userpass }) else { return nil }
+        return try await store.userpassAccount(app: app.id, identityId: identity.externalId)
     }
 
     /// `securetoken.googleapis.com/v1/token`: a new ID token for a refresh token of the

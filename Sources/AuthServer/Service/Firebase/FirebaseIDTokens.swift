@@ -4,7 +4,8 @@ import AuthStorage
 
 /// Firebase's ID tokens: one hour, `iss` `https://securetoken.google.com/PROJECT`, `aud` the
 /// project, `sub` and `user_id` the user, `firebase.identities` and
-/// `firebase.sign_in_provider`, the app's `accessTokenClaims` at the top level, and `sid`, the
+/// `firebase.sign_in_provider`, the user's custom claims (its custom data) and the app's
+/// `accessTokenClaims` at the top level, and `sid`, the
 /// authsh session the token belongs to (its logout or revocation ends the token). In dev mode
 /// they are unsigned (`alg: none`), as the Auth emulator's are, so that the Admin SDKs'
 /// emulator mode reads them; otherwise signed with the app's key (HS256, or ES256 published at
@@ -18,6 +19,11 @@ struct FirebaseIDTokens: Sendable {
     /// An ID token's lifetime: one hour, as Firebase's.
     static let lifetime: Int64 = 3600
     static let issuerPrefix = "https://securetoken.google.com/"
+    /// The claims custom claims may not name (Firebase's list).
+    static let reservedClaims: Set<String> = [
+        "acr", "amr", "at_hash", "aud", "auth_time", "azp", "cnf", "c_hash", "exp", "firebase", "iat", "iss", "jti", "nbf",
+        "nonce", "sub",
+    ]
 
     /// What a token says once checked.
     struct Verified: Sendable {
@@ -49,6 +55,11 @@ struct FirebaseIDTokens: Sendable {
         claims["firebase"] = [
             "identities": .document(FirebaseIdentities.tokenIdentities(of: user)), "sign_in_provider": .string(provider),
         ]
+        // The user's custom claims (its custom data), then the hook's; neither replaces a
+        // claim of Firebase's.
+        for (key, value) in user.customData ?? [:] where claims[key] == nil && !Self.reservedClaims.contains(key) {
+            claims[key] = value
+        }
         for (key, value) in extra where claims[key] == nil { claims[key] = value }
         if dev { return Self.unsigned(claims) }
         return try await tokens.sign(document: claims, app: project.app.id)

@@ -46,3 +46,20 @@ enum FirebaseIdentities {
         return identities
     }
 }
+
+extension FirebaseIdentities {
+    /// authsh's provider type of a Firebase provider id (`google.com` is `oauth2-google`,
+    /// `oidc.NAME` is `oauth2-NAME`), or nil for one without (`phone`, `custom`).
+    static func providerType(_ providerId: String) -> String? {
+        switch providerId {
+        case "password": ProviderType.userpass
+        case "anonymous": ProviderType.anonymous
+        case "google.com": "oauth2-google"
+        case "github.com": "oauth2-github"
+        case "apple.com": "oauth2-apple"
+        case "facebook.com": "oauth2-facebook"
+        case let other where other.hasPrefix("oidc.") && other.count > 5: "oauth2-" + other.dropFirst(5)
+        default: nil
+        }
+    }
+}

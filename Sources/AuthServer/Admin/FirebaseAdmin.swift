@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+
+/// The Firebase Admin API's user management (what the Admin SDKs call) on authsh's admin
+/// rules: the same store, each change in the audit log with the caller's key name (`owner` in
+/// dev mode), deletions through the `DELETE` triggers.
+struct FirebaseAdmin {
+    let store: any AuthStore
+    let clock: ServerClock
+    let admin: AdminService
+    /// The changes the client API's `accounts:update` makes too.
+    let accounts: FirebaseAccounts
+
+    /// A user and the fields only the Admin API shows.
+    typealias Shown = (user: UserRecord, admin: FirebaseUserInfo.AdminFields)
+
+    // MARK: reading
+
+    /// The user of `id` in the project's app, with its admin fields, or nil.
+    func user(id: String, project: FirebaseProjects.Project) async throws -> Shown? {
+        guard let found = try await store.adminUser(id: id, app: project.app.id) else { return nil }
+        let validSince = try await store.tokensValidSince(userId: id, app: project.app.id)
+        return (found.user, .init(lastLoginAt: found.lastLoginAt, validSince: validSince))
+    }
+
+    /// `accounts:lookup`: the users of these ids, emails and provider identities (each once).
+    func lookup(
+        localIds: [String], emails: [String], federated: [(providerId: String, rawId: String)], project: FirebaseProjects.Project
+    ) async throws -> [Shown] {
+        let app = project.app
+        var ids: [String] = localIds
+        for email in emails {
+            if let account = try await store.userpassAccount(app: app.id, email: email),
+                let id = try await store.userId(app: app.id, providerType: ProviderType.userpass, externalId: account.identityId)
+            {
+                ids.append(id)
+            } else if let holder = try await store.emailHolder(app: app.id, email: email, accounts: false), let id = holder.userId {
+                ids.append(id)
+            }
+        }
+        for (providerId, rawId) in federated {
+            guard let type = FirebaseIdentities.providerType(providerId) else { continue }
+            if let id = try await store.userId(app: app.id, providerType: type, externalId: rawId) { ids.append(id) }
+        }
+        var seen = Set<String>()
+        var found: [Shown] = []
+        for id in ids where seen.insert(id).inserted {
+            if let shown = try await user(id: id, project: project) { found.append(shown) }
+        }
+        return found
+    }
+
+    /// `accounts:batchGet`: a page of the app's users by id, and the next page's token.
+    func page(after token: String?, limit: Int, project: FirebaseProjects.Project) async throws -> (users: [Shown], next: String?) {
+        var query = UserQuery()
+        query.after = token
+        query.limit = limit
+        let listed = try await store.listUsers(app: project.app.id, query: query)
+        var users: [Shown] = []
+        for record in listed {
+            let validSince = try await store.tokensValidSince(userId: record.user.id, app: project.app.id)
+            users.append((record.user, .init(lastLoginAt: record.lastLoginAt, validSince: validSince)))
+        }
+        return (users, listed.count == limit ? listed.last?.user.id : nil)
+    }
+
+    /// How many users the app has (`accounts:query` with `returnUserInfo: false`).
+    func count(project: FirebaseProjects.Project) async throws -> Int {
+        try await store.countUsers(app: project.app.id)
+    }
+
+    // MARK: changing
+
+    /// What `accounts` (create) makes.
+    struct NewUser: Sendable {
+        var localId: String?
+        var email: String?
+        var password: String?
+        var displayName: String?
+        var photoUrl: String?
+        var emailVerified = false
+        var disabled = false
+    }
+
+    /// `POST projects/P/accounts`: a new user (no hook runs, as no blocking function runs
+    /// for Firebase's). `DUPLICATE_LOCAL_ID` and `EMAIL_EXISTS` as Firebase answers them.
+    func create(_ new: NewUser, project: FirebaseProjects.Project, by actor: AdminActor) async throws -> UserRecord {
+        let app = project.app
+        var info: EJSONDocument = ["localId": .string(new.localId ?? clock.newId())]
+        if let email = new.email {
+            info["email"] = .string(email)
+            info["emailVerified"] = .bool(new.emailVerified)
+        }
+        if let name = new.displayName { info["displayName"] = .string(name) }
+        if let url = new.photoUrl { info["photoUrl"] = .string(url) }
+        info["disabled"] = .bool(new.disabled)
+        var portable: PortableUser
+        let importing = try FirebaseImport(["hashAlgorithm": "BCRYPT"], app: app, now: clock.now)
+        do {
+            portable = try importing.user(.document(info))
+        } catch {
+            throw FirebaseError.invalid(error.message == "email is invalid" ? "INVALID_EMAIL" : "INVALID_ARGUMENT", error.message)
+        }
+        if let password = new.password {
+            guard (6...128).contains(password.count) else {
+                throw FirebaseError.invalid("WEAK_PASSWORD", "Password should be at least 6 characters")
+            }
+            guard !portable.accounts.isEmpty else { throw FirebaseError.invalid("INVALID_ARGUMENT", "a password needs an email") }
+            portable.accounts[0].passwordHash = try await accounts.passwords.hasher.hash(password)
+        }
+        try await importOne(portable, app: app)
+        await admin.adminRecord("user_created", app: app, user: portable.user.id, by: actor)
+        return portable.user
+    }
+
+    /// Writes one user, or Firebase's refusal for the id or the email already taken.
+    private func importOne(_ portable: PortableUser, app: AppRuntime) async throws {
+        if try await store.user(id: portable.user.id, app: app.id) != nil { throw FirebaseError.invalid("DUPLICATE_LOCAL_ID") }
+        for account in portable.accounts where try await store.userpassAccount(app: app.id, email: account.email) != nil {
+            throw FirebaseError.invalid("EMAIL_EXISTS")
+        }
+        let counts: ImportCounts
+        do {
+            counts = try await store.importUsers([portable], looseAccounts: [])
+        } catch let error as StoreError where error.isConflict {
+            // The id and the emails were free a moment ago: an identity is another user's.
+            throw FirebaseError.invalid("DUPLICATE_RAW_ID", "an identity of the user is another user's")
+        }
+        // Another app's user has the id (ids are the server's, not one app's).
+        guard counts.imported == 1 else { throw FirebaseError.invalid("DUPLICATE_LOCAL_ID") }
+    }
+
+    /// What the Admin API's `accounts:update` changes beyond a user's own (nil: unchanged).
+    struct Change: Sendable {
+        var profile = FirebaseAccounts.Update()
+        var emailVerified: Bool?
+        var disabled: Bool?
+        /// A `customAttributes` JSON string (`{}` removes them).
+        var customAttributes: String?
+        /// Tokens from before this time are revoked (seconds).
+        var validSince: Int64?
+    }
+
+    /// `accounts:update` with `localId`: the user's own changes, then the admin's.
+    func update(localId: String, _ change: Change, project: FirebaseProjects.Project, by actor: AdminActor) async throws -> Shown {
+        let app = project.app
+        guard var user = try await store.user(id: localId, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+        let claims = try change.customAttributes.map { text throws(FirebaseError) in try FirebaseClaims.parse(text) }
+        user = try await accounts.apply(change.profile, to: user, app: app, keepSession: "")
+        if let verified = change.emailVerified, let account = try await accounts.userpassAccount(of: user, app: app) {
+            try await store.setEmailVerified(verified, app: app.id, email: account.email)
+            try await store.setIdentityEmail(
+                verified && LoginService.userpassVouches(app) ? Emails.vouched(account.email) : nil, app: app.id,
+                providerType: ProviderType.userpass, externalId: account.identityId)
+        }
+        if let disabled = change.disabled, disabled != user.disabled {
+            try await admin.adminSetDisabled(disabled, app: app, id: user.id, by: actor)
+        }
+        if let claims {
+            _ = try await store.setCustomData(claims, userId: user.id, app: app.id)
+            await admin.adminRecord("custom_data_set", app: app, user: user.id, by: actor)
+        }
+        if let since = change.validSince {
+            _ = try await store.revokeTokens(userId: user.id, app: app.id, before: since)
+            await admin.adminRecord("session_revoked", app: app, user: user.id, by: actor, detail: "valid since \(since)")
+        } else if change.profile.password != nil {
+            await admin.adminRecord("password_set", app: app, user: user.id, by: actor)
+        }
+        guard let shown = try await self.user(id: user.id, project: project) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+        return shown
+    }
+
+    /// `accounts:delete` with `localId`.
+    func delete(localId: String, project: FirebaseProjects.Project, by actor: AdminActor) async throws {
+        do {
+            try await admin.adminDelete(app: project.app, id: localId, by: actor)
+        } catch let error as ServiceError where error.code == .userNotFound {
+            throw FirebaseError.invalid("USER_NOT_FOUND")
+        }
+    }
+
+    /// `accounts:batchDelete`: each user deleted unless it is enabled and `force` is not set;
+    /// ids no user has are passed over, as Firebase does. The refusals, by index.
+    func batchDelete(
+        localIds: [String], force: Bool, project: FirebaseProjects.Project, by actor: AdminActor
+    ) async throws -> [(index: Int, localId: String, message: String)] {
+        var refused: [(Int, String, String)] = []
+        for (index, id) in localIds.enumerated() {
+            guard let user = try await store.user(id: id, app: project.app.id) else { continue }
+            guard user.disabled || force else {
+                refused.append((index, id, "NOT_DISABLED : Disable the account before batch deletion."))
+                continue
+            }
+            try await admin.adminDelete(app: project.app, id: id, by: actor)
+        }
+        return refused
+    }
+
+    /// `accounts:batchCreate`: each user written alone (one refused does not stop the others);
+    /// the refusals, by index.
+    func batchCreate(_ users: [EJSON], importing: FirebaseImport, project: FirebaseProjects.Project, by actor: AdminActor) async throws -> [(
+        index: Int, message: String
+    )] {
+        var refused: [(Int, String)] = []
+        var imported = 0
+        for (index, item) in users.enumerated() {
+            do {
+                try await importOne(try importing.user(item), app: project.app)
+                imported += 1
+            } catch let error as FirebaseImport.Refused {
+                refused.append((index, error.message))
+            } catch let error as FirebaseError {
+                refused.append((index, Self.importMessage(error.message)))
+            }
+        }
+        await admin.adminRecord("users_imported", app: project.app, user: nil, by: actor, detail: "firebase: \(imported) of \(users.count)")
+        return refused
+    }
+
+    /// Firebase's words for an import's refusal.
+    static func importMessage(_ message: String) -> String {
+        switch message {
+        case let m where m.hasPrefix("DUPLICATE_LOCAL_ID"): "localId belongs to an existing account - can not overwrite."
+        case "EMAIL_EXISTS": "email exists in other account in database"
+        case let m where m.hasPrefix("DUPLICATE_RAW_ID"): "raw id exists in other account in database"
+        default: message
+        }
+    }
+}

@@ -1,0 +1,226 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import AuthStorage
+import Hummingbird
+
+/// The Firebase Admin API's user management, at the paths the Auth emulator serves it (the
+/// Admin SDKs' `FIREBASE_AUTH_EMULATOR_HOST`): under
+/// `/identitytoolkit.googleapis.com/v1/projects/PROJECT/`, POST `accounts` (create) and
+/// `accounts:lookup|update|delete|batchCreate|batchDelete|query`, GET `accounts:batchGet`.
+/// Behind ``FirebaseAdminAuthMiddleware``; the rules are ``FirebaseAdmin``'s.
+struct FirebaseAdminController {
+    let projects: FirebaseProjects
+    let admin: FirebaseAdmin
+    let keys: AdminKeys
+    let channel: AdminChannel
+    let origin: PublicOrigin
+    let dev: Bool
+
+    static let base = "/identitytoolkit.googleapis.com/v1/projects/:project"
+    /// The POST methods answered; any other is Google's 404.
+    static let methods = ["accounts:lookup", "accounts:update", "accounts:delete", "accounts:batchCreate", "accounts:batchDelete", "accounts:query"]
+    /// The most users one `batchCreate` and one `batchDelete` take (Firebase's).
+    static let batchLimit = 1000
+
+    func addRoutes(to router: Router<AuthRequestContext>) {
+        var group = router.group(RouterPath(Self.base))
+        if dev { group = group.add(middleware: DevRequestGuard(listenHost: origin.listenHost, publicURL: origin.publicURL)) }
+        group = group.add(middleware: FirebaseAdminAuthMiddleware(keys: keys, channel: channel, dev: dev))
+        group.post("accounts", use: create)
+        group.post(":method", use: post)
+        group.get(":method", use: get)
+    }
+
+    /// The path's project, once the caller is known (an unknown caller learns nothing of which
+    /// projects exist).
+    private func project(_ context: AuthRequestContext) throws(FirebaseError) -> FirebaseProjects.Project {
+        guard let project = projects.project(id: context.parameters.get("project") ?? "") else {
+            throw FirebaseError(404, "PROJECT_NOT_FOUND", status: "NOT_FOUND", reason: "notFound")
+        }
+        return project
+    }
+
+    @Sendable func create(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await FirebaseController.answering {
+            let project = try project(context)
+            let body = try await InputFields.read(request, context: context)
+            if body.document["phoneNumber"] != nil { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet") }
+            var new = FirebaseAdmin.NewUser()
+            new.localId = try FirebaseController.optionalString(body, "localId")
+            if let id = new.localId, !(1...128).contains(id.utf8.count) { throw FirebaseError.invalid("INVALID_LOCAL_ID") }
+            new.email = try FirebaseController.optionalString(body, "email")
+            new.password = try FirebaseController.optionalString(body, "password")
+            new.displayName = try FirebaseController.optionalString(body, "displayName")
+            new.photoUrl = try FirebaseController.optionalString(body, "photoUrl")
+            new.emailVerified = try Self.flag(body, "emailVerified") ?? false
+            new.disabled = try Self.flag(body, "disabled") ?? false
+            let user = try await admin.create(new, project: project, by: AdminActor(request, context))
+            var answer: EJSONDocument = ["kind": "identitytoolkit#SignupNewUserResponse", "localId": .string(user.id)]
+            if let email = new.email { answer["email"] = .string(email) }
+            return answer
+        }
+    }
+
+    @Sendable func post(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await FirebaseController.answering {
+            let method = context.parameters.get("method") ?? ""
+            guard Self.methods.contains(method) else {
+                throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound")
+            }
+            let project = try project(context)
+            let body = try await InputFields.read(request, context: context)
+            let actor = AdminActor(request, context)
+            switch method {
+            case "accounts:lookup":
+                var federated: [(providerId: String, rawId: String)] = []
+                for item in try Self.documents(body, "federatedUserId") {
+                    guard let provider = item["providerId"]?.stringValue, let raw = item["rawId"]?.stringValue else { continue }
+                    federated.append((provider, raw))
+                }
+                if !(try Self.strings(body, "phoneNumber", atMost: 100)).isEmpty {
+                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet")
+                }
+                let users = try await admin.lookup(
+                    localIds: try Self.strings(body, "localId", atMost: 100), emails: try Self.strings(body, "email", atMost: 100),
+                    federated: federated, project: project)
+                var answer: EJSONDocument = ["kind": "identitytoolkit#GetAccountInfoResponse"]
+                // No `users` when none is found, as Firebase answers (the Node Admin SDK relies on it).
+                if !users.isEmpty { answer["users"] = .array(users.map { .document(FirebaseUserInfo.describe($0.user, admin: $0.admin)) }) }
+                return answer
+            case "accounts:update":
+                let (user, fields) = try await admin.update(
+                    localId: try FirebaseController.string(body, "localId", missing: "MISSING_LOCAL_ID"), try Self.change(body),
+                    project: project, by: actor)
+                var answer = FirebaseUserInfo.describe(user, admin: fields)
+                answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+                return answer
+            case "accounts:delete":
+                try await admin.delete(
+                    localId: try FirebaseController.string(body, "localId", missing: "MISSING_LOCAL_ID"), project: project, by: actor)
+                return ["kind": "identitytoolkit#DeleteAccountResponse"]
+            case "accounts:batchDelete":
+                let ids = try Self.strings(body, "localIds", atMost: Self.batchLimit)
+                guard !ids.isEmpty else { throw FirebaseError.invalid("LOCAL_ID_LIST_EXCEEDS_LIMIT") }
+                let refused = try await admin.batchDelete(
+                    localIds: ids, force: try Self.flag(body, "force") ?? false, project: project, by: actor)
+                guard !refused.isEmpty else { return [:] }
+                return [
+                    "errors": .array(
+                        refused.map { ["index": .int64(Int64($0.index)), "localId": .string($0.localId), "message": .string($0.message)] })
+                ]
+            case "accounts:batchCreate":
+                let users = try Self.array(body, "users", atMost: Self.batchLimit)
+                guard !users.isEmpty else { throw FirebaseError.invalid("MISSING_USER_ACCOUNT") }
+                let importing = try FirebaseImport(body.document, app: project.app, now: admin.clock.now)
+                let refused = try await admin.batchCreate(users, importing: importing, project: project, by: actor)
+                return [
+                    "kind": "identitytoolkit#UploadAccountResponse",
+                    "error": .array(refused.map { ["index": .int64(Int64($0.index)), "message": .string($0.message)] }),
+                ]
+            default:
+                return try await query(body, project: project)
+            }
+        }
+    }
+
+    /// `accounts:query`: every user by id, ascending (`limit` up to 500, `offset`), or only
+    /// their count with `returnUserInfo: false`. Expressions and other orders are not built.
+    private func query(_ body: InputFields, project: FirebaseProjects.Project) async throws -> EJSONDocument {
+        if try Self.flag(body, "returnUserInfo") == false {
+            return ["recordsCount": .string(String(try await admin.count(project: project)))]
+        }
+        if !(try Self.array(body, "expression", atMost: 100)).isEmpty {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "query expressions are not built yet")
+        }
+        let sortBy = try FirebaseController.optionalString(body, "sortBy") ?? "USER_ID"
+        let order = try FirebaseController.optionalString(body, "order") ?? "ASC"
+        guard ["USER_ID", "SORT_BY_FIELD_UNSPECIFIED"].contains(sortBy), ["ASC", "ORDER_UNSPECIFIED"].contains(order) else {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "only sortBy USER_ID, order ASC is built")
+        }
+        let limit = try Self.number(body, "limit") ?? 500
+        let offset = try Self.number(body, "offset") ?? 0
+        guard (1...500).contains(limit), (0...100_000).contains(offset) else {
+            throw FirebaseError.invalid("INVALID_ARGUMENT", "limit must be 1 to 500 and offset 0 to 100000")
+        }
+        // The offset is walked by pages of ids: O(offset), bounded above.
+        var token: String?
+        var skipped = 0
+        while skipped < offset {
+            let page = try await admin.page(after: token, limit: min(1000, offset - skipped), project: project)
+            skipped += page.users.count
+            token = page.users.last?.user.id
+            if page.next == nil { return ["recordsCount": "0"] }
+        }
+        let page = try await admin.page(after: token, limit: limit, project: project)
+        return [
+            "recordsCount": .string(String(page.users.count)),
+            "userInfo": .array(page.users.map { .document(FirebaseUserInfo.describe($0.user, admin: $0.admin)) }),
+        ]
+    }
+
+    /// GET `accounts:batchGet?maxResults=&nextPageToken=`: a page of users by id.
+    @Sendable func get(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await FirebaseController.answering {
+            guard context.parameters.get("method") == "accounts:batchGet" else {
+                throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound")
+            }
+            let project = try project(context)
+            let query = request.uri.queryParameters
+            let limit = query.get("maxResults").map { Int($0) } ?? 20
+            guard let limit, (1...1000).contains(limit) else { throw FirebaseError.invalid("INVALID_ARGUMENT", "maxResults must be 1 to 1000") }
+            let page = try await admin.page(after: query.get("nextPageToken"), limit: limit, project: project)
+            var answer: EJSONDocument = [
+                "kind": "identitytoolkit#DownloadAccountResponse",
+                "users": .array(page.users.map { .document(FirebaseUserInfo.describe($0.user, admin: $0.admin)) }),
+            ]
+            if let next = page.next { answer["nextPageToken"] = .string(next) }
+            return answer
+        }
+    }
+
+    // MARK: decoding
+
+    /// The changes of an Admin API `accounts:update`.
+    static func change(_ body: InputFields) throws(FirebaseError) -> FirebaseAdmin.Change {
+        if body.document["phoneNumber"] != nil { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet") }
+        var change = FirebaseAdmin.Change(profile: try FirebaseController.update(body))
+        change.emailVerified = try flag(body, "emailVerified")
+        change.disabled = try flag(body, "disableUser")
+        change.customAttributes = try FirebaseController.optionalString(body, "customAttributes")
+        change.validSince = try number(body, "validSince").map(Int64.init)
+        return change
+    }
+
+    static func flag(_ body: InputFields, _ key: String) throws(FirebaseError) -> Bool? {
+        guard let value = body.document[key], value != .null else { return nil }
+        guard case .bool(let b) = value else { throw FirebaseError.invalid("INVALID_ARGUMENT", "'\(key)' must be true or false") }
+        return b
+    }
+
+    /// An integer sent as a number or as a string of digits (Google's int64 fields).
+    static func number(_ body: InputFields, _ key: String) throws(FirebaseError) -> Int? {
+        guard let value = body.document[key], value != .null else { return nil }
+        guard let n = value.integerValue ?? value.stringValue.flatMap({ Int64($0) }), let int = Int(exactly: n), int >= 0 else {
+            throw FirebaseError.invalid("INVALID_ARGUMENT", "'\(key)' must be a non-negative integer")
+        }
+        return int
+    }
+
+    static func array(_ body: InputFields, _ key: String, atMost limit: Int) throws(FirebaseError) -> [EJSON] {
+        do { return try body.array(key, atMost: limit) } catch { throw FirebaseError.invalid("INVALID_ARGUMENT", error.message) }
+    }
+
+    static func strings(_ body: InputFields, _ key: String, atMost limit: Int) throws(FirebaseError) -> [String] {
+        try array(body, key, atMost: limit).map { item throws(FirebaseError) in
+            guard let text = item.stringValue else { throw FirebaseError.invalid("INVALID_ARGUMENT", "'\(key)' must hold strings") }
+            return text
+        }
+    }
+
+    static func documents(_ body: InputFields, _ key: String) throws(FirebaseError) -> [EJSONDocument] {
+        try array(body, key, atMost: 100).map { item throws(FirebaseError) in
+            guard case .document(let d) = item else { throw FirebaseError.invalid("INVALID_ARGUMENT", "'\(key)' must hold objects") }
+            return d
+        }
+    }
+}
