@@ -197,6 +197,29 @@ import Testing
             #expect(try await store.emailHolder(app: "app", email: "a@example.com", accounts: true) != nil)
             try await store.resetPassword(app: "app", email: "b@example.com", hash: "h3")
             #expect(try await proven("b@example.com") == true)
+            // An administrator's word, either way.
+            try await store.setEmailVerified(false, app: "app", email: "b@example.com")
+            #expect(try await proven("b@example.com") == false)
+            try await store.setEmailVerified(true, app: "app", email: "b@example.com")
+            #expect(try await proven("b@example.com") == true)
+        }
+    }
+
+    /// Firebase's `validSince`: the sessions that began before it end, later ones stay, and the
+    /// user records it; another app's user is none of its business.
+    @Test(arguments: Engine.allCases)
+    func revokingTokensEndsTheSessionsBeforeATime(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(Self.user("fay", Self.identity("f1")))
+            try await store.insertSession(Self.session("s1", user: "fay", createdAt: 10))
+            try await store.insertSession(Self.session("s2", user: "fay", createdAt: 20))
+            #expect(try await store.tokensValidSince(userId: "fay", app: "app") == nil)
+            #expect(try await store.revokeTokens(userId: "fay", app: "other", before: 15) == false)
+            #expect(try await store.sessions(userId: "fay", app: "app").count == 2)
+            #expect(try await store.revokeTokens(userId: "fay", app: "app", before: 15))
+            #expect(try await store.sessions(userId: "fay", app: "app").map(\.id) == ["s2"])
+            #expect(try await store.tokensValidSince(userId: "fay", app: "app") == 15)
+            #expect(try await store.tokensValidSince(userId: "nobody", app: "app") == nil)
         }
     }
 
