@@ -70,13 +70,15 @@ struct FirebaseController {
         }
     }
 
-    /// `accounts:signUp`: anonymous with no email, else email/password.
+    /// `accounts:signUp`: with an `idToken`, an email/password identity linked to its user;
+    /// else anonymous with no email, else a new email/password user.
     private func signUp(_ body: InputFields, project: FirebaseProjects.Project, address: String) async throws -> EJSONDocument {
-        if body.document["idToken"] != nil {
-            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "upgrading a user with idToken is not built yet")
-        }
         let signedIn: FirebaseAccounts.SignedIn
-        if let email = try Self.optionalString(body, "email") {
+        if let idToken = try Self.optionalString(body, "idToken") {
+            signedIn = try await accounts.link(
+                idToken: idToken, email: try Self.string(body, "email", missing: "MISSING_EMAIL"),
+                password: try Self.string(body, "password", missing: "MISSING_PASSWORD"), project: project, address: address)
+        } else if let email = try Self.optionalString(body, "email") {
             signedIn = try await accounts.signUp(
                 project: project, email: email, password: try Self.string(body, "password", missing: "MISSING_PASSWORD"),
                 address: address)

@@ -113,6 +113,36 @@ import Testing
         }
     }
 
+    /// `signUp` with an `idToken` links an email and password to its user: an anonymous user
+    /// upgraded keeps its id and signs in with the password from then on.
+    @Test func anAnonymousUserIsUpgradedBySignUpWithItsIDToken() async throws {
+        try await TestServer.run { c in
+            let anon = try await Self.call(c, "signUp", [:])
+            let uid = try #require(anon["localId"])
+            _ = try await Self.call(c, "signUp", ["email": "taken@example.com", "password": "password1"])
+            Self.expectError(
+                try await Self.call(c, "signUp", ["idToken": anon.body["idToken"]!, "email": "taken@example.com", "password": "password1"]), 400,
+                "EMAIL_EXISTS")
+            Self.expectError(
+                try await Self.call(c, "signUp", ["idToken": anon.body["idToken"]!, "email": "new@example.com", "password": "short"]), 400,
+                "WEAK_PASSWORD")
+            let linked = try await Self.call(c, "signUp", ["idToken": anon.body["idToken"]!, "email": "new@example.com", "password": "password1"])
+            #expect(linked.status == 200 && linked["localId"] == uid && linked["email"] == "new@example.com", "\(linked.body)")
+            let claims = try Self.parts(linked["idToken"]).claims
+            #expect(claims["firebase"]?["sign_in_provider"] == "password" && claims["email"] == "new@example.com")
+            // New tokens: the anonymous session's refresh token is done.
+            #expect(linked["refreshToken"] != anon["refreshToken"])
+            let old = try await c.call(
+                .post, Self.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": anon.body["refreshToken"]!])
+            Self.expectError(old, 400, "INVALID_REFRESH_TOKEN")
+            let inside = try await Self.call(c, "signInWithPassword", ["email": "new@example.com", "password": "password1"])
+            #expect(inside["localId"] == uid, "\(inside.body)")
+            Self.expectError(
+                try await Self.call(c, "signUp", ["idToken": linked.body["idToken"]!, "email": "other@example.com", "password": "password1"]),
+                400, "PROVIDER_ALREADY_LINKED")
+        }
+    }
+
     /// A user made through either API is the same user through the other.
     @Test func oneUserBaseForBothAPIs() async throws {
         try await TestServer.run { c in

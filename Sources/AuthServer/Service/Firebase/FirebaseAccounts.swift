@@ -68,6 +68,55 @@ struct FirebaseAccounts {
         }
     }
 
+    /// `accounts:signUp` with an `idToken`: an email/password identity added to the token's
+    /// user (Firebase's link of an email credential, and how an anonymous user is upgraded),
+    /// its email unproven as at sign-up. The user signs in anew with it: a new session (the
+    /// refresh token of the old one ends), as Firebase gives new tokens.
+    func link(idToken: String, email: String, password: String, project: FirebaseProjects.Project, address: String) async throws
+        -> SignedIn
+    {
+        let app = project.app
+        let (token, user) = try await holder(idToken: idToken, project: project)
+        guard app.config.providers.userpass != nil else {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
+        }
+        do { try Emails.check(email) } catch { throw FirebaseError.invalid("INVALID_EMAIL") }
+        guard (6...128).contains(password.count) else {
+            throw FirebaseError.invalid("WEAK_PASSWORD", "Password should be at least 6 characters")
+        }
+        guard !user.identities.contains(where: { $0.providerType == ProviderType.userpass }) else {
+            throw FirebaseError.invalid("PROVIDER_ALREADY_LINKED")
+        }
+        try await abuse.checkRate(.register, app: app, address: address)
+        let account = UserpassAccount(
+            appId: app.id, email: email, passwordHash: try await passwords.hasher.hash(password), identityId: clock.newId(),
+            confirmed: true, createdAt: clock.now, emailVerified: false)
+        do {
+            try await store.insertUserpassAccount(account)
+        } catch let error as StoreError where error.isConflict {
+            throw FirebaseError.invalid("EMAIL_EXISTS")
+        }
+        let proof = LoginService.proof(of: account, app: app)
+        var profile = user.data
+        for (key, value) in proof.profile { profile[key] = value }
+        do {
+            try await store.addIdentity(proof.identity, toUser: user.id, app: app.id, profile: profile)
+        } catch {
+            try? await store.deleteUserpassAccount(app: app.id, email: email)
+            throw error
+        }
+        guard let linked = try await store.user(id: user.id, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+        let claims = try await sessions.hooks.accessTokenClaims(user: linked, app: app)
+        let tokens = try await sessions.startSession(
+            app: app, user: linked, providerType: ProviderType.userpass, identityId: account.identityId, deviceId: clock.newId(),
+            claims: claims, methods: proof.provenMethods)
+        try await store.deleteSession(id: token.sessionId)
+        let newIdToken = try await idTokens.make(
+            project: project, user: linked, session: tokens.session, providerType: ProviderType.userpass, authTime: clock.now,
+            extra: claims)
+        return SignedIn(idToken: newIdToken, refreshToken: tokens.refresh, user: linked, isNew: false)
+    }
+
     /// `accounts:signInWithPassword`. Either failure, an unknown email or a wrong password, is
     /// `INVALID_LOGIN_CREDENTIALS`: Firebase's answer with email enumeration protection (on by
     /// default for its projects since 2023), and authsh's rule for every app.
