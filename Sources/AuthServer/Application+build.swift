@@ -140,7 +140,10 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     MFAController(factors: s.secondFactors).addRoutes(to: auth.group("mfa").add(middleware: accessCaller))
     PasskeyController(passkeys: s.passkeys).addRoutes(to: auth.group("passkeys").add(middleware: accessCaller))
     OAuthController(apps: s.apps, signIn: s.signIn, adminChannel: s.adminChannel).addRoutes(to: router)
-    FirebaseController(projects: s.firebaseProjects, accounts: s.firebase).addRoutes(to: router)
+    FirebaseController(
+        projects: s.firebaseProjects, accounts: s.firebase, actions: s.firebaseActions, idp: FirebaseIdpSignIn(accounts: s.firebase),
+        origin: s.origin
+    ).addRoutes(to: router)
     if configuration.dev || !configuration.adminKeys.isEmpty {
         FirebaseAdminController(
             projects: s.firebaseProjects, admin: s.firebaseAdmin, keys: configuration.adminKeys, channel: s.adminChannel,
@@ -158,7 +161,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
             dev: s.dev, triggers: s.triggers, functions: s.functionCalls.functions, outbox: outbox, store: s.store, apps: s.apps,
             origin: s.origin
         ).addRoutes(to: router)
-        FirebaseEmulatorController(projects: s.firebaseProjects, store: s.store, origin: s.origin).addRoutes(to: router)
+        FirebaseEmulatorController(projects: s.firebaseProjects, store: s.store, outbox: outbox, origin: s.origin).addRoutes(to: router)
     }
     if configuration.dev {
         DevPasskeyPage(apps: s.apps).addRoutes(to: router)

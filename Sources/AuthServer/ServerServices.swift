@@ -35,6 +35,8 @@ struct ServerServices {
     /// The apps as Firebase projects, and the Firebase Auth API's accounts.
     let firebaseProjects: FirebaseProjects
     let firebase: FirebaseAccounts
+    /// Firebase's email actions (`sendOobCode`, `resetPassword`).
+    let firebaseActions: FirebaseActions
     let abuse: AbuseControls
     let sessions: SessionService
     let login: LoginService
@@ -142,6 +144,7 @@ struct ServerServices {
         firebase = FirebaseAccounts(
             store: store, clock: c.clock, login: login, sessions: sessions, passwords: passwords, abuse: abuse,
             idTokens: FirebaseIDTokens(tokens: tokens, clock: c.clock, dev: c.dev), triggers: triggers)
+        firebaseActions = FirebaseActions(accounts: firebase, userpass: userpass)
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock, sessions: sessions)
@@ -149,7 +152,7 @@ struct ServerServices {
         admin = AdminService(
             store: store, clock: c.clock, logger: c.logger, apps: apps, auditWriter: auditWriter, adminAuditWriter: writer,
             userpass: userpass, triggers: triggers)
-        firebaseAdmin = FirebaseAdmin(store: store, clock: c.clock, admin: admin, accounts: firebase)
+        firebaseAdmin = FirebaseAdmin(store: store, clock: c.clock, admin: admin, accounts: firebase, actions: firebaseActions)
         dev = DevOperations(clock: c.clock, plugins: plugins, sweeper: sweeper)
     }
 

@@ -92,6 +92,16 @@ extension SQLStore {
         try await engine.write("discard token") { r in try await r.run(OneTimeTokensTable.discard, [.text(id), .text(app)]) }
     }
 
+    public func tokenEmail(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String? {
+        let token = try await engine.read("check token") { r in
+            try await r.first(OneTimeTokensTable.peek, [.text(id), .text(app), .text(kind.rawValue)]) {
+                (email: try $0.text("email"), digest: try $0.bytes("digest"), expires: try $0.int64("expires_at"))
+            }
+        }
+        guard let token, Secrets.constantTimeEqual(token.digest, digest), token.expires > now else { return nil }
+        return token.email
+    }
+
     public func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String? {
         try await engine.write("use token") { r in
             guard

@@ -14,6 +14,7 @@ import json
 import os
 import sys
 import time
+import urllib.parse
 
 host, project, key = sys.argv[1:4]
 os.environ["FIREBASE_AUTH_EMULATOR_HOST"] = host
@@ -85,6 +86,22 @@ report["enabled"] = {
     "signIn": "localId" in client.sign_in("made@example.com", "password2"),
     "oldPassword": client.sign_in("made@example.com", "password1"),
 }
+
+# Action links: a reset link whose code sets a password, a verification link that proves the email.
+def code_of(link):
+    return urllib.parse.parse_qs(urllib.parse.urlparse(link).query)["oobCode"][0]
+
+
+reset_link = auth.generate_password_reset_link("made@example.com", app=app)
+status, _ = client.accounts("resetPassword", {"oobCode": code_of(reset_link), "newPassword": "password3"})
+report["resetLink"] = {
+    "mode": urllib.parse.parse_qs(urllib.parse.urlparse(reset_link).query)["mode"][0],
+    "status": status,
+    "signIn": "localId" in client.sign_in("made@example.com", "password3"),
+}
+verify_link = auth.generate_email_verification_link("made@example.com", app=app)
+status, _ = client.accounts("update", {"oobCode": code_of(verify_link)})
+report["verifyLink"] = {"status": status, "verified": auth.get_user("made-1", app=app).email_verified}
 
 # Import: Firebase's scrypt (firebase/scrypt's README sample), bcrypt, PBKDF2, HMAC.
 salt = b"salt-of-user"

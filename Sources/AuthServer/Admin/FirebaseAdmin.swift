@@ -11,6 +11,8 @@ struct FirebaseAdmin {
     let admin: AdminService
     /// The changes the client API's `accounts:update` makes too.
     let accounts: FirebaseAccounts
+    /// The email actions (`sendOobCode`).
+    let actions: FirebaseActions
 
     /// A user and the fields only the Admin API shows.
     typealias Shown = (user: UserRecord, admin: FirebaseUserInfo.AdminFields)

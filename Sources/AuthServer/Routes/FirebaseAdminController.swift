@@ -18,7 +18,10 @@ struct FirebaseAdminController {
 
     static let base = "/identitytoolkit.googleapis.com/v1/projects/:project"
     /// The POST methods answered; any other is Google's 404.
-    static let methods = ["accounts:lookup", "accounts:update", "accounts:delete", "accounts:batchCreate", "accounts:batchDelete", "accounts:query"]
+    static let methods = [
+        "accounts:lookup", "accounts:update", "accounts:delete", "accounts:batchCreate", "accounts:batchDelete", "accounts:query",
+        "accounts:sendOobCode",
+    ]
     /// The most users one `batchCreate` and one `batchDelete` take (Firebase's).
     static let batchLimit = 1000
 
@@ -117,6 +120,8 @@ struct FirebaseAdminController {
                     "kind": "identitytoolkit#UploadAccountResponse",
                     "error": .array(refused.map { ["index": .int64(Int64($0.index)), "message": .string($0.message)] }),
                 ]
+            case "accounts:sendOobCode":
+                return try await sendOobCode(body, project: project, request: request, context: context)
             default:
                 return try await query(body, project: project)
             }
@@ -156,6 +161,28 @@ struct FirebaseAdminController {
             "recordsCount": .string(String(page.users.count)),
             "userInfo": .array(page.users.map { .document(FirebaseUserInfo.describe($0.user, admin: $0.admin)) }),
         ]
+    }
+
+    /// `accounts:sendOobCode`: with `returnOobLink`, the action link of `email`'s account
+    /// (the Admin SDKs' `generate_password_reset_link`, `generate_email_verification_link`),
+    /// no mail sent; without, the mail.
+    private func sendOobCode(
+        _ body: InputFields, project: FirebaseProjects.Project, request: Request, context: AuthRequestContext
+    ) async throws -> EJSONDocument {
+        let type = try FirebaseActions.RequestType(kind: try FirebaseController.string(body, "requestType", missing: "MISSING_REQ_TYPE"))
+        let email = try FirebaseController.string(body, "email", missing: "MISSING_EMAIL")
+        let continueUrl = try FirebaseController.optionalString(body, "continueUrl")
+        if try Self.flag(body, "returnOobLink") == true {
+            let (code, link) = try await admin.actions.makeLink(
+                type, email: email, continueUrl: continueUrl, project: project, origin: origin.mailLinks(request))
+            return [
+                "kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email), "oobLink": .string(link), "oobCode": .string(code),
+            ]
+        }
+        _ = try await admin.actions.send(
+            type, email: email, idToken: nil, continueUrl: continueUrl, project: project, apiKey: project.app.config.firebase?.apiKeys.first,
+            origin: origin.mailLinks(request), address: context.clientAddress, byAdmin: true)
+        return ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)]
     }
 
     /// GET `accounts:batchGet?maxResults=&nextPageToken=`: a page of users by id.

@@ -12,9 +12,16 @@ import Hummingbird
 struct FirebaseController {
     let projects: FirebaseProjects
     let accounts: FirebaseAccounts
+    let actions: FirebaseActions
+    let idp: FirebaseIdpSignIn
+    /// Where the links of mails point when the app names no page.
+    let origin: PublicOrigin
 
     /// The methods of `accounts:` this server answers; any other is Google's 404.
-    static let methods = ["signUp", "signInWithPassword", "signInWithCustomToken", "lookup", "update", "delete"]
+    static let methods = [
+        "signUp", "signInWithPassword", "signInWithCustomToken", "signInWithIdp", "lookup", "update", "delete", "sendOobCode",
+        "resetPassword",
+    ]
 
     func addRoutes(to router: Router<AuthRequestContext>) {
         router.post("/identitytoolkit.googleapis.com/v1/:method", use: accounts)
@@ -22,7 +29,8 @@ struct FirebaseController {
     }
 
     /// `accounts:signUp`, `accounts:signInWithPassword`, `accounts:signInWithCustomToken`,
-    /// `accounts:lookup`, `accounts:update`, `accounts:delete`.
+    /// `accounts:lookup`, `accounts:update`, `accounts:delete`, `accounts:sendOobCode`,
+    /// `accounts:resetPassword`.
     @Sendable func accounts(_ request: Request, context: AuthRequestContext) async throws -> Response {
         try await Self.answering {
             let method = context.parameters.get("method") ?? ""
@@ -47,6 +55,32 @@ struct FirebaseController {
                     address: context.clientAddress)
                 var answer = Self.tokens(signedIn, kind: "VerifyCustomTokenResponse")
                 answer["isNewUser"] = .bool(signedIn.isNew)
+                return answer
+            case "signInWithIdp":
+                return try await signInWithIdp(body, project: project, address: context.clientAddress)
+            case "sendOobCode":
+                let email = try await actions.send(
+                    try FirebaseActions.RequestType(kind: try Self.string(body, "requestType", missing: "MISSING_REQ_TYPE")),
+                    email: try Self.optionalString(body, "email"), idToken: try Self.optionalString(body, "idToken"),
+                    continueUrl: try Self.optionalString(body, "continueUrl"), project: project, apiKey: Self.apiKey(request),
+                    origin: origin.mailLinks(request), address: context.clientAddress)
+                return ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)]
+            case "resetPassword":
+                let code = try Self.string(body, "oobCode", missing: "MISSING_OOB_CODE")
+                let email: String
+                if let password = try Self.optionalString(body, "newPassword") {
+                    email = try await actions.resetPassword(code: code, newPassword: password, project: project, address: context.clientAddress)
+                } else {
+                    email = try await actions.check(code: code, project: project, address: context.clientAddress)
+                }
+                return ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(email), "requestType": "PASSWORD_RESET"]
+            case "update" where body.document["oobCode"] != nil:
+                let (email, user) = try await actions.verifyEmail(
+                    code: try Self.string(body, "oobCode", missing: "INVALID_OOB_CODE"), project: project, address: context.clientAddress)
+                var answer = user.map { FirebaseUserInfo.describe($0) } ?? [:]
+                answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+                answer["email"] = .string(email)
+                answer["emailVerified"] = true
                 return answer
             case "update":
                 // The Admin API's fields: never a user's own to set.
@@ -86,6 +120,53 @@ struct FirebaseController {
             signedIn = try await accounts.signUpAnonymously(project: project, address: address)
         }
         return Self.tokens(signedIn, kind: "SignupNewUserResponse")
+    }
+
+    /// `accounts:signInWithIdp` (``FirebaseIdpSignIn``): Firebase's `VerifyAssertionResponse`,
+    /// with the tokens, or with `needConfirmation` and the `pendingToken` that links the
+    /// credential later. With `returnIdpCredential` (the JS SDK always sets it), a link's
+    /// refusal comes as `errorMessage` beside the credential, as Firebase gives it.
+    private func signInWithIdp(_ body: InputFields, project: FirebaseProjects.Project, address: String) async throws -> EJSONDocument {
+        let postBody = try Self.optionalString(body, "postBody")
+        let credential = try postBody.map { text throws(FirebaseError) in try FirebaseIdpSignIn.Credential(postBody: text) }
+        let pendingToken = try Self.optionalString(body, "pendingToken")
+        guard credential != nil || pendingToken != nil else { throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "postBody is missing") }
+        let answer: FirebaseIdpSignIn.Answer
+        do {
+            answer = try await idp.signIn(
+                credential, pendingToken: pendingToken, idToken: try Self.optionalString(body, "idToken"), project: project, address: address)
+        } catch let error as FirebaseError where error.message.hasPrefix("FEDERATED_USER_ID_ALREADY_LINKED") {
+            guard body.document["returnIdpCredential"] == true, let credential else { throw error }
+            var refused: EJSONDocument = [
+                "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(credential.providerId),
+                "errorMessage": .string(error.message),
+            ]
+            if let token = credential.idToken { refused["oauthIdToken"] = .string(token) }
+            if let token = credential.accessToken { refused["oauthAccessToken"] = .string(token) }
+            return refused
+        }
+        var d: EJSONDocument = [
+            "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(answer.providerId),
+            "federatedId": .string(answer.providerId == "google.com" ? "https://accounts.google.com/" + answer.rawId : answer.rawId),
+            "emailVerified": .bool(answer.emailVerified),
+        ]
+        if let email = answer.email { d["email"] = .string(email) }
+        if let name = answer.profile["name"]?.stringValue { d["displayName"] = .string(name) }
+        if let url = answer.profile["picture_url"]?.stringValue { d["photoUrl"] = .string(url) }
+        if let token = answer.oauthIdToken { d["oauthIdToken"] = .string(token) }
+        if let token = answer.oauthAccessToken { d["oauthAccessToken"] = .string(token) }
+        if let (pending, providers) = answer.needConfirmation {
+            d["needConfirmation"] = true
+            d["pendingToken"] = .string(pending)
+            d["verifiedProvider"] = .array(providers.map(EJSON.string))
+            return d
+        }
+        guard let signedIn = answer.signedIn else { throw FirebaseError.invalid("INVALID_IDP_RESPONSE") }
+        for (key, value) in Self.tokens(signedIn, kind: "VerifyAssertionResponse") where key != "email" || d["email"] == nil {
+            d[key] = value
+        }
+        d["isNewUser"] = .bool(signedIn.isNew)
+        return d
     }
 
     /// `securetoken.googleapis.com/v1/token` (`grant_type=refresh_token`, a form or JSON).

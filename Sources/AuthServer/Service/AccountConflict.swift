@@ -58,8 +58,14 @@ extension LoginService {
     /// `POST {app}/auth/providers/{provider}/login?link=true {"pendingCredential": P}`: attaches
     /// the identity `P` names to the caller, who must hold the email it was issued for.
     func linkPending(_ token: String, provider: String, caller: Caller) async throws -> EJSON {
-        let app = caller.app
         let user = try await sessions.user(of: caller)
+        let proof = try await takePending(token, provider: provider, for: user, app: caller.app)
+        return try await link(proof, caller: caller)
+    }
+
+    /// The identity a pending credential names, the credential used up: for `user`, who must
+    /// hold the email it was issued for, and of `provider` when one is named.
+    func takePending(_ token: String, provider: String?, for user: UserRecord, app: AppRuntime) async throws -> Proof {
         let invalid = ServiceError(.invalidParameter, "pendingCredential is not valid: unknown, altered, or already used")
         let parts = token.split(separator: ".", maxSplits: 1)
         guard parts.count == 2, token.utf8.count <= 128,
@@ -70,14 +76,14 @@ extension LoginService {
             // Left for the sweep (a day later), so that every late try is told it expired.
             throw ServiceError(.invalidParameter, "pendingCredential expired: sign in with \(pending.identity.providerType) again for a new one")
         }
-        guard pending.identity.providerType == provider else {
+        if let provider, pending.identity.providerType != provider {
             throw ServiceError(.invalidParameter, "pendingCredential is for \(pending.identity.providerType), not \(provider)")
         }
         guard user.identities.contains(where: { $0.email == pending.email }) else {
             throw ServiceError(.forbidden, "pendingCredential was issued for the account that holds its email: sign in as that account to link it")
         }
         guard try await store.deletePendingCredential(app: app.id, id: pending.id) else { throw invalid }
-        return try await link(Proof(identity: pending.identity, profile: pending.identity.data), caller: caller)
+        return Proof(identity: pending.identity, profile: pending.identity.data)
     }
 
     /// `GET {app}/auth/methods?email=E`: the providers the holder of verified email E signs

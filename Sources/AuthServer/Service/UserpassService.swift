@@ -223,15 +223,20 @@ struct UserpassService {
         return (token, record.id)
     }
 
-    /// Creates a token, and stores its digest with the mail of `URL?token=..&tokenId=..`.
-    func sendLink(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String?) async throws {
+    /// Creates a token, and stores its digest with the mail of `URL?token=..&tokenId=..`, or of
+    /// the link `makeLink` makes of the token and its id (Firebase's action links).
+    func sendLink(
+        _ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String?,
+        link makeLink: (@Sendable (_ token: String, _ tokenId: String) -> String)? = nil
+    ) async throws {
         let config = try userpassConfig(app)
         let (token, record) = makeToken(kind, app: app, email: email)
         let tokenId = record.id
         let base =
             (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
             ?? origin.map { "\($0)/\(kind == .confirm ? "confirm" : "reset")" }
-        let link = base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
+        let link =
+            makeLink?(token, tokenId) ?? base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
         var values = [
             "app": app.id, "email": email, "token": token, "tokenId": tokenId, "minutes": String(Self.linkLifetime / 60),
             "subject": kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject,

@@ -28,6 +28,9 @@ public protocol UserpassStore: Sendable {
     /// Uses a token once: if the digest matches and it has not expired, removes it and every
     /// other token of its kind for its email, and returns the email.
     func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
+    /// The email of a token that ``consumeToken(app:kind:id:digest:now:)`` would take now,
+    /// without using it (Firebase's `checkActionCode`); nil otherwise.
+    func tokenEmail(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
 }
 
 extension UserpassStore {

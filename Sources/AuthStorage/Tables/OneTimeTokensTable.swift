@@ -14,6 +14,8 @@ package enum OneTimeTokensTable {
     package static let select = SQL(
         "SELECT email, digest, expires_at FROM one_time_tokens WHERE id = ? AND app_id = ? AND kind = ?",
         lock: .wait)
+    /// The token, read without a lock (a check that uses nothing).
+    package static let peek: SQL = "SELECT email, digest, expires_at FROM one_time_tokens WHERE id = ? AND app_id = ? AND kind = ?"
     package static let deleteOne: SQL = "DELETE FROM one_time_tokens WHERE id = ?"
     /// Every token of a kind for an email (one of them was used).
     package static let deleteOfEmail: SQL = "DELETE FROM one_time_tokens WHERE app_id = ? AND kind = ? AND email = ?"

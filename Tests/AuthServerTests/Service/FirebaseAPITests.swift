@@ -143,6 +143,89 @@ import Testing
         }
     }
 
+    /// The emulator's `oobCodes` of the project: the action codes of the mails sent.
+    static func oobCodes(_ c: Client) async throws -> [EJSON] {
+        let listed = try await c.call(.get, "/emulator/v1/projects/local/oobCodes")
+        #expect(listed.status == 200, "\(listed.body)")
+        return listed.body["oobCodes"]?.arrayValue ?? []
+    }
+
+    /// `sendOobCode` mails a reset link (an unknown email answers alike and gets none);
+    /// `resetPassword` checks its code, then sets the password with it, once; a verification
+    /// code applied by `update` proves the email. The emulator's `oobCodes` lists the codes.
+    @Test func actionCodesResetThePasswordAndProveTheEmail() async throws {
+        try await TestServer.run { c in
+            let up = try await Self.call(c, "signUp", ["email": "oob@example.com", "password": "password1"])
+            let sent = try await Self.call(c, "sendOobCode", key: "key-1", ["requestType": "PASSWORD_RESET", "email": "oob@example.com"])
+            #expect(sent.status == 200 && sent["email"] == "oob@example.com", "\(sent.body)")
+            let nobody = try await Self.call(c, "sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com"])
+            #expect(nobody.status == 200 && nobody["email"] == "nobody@example.com")
+            let codes = try await Self.oobCodes(c)
+            #expect(codes.count == 1 && codes.first?["email"] == "oob@example.com" && codes.first?["requestType"] == "PASSWORD_RESET", "\(codes)")
+            let code = try #require(codes.first?["oobCode"]?.stringValue)
+            let link = try #require(codes.first?["oobLink"]?.stringValue)
+            #expect(link.contains("/__/auth/action?mode=resetPassword&oobCode=\(code)&apiKey=key-1&lang=en"), "\(link)")
+
+            Self.expectError(try await Self.call(c, "resetPassword", ["oobCode": "not-a-code"]), 400, "INVALID_OOB_CODE")
+            let checked = try await Self.call(c, "resetPassword", ["oobCode": .string(code)])
+            #expect(checked["email"] == "oob@example.com" && checked["requestType"] == "PASSWORD_RESET", "\(checked.body)")
+            Self.expectError(try await Self.call(c, "resetPassword", ["oobCode": .string(code), "newPassword": "short"]), 400, "WEAK_PASSWORD")
+            let reset = try await Self.call(c, "resetPassword", ["oobCode": .string(code), "newPassword": "password2"])
+            #expect(reset.status == 200 && reset["email"] == "oob@example.com", "\(reset.body)")
+            Self.expectError(
+                try await Self.call(c, "resetPassword", ["oobCode": .string(code), "newPassword": "password3"]), 400, "INVALID_OOB_CODE")
+            // The reset ended the sessions of before, and proved the email.
+            Self.expectError(try await Self.call(c, "lookup", ["idToken": up.body["idToken"]!]), 400, "INVALID_ID_TOKEN")
+            let inside = try await Self.call(c, "signInWithPassword", ["email": "oob@example.com", "password": "password2"])
+            #expect(try Self.parts(inside["idToken"]).claims["email_verified"] == true, "\(inside.body)")
+
+            // Verification: a sign-up's unproven email, proven by the code of its mail.
+            let other = try await Self.call(c, "signUp", ["email": "verify@example.com", "password": "password1"])
+            let verify = try await Self.call(c, "sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": other.body["idToken"]!])
+            #expect(verify.status == 200 && verify["email"] == "verify@example.com", "\(verify.body)")
+            let verifyCode = try #require(try await Self.oobCodes(c).last { $0["requestType"] == "VERIFY_EMAIL" }?["oobCode"])
+            let applied = try await Self.call(c, "update", ["oobCode": verifyCode])
+            #expect(applied.status == 200 && applied["email"] == "verify@example.com" && applied.body["emailVerified"] == true, "\(applied.body)")
+            #expect(applied["localId"] == other["localId"])
+            Self.expectError(try await Self.call(c, "update", ["oobCode": verifyCode]), 400, "INVALID_OOB_CODE")
+            let proven = try await Self.call(c, "signInWithPassword", ["email": "verify@example.com", "password": "password1"])
+            #expect(try Self.parts(proven["idToken"]).claims["email_verified"] == true, "\(proven.body)")
+            Self.expectError(
+                try await Self.call(c, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "verify@example.com"]), 400, "OPERATION_NOT_ALLOWED")
+
+            // The Admin API's link: a code stored, no mail sent.
+            let before = try await Self.oobCodes(c).count
+            let generated = try await FirebaseAdminAPITests.call(
+                c, "accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "oob@example.com", "returnOobLink": true])
+            #expect(generated.status == 200 && generated["oobLink"]?.contains("mode=resetPassword") == true, "\(generated.body)")
+            #expect(try await Self.oobCodes(c).count == before)
+            let viaLink = try await Self.call(c, "resetPassword", ["oobCode": generated.body["oobCode"]!, "newPassword": "password4"])
+            #expect(viaLink.status == 200, "\(viaLink.body)")
+            let missing = try await FirebaseAdminAPITests.call(
+                c, "accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com", "returnOobLink": true])
+            Self.expectError(missing, 400, "EMAIL_NOT_FOUND")
+        }
+    }
+
+    /// A mail's `continueUrl` must be of an origin the app lists: never somebody else's page.
+    @Test func aContinueURLMustBeAnOriginTheAppAllows() async throws {
+        var config = Self.production()
+        config.apps[0].allowedRequestOrigins = RequestOrigins(any: false, origins: ["https://shop.example.com"])
+        try await TestServer.run(config) { c in
+            let key = "key-of-project-one"
+            #expect(try await Self.call(c, "signUp", key: key, ["email": "go@example.com", "password": "password1"]).status == 200)
+            func send(_ url: String) async throws -> Reply {
+                try await Self.call(
+                    c, "sendOobCode", key: key, ["requestType": "PASSWORD_RESET", "email": "go@example.com", "continueUrl": .string(url)])
+            }
+            for foreign in ["https://evil.example.com/after", "https://shop.example.com.evil.com/", "http://shop.example.com/after"] {
+                Self.expectError(try await send(foreign), 400, "UNAUTHORIZED_DOMAIN")
+            }
+            Self.expectError(try await send("javascript:alert(1)"), 400, "INVALID_CONTINUE_URI")
+            #expect(try await send("https://shop.example.com/after?x=1").status == 200)
+        }
+    }
+
     /// A user made through either API is the same user through the other.
     @Test func oneUserBaseForBothAPIs() async throws {
         try await TestServer.run { c in

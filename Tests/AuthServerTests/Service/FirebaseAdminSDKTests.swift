@@ -28,7 +28,8 @@ import Testing
     /// create_user, get_user(_by_email), set_custom_user_claims, revoke_refresh_tokens with
     /// verify_id_token(check_revoked=True), update_user (disabled, password), import_users with
     /// Firebase's scrypt (firebase/scrypt's sample hash), bcrypt, PBKDF2 and HMAC, list_users,
-    /// delete_user(s); each change seen through the client API.
+    /// delete_user(s), generate_password_reset_link and generate_email_verification_link; each
+    /// change seen through the client API.
     @Test func theAdminSDKManagesUsers() async throws {
         try await TestServer.run(TestServer.configuration(), mode: .live) { c in
             let r = try await Self.run("admin-users.py", c)
@@ -41,6 +42,8 @@ import Testing
             #expect(r["revoked"] == ["idToken": "RevokedIdTokenError", "refresh": "INVALID_REFRESH_TOKEN", "validAfter": true], "\(r)")
             #expect(r["disabled"] == ["record": true, "name": "Made Again", "signIn": "USER_DISABLED"], "\(r)")
             #expect(r["enabled"] == ["signIn": true, "oldPassword": "INVALID_LOGIN_CREDENTIALS"], "\(r)")
+            #expect(r["resetLink"] == ["mode": "resetPassword", "status": 200, "signIn": true], "\(r)")
+            #expect(r["verifyLink"] == ["status": 200, "verified": true], "\(r)")
             for uid in ["imported-scrypt", "imported-bcrypt", "imported-pbkdf2", "imported-hmac"] {
                 let imported = r["imported"]?[uid]
                 #expect(imported?["success"] == 1 && imported?["signIn"]?.stringValue == uid, "\(uid): \(r)")

@@ -174,7 +174,7 @@ struct FirebaseAccounts {
 
     /// Logs in the user of `proof` and makes its Firebase tokens. A user with a second factor
     /// gets no tokens: the Firebase API's second step (`mfaSignIn`) is not built yet.
-    private func signIn(_ proof: LoginService.Proof, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
+    func signIn(_ proof: LoginService.Proof, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
         let done: LoginService.LoggedIn
         do {
             done = try await login.logIn(proof, app: project.app, deviceId: clock.newId(), address: address)
@@ -195,7 +195,7 @@ struct FirebaseAccounts {
     }
 
     /// An ID token's checked claims and its user, whose session is live and who is enabled.
-    private func holder(idToken: String, project: FirebaseProjects.Project) async throws -> (
+    func holder(idToken: String, project: FirebaseProjects.Project) async throws -> (
         token: FirebaseIDTokens.Verified, user: UserRecord
     ) {
         let verified = try await idTokens.verify(idToken, project: project)
