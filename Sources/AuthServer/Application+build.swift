@@ -142,6 +142,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     OAuthController(apps: s.apps, signIn: s.signIn, adminChannel: s.adminChannel).addRoutes(to: router)
     FirebaseController(
         projects: s.firebaseProjects, accounts: s.firebase, actions: s.firebaseActions, idp: FirebaseIdpSignIn(accounts: s.firebase),
+        secondFactors: FirebaseSecondFactors(accounts: s.firebase, factors: s.secondFactors),
         origin: s.origin
     ).addRoutes(to: router)
     if configuration.dev || !configuration.adminKeys.isEmpty {

@@ -14,17 +14,19 @@ struct FirebaseController {
     let accounts: FirebaseAccounts
     let actions: FirebaseActions
     let idp: FirebaseIdpSignIn
+    let secondFactors: FirebaseSecondFactors
     /// Where the links of mails point when the app names no page.
     let origin: PublicOrigin
 
     /// The methods of `accounts:` this server answers; any other is Google's 404.
     static let methods = [
         "signUp", "signInWithPassword", "signInWithCustomToken", "signInWithIdp", "lookup", "update", "delete", "sendOobCode",
-        "resetPassword",
+        "resetPassword", "createAuthUri",
     ]
 
     func addRoutes(to router: Router<AuthRequestContext>) {
         router.post("/identitytoolkit.googleapis.com/v1/:method", use: accounts)
+        router.post("/identitytoolkit.googleapis.com/v2/accounts/:method", use: mfa)
         router.post("/securetoken.googleapis.com/v1/token", use: token)
     }
 
@@ -55,6 +57,19 @@ struct FirebaseController {
                     address: context.clientAddress)
                 var answer = Self.tokens(signedIn, kind: "VerifyCustomTokenResponse")
                 answer["isNewUser"] = .bool(signedIn.isNew)
+                return answer
+            case "createAuthUri":
+                if body.document["providerId"] != nil {
+                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "createAuthUri for a provider's redirect is not built yet")
+                }
+                let email = try Self.string(body, "identifier", missing: "MISSING_IDENTIFIER")
+                var answer: EJSONDocument = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(accounts.clock.newId())]
+                // With email enumeration protection, nothing else: which emails have accounts is hidden.
+                if let methods = try await accounts.signInMethods(email: email, project: project, address: context.clientAddress) {
+                    answer["registered"] = .bool(methods.registered)
+                    answer["allProviders"] = .array(methods.allProviders.map(EJSON.string))
+                    answer["signinMethods"] = .array(methods.signInMethods.map(EJSON.string))
+                }
                 return answer
             case "signInWithIdp":
                 return try await signInWithIdp(body, project: project, address: context.clientAddress)
@@ -169,6 +184,49 @@ struct FirebaseController {
         return d
     }
 
+    /// The v2 API's second factors (``FirebaseSecondFactors``), TOTP only:
+    /// `mfaEnrollment:start|finalize|withdraw`, `mfaSignIn:finalize`.
+    @Sendable func mfa(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await Self.answering {
+            let method = context.parameters.get("method") ?? ""
+            let methods = ["mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize"]
+            guard methods.contains(method) else { throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound") }
+            let project = try projects.project(apiKey: Self.apiKey(request))
+            let body = try await InputFields.read(request, context: context)
+            if body.document["phoneEnrollmentInfo"] != nil || body.document["phoneSignInInfo"] != nil
+                || body.document["phoneVerificationInfo"] != nil || method == "mfaSignIn:start"
+            {
+                throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone second factors are not built: TOTP is")
+            }
+            let code = body.document["totpVerificationInfo"]?["verificationCode"]?.stringValue ?? ""
+            func tokens(_ s: FirebaseAccounts.SignedIn) -> EJSONDocument { ["idToken": .string(s.idToken), "refreshToken": .string(s.refreshToken)] }
+            switch method {
+            case "mfaEnrollment:start":
+                guard body.document["totpEnrollmentInfo"] != nil else {
+                    throw FirebaseError.invalid("INVALID_ARGUMENT", "totpEnrollmentInfo is missing")
+                }
+                return try await secondFactors.startTOTP(idToken: try Self.string(body, "idToken", missing: "MISSING_ID_TOKEN"), project: project)
+            case "mfaEnrollment:finalize":
+                let (signedIn, codes) = try await secondFactors.finalizeTOTP(
+                    idToken: try Self.string(body, "idToken", missing: "MISSING_ID_TOKEN"), code: code, project: project)
+                var answer = tokens(signedIn)
+                answer["recoveryCodes"] = codes
+                return answer
+            case "mfaEnrollment:withdraw":
+                return tokens(
+                    try await secondFactors.withdraw(
+                        idToken: try Self.string(body, "idToken", missing: "MISSING_ID_TOKEN"),
+                        enrollmentId: try Self.string(body, "mfaEnrollmentId", missing: "MISSING_MFA_ENROLLMENT_ID"), project: project))
+            default:
+                return tokens(
+                    try await secondFactors.finishSignIn(
+                        pendingCredential: try Self.string(body, "mfaPendingCredential", missing: "MISSING_CREDENTIAL"),
+                        enrollmentId: try Self.optionalString(body, "mfaEnrollmentId"), code: code, project: project,
+                        address: context.clientAddress))
+            }
+        }
+    }
+
     /// `securetoken.googleapis.com/v1/token` (`grant_type=refresh_token`, a form or JSON).
     @Sendable func token(_ request: Request, context: AuthRequestContext) async throws -> Response {
         try await Self.answering {
@@ -247,6 +305,9 @@ struct FirebaseController {
     static func answering(_ body: () async throws -> EJSONDocument) async throws -> Response {
         do {
             return JSONResponse.make(.document(try await body()), mode: .relaxed)
+        } catch let pending as FirebaseMFARequired {
+            // Not an error to Firebase: the first step's answer, which the SDKs raise as one.
+            return JSONResponse.make(.document(pending.body), mode: .relaxed)
         } catch let error as FirebaseError {
             return Self.error(error)
         } catch let error as ServiceError {

@@ -49,7 +49,7 @@ struct SessionService {
         let session = SessionRecord(
             id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
             identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
-            expiresAt: anonymous ? nil : refreshExp)
+            expiresAt: anonymous ? nil : refreshExp, methods: methods)
         if let creating {
             try await store.insertUser(user, events: creating, session: session, sessionEvents: events)
         } else {

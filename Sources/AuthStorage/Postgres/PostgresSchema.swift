@@ -188,7 +188,9 @@ package enum PostgresSchema {
             "v13",
             [
                 // Firebase's validSince: the user's tokens from before it are revoked.
-                "ALTER TABLE users ADD COLUMN valid_since BIGINT"
+                "ALTER TABLE users ADD COLUMN valid_since BIGINT",
+                // How a session's login proved the person, for the APIs whose tokens do not say.
+                "ALTER TABLE sessions ADD COLUMN amr TEXT",
             ]
         ),
     ]

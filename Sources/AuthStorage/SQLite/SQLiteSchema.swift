@@ -169,9 +169,10 @@ package enum SQLiteSchema {
             """
         ),
         (
-            "v13: tokens valid since",
+            "v13: tokens valid since, session methods",
             """
             ALTER TABLE users ADD COLUMN valid_since INTEGER;
+            ALTER TABLE sessions ADD COLUMN amr TEXT;
             """
         ),
     ]

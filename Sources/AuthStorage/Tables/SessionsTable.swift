@@ -4,20 +4,20 @@ import AuthProtocol
 /// `sessions`: logins, the server side of refresh tokens (their digests).
 package enum SessionsTable {
     package static let insert: SQL = """
-        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at, amr)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     package static func insertArguments(_ s: SessionRecord) -> [SQLValue] {
         [
             .text(s.id), .text(s.appId), .text(s.userId), .text(s.deviceId), .text(s.providerType), .text(s.identityId),
-            .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt),
+            .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt), .text(s.methods.joined(separator: " ")),
         ]
     }
 
     private static let columns = """
         s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest, s.created_at,
-        s.expires_at, s.last_used
+        s.expires_at, s.last_used, s.amr
         """
 
     package static func session<Row: SQLRow>(_ row: Row) throws -> SessionRecord {
@@ -26,7 +26,7 @@ package enum SessionsTable {
             deviceId: try row.text("device_id"), providerType: try row.text("provider_type"),
             identityId: try row.text("identity_id"), refreshDigest: try row.bytes("refresh_digest"),
             createdAt: try row.int64("created_at"), expiresAt: try row.optionalInt64("expires_at"),
-            lastUsed: try row.optionalInt64("last_used"))
+            lastUsed: try row.optionalInt64("last_used"), methods: (try row.optionalText("amr") ?? "").split(separator: " ").map(String.init))
     }
 
     /// The session and its user in one statement (a refresh's read).
@@ -108,12 +108,14 @@ package enum SessionsTable {
 
     /// Whose the session is and whether that user is disabled (an access token's check).
     package static let state: SQL = """
-        SELECT s.app_id, s.user_id, u.disabled FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id
+        SELECT s.app_id, s.user_id, s.amr, u.disabled FROM sessions s JOIN users u ON u.id = s.user_id AND u.app_id = s.app_id
         WHERE s.id = ?
         """
 
     package static func state<Row: SQLRow>(_ row: Row) throws -> SessionState {
-        SessionState(appId: try row.text("app_id"), userId: try row.text("user_id"), userDisabled: try row.bool("disabled"))
+        SessionState(
+            appId: try row.text("app_id"), userId: try row.text("user_id"), userDisabled: try row.bool("disabled"),
+            methods: (try row.optionalText("amr") ?? "").split(separator: " ").map(String.init))
     }
 
     package static let ofUser = SQL("SELECT \(columns) FROM sessions s WHERE s.user_id = ? AND s.app_id = ? ORDER BY s.created_at, s.id")
@@ -153,11 +155,14 @@ public struct SessionRecord: Sendable, Equatable {
     public var expiresAt: Int64?
     /// When a refresh last used it (to within ``SessionService/lastUsedGranularity``); nil: not since its login.
     public var lastUsed: Int64?
+    /// How its login proved the person (authsh's `amr`: `pwd`, `otp`, `mfa`, ...), kept for the
+    /// APIs whose tokens do not carry it (Firebase's ID tokens); written at the login only.
+    public var methods: [String]
 
     /// The memberwise initialiser, for the whole package.
     package init(
         id: String, appId: String, userId: String, deviceId: String, providerType: String, identityId: String, refreshDigest: [UInt8],
-        createdAt: Int64, expiresAt: Int64? = nil, lastUsed: Int64? = nil
+        createdAt: Int64, expiresAt: Int64? = nil, lastUsed: Int64? = nil, methods: [String] = []
     ) {
         self.id = id
         self.appId = appId
@@ -169,6 +174,7 @@ public struct SessionRecord: Sendable, Equatable {
         self.createdAt = createdAt
         self.expiresAt = expiresAt
         self.lastUsed = lastUsed
+        self.methods = methods
     }
 }
 
@@ -199,11 +205,14 @@ public struct SessionState: Sendable, Equatable {
     public var appId: String
     public var userId: String
     public var userDisabled: Bool
+    /// How the session's login proved the person (``SessionRecord/methods``).
+    public var methods: [String]
 
     /// The memberwise initialiser, for the whole package.
-    package init(appId: String, userId: String, userDisabled: Bool) {
+    package init(appId: String, userId: String, userDisabled: Bool, methods: [String] = []) {
         self.appId = appId
         self.userId = userId
         self.userDisabled = userDisabled
+        self.methods = methods
     }
 }

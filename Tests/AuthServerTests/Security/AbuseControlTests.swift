@@ -33,7 +33,10 @@ import Testing
 
     @Test func limitsAreOnByDefaultExceptInDevMode() async throws {
         for dev in [false, true] {
-            try await TestServer.run(TestServer.configuration(dev: dev)) { c in
+            // A frozen clock: no bucket refills while a busy machine serves the 101 requests.
+            var config = TestServer.configuration(dev: dev)
+            config.clock = ServerClock(frozenAt: ServerClock().now)
+            try await TestServer.run(config) { c in
                 var statuses: [Int] = []
                 for _ in 0...100 { statuses.append(try await c.anonymous().status) }
                 #expect(statuses.last == (dev ? 200 : 429), "dev \(dev)")

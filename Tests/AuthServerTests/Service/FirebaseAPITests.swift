@@ -226,6 +226,34 @@ import Testing
         }
     }
 
+    /// `createAuthUri` tells how an email signs in (`fetchSignInMethodsForEmail`), unless the
+    /// app hides which emails have accounts.
+    @Test func createAuthUriTellsHowAnEmailSignsInUnlessTheAppHidesIt() async throws {
+        try await TestServer.run { c in
+            try await c.registerConfirmed("known@example.com")
+            func methods(_ email: String) async throws -> Reply {
+                try await Self.call(c, "createAuthUri", ["identifier": .string(email), "continueUri": "http://localhost"])
+            }
+            let known = try await methods("known@example.com")
+            #expect(known.status == 200 && known.body["registered"] == true && known.body["signinMethods"] == ["password"], "\(known.body)")
+            #expect(known["sessionId"] != nil)
+            let fake = FormEncoding.encode([
+                ("id_token", #"{"sub": "g-9", "email": "g@example.com", "email_verified": true}"#), ("providerId", "google.com"),
+            ])
+            #expect(try await Self.call(c, "signInWithIdp", ["postBody": .string(fake), "requestUri": "http://localhost"]).status == 200)
+            let google = try await methods("g@example.com")
+            #expect(google.body["signinMethods"] == ["google.com"] && google.body["allProviders"] == ["google.com"], "\(google.body)")
+            let unknown = try await methods("nobody@example.com")
+            #expect(unknown.body["registered"] == false && unknown.body["signinMethods"] == [], "\(unknown.body)")
+            Self.expectError(try await methods("not an email"), 400, "INVALID_IDENTIFIER")
+        }
+        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app { $0.emailEnumerationProtection = true }])) { c in
+            try await c.registerConfirmed("known@example.com")
+            let hidden = try await Self.call(c, "createAuthUri", ["identifier": "known@example.com", "continueUri": "http://localhost"])
+            #expect(hidden.status == 200 && hidden["sessionId"] != nil && hidden.body["registered"] == nil, "\(hidden.body)")
+        }
+    }
+
     /// A user made through either API is the same user through the other.
     @Test func oneUserBaseForBothAPIs() async throws {
         try await TestServer.run { c in
@@ -362,15 +390,6 @@ import Testing
             // Dev mode still takes any key, for the first app's project.
             let any = try await Self.call(c, "signUp", key: "some-other-key", [:])
             #expect(try Self.parts(any["idToken"]).claims["aud"] == "patched-project")
-        }
-    }
-
-    @Test func aUserWithASecondFactorGetsNoFirebaseTokens() async throws {
-        try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
-            _ = try await TOTPHarness.enrolled(c, "two@example.com")
-            let refused = try await Self.call(c, "signInWithPassword", ["email": "two@example.com", "password": "password1"])
-            Self.expectError(refused, 400, "OPERATION_NOT_ALLOWED")
-            #expect(refused["idToken"] == nil && refused["refreshToken"] == nil)
         }
     }
 

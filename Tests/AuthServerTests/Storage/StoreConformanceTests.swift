@@ -223,6 +223,22 @@ import Testing
         }
     }
 
+    /// A session keeps how its login proved the person, for the APIs whose tokens do not say.
+    @Test(arguments: Engine.allCases)
+    func aSessionKeepsItsLoginsMethods(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(Self.user("gus", Self.identity("g1")))
+            var session = Self.session("m1", user: "gus", createdAt: 10)
+            session.methods = ["pwd", "otp", "mfa"]
+            try await store.insertSession(session)
+            try await store.insertSession(Self.session("m2", user: "gus", createdAt: 20))
+            #expect(try await store.sessionState(id: "m1")?.methods == ["pwd", "otp", "mfa"])
+            #expect(try await store.sessionState(id: "m2")?.methods == [])
+            #expect(try await store.sessions(userId: "gus", app: "app").map(\.methods) == [["pwd", "otp", "mfa"], []])
+            #expect(try await store.sessionWithUser(id: "m1", identities: false)?.0.methods == ["pwd", "otp", "mfa"])
+        }
+    }
+
     @Test(arguments: Engine.allCases)
     func sessions(_ engine: Engine) async throws {
         try await Self.withStore(engine) { store in

@@ -5,7 +5,7 @@ import Testing
 /// The command tree the man pages and completions are generated from (`authsh-server
 /// --experimental-dump-help`) declares what `authsh` and `authsh test` parse by hand: every
 /// option their `--help` lists, and no other.
-@Suite(.binary, .timeLimit(.minutes(2))) struct CommandLineReferenceTests {
+@Suite(.binary, .timeLimit(.minutes(5))) struct CommandLineReferenceTests {
     /// The options of one command of the dumped tree (`path` empty for the top level).
     static func declared(_ path: [String]) async throws -> Set<String> {
         let server = Binary.productsDirectory.appendingPathComponent("authsh-server").path

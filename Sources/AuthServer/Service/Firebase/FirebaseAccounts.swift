@@ -7,7 +7,7 @@ import AuthStorage
 /// back-off as for any login), its session the one a Firebase refresh token names, and its
 /// user the same through either API.
 struct FirebaseAccounts {
-    let store: any UserpassStore & UserStore & SessionStore
+    let store: any UserpassStore & UserStore & SessionStore & SecondFactorStore
     let clock: ServerClock
     let login: LoginService
     let sessions: SessionService
@@ -105,16 +105,39 @@ struct FirebaseAccounts {
             try? await store.deleteUserpassAccount(app: app.id, email: email)
             throw error
         }
-        guard let linked = try await store.user(id: user.id, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
-        let claims = try await sessions.hooks.accessTokenClaims(user: linked, app: app)
+        return try await signInAnew(
+            user.id, providerType: ProviderType.userpass, identityId: account.identityId, methods: proof.provenMethods,
+            ending: token.sessionId, project: project)
+    }
+
+    /// The user signs in anew, in a new session that `providerType`'s identity opened with
+    /// `methods`, and the session `ending` ends: what Firebase answers a link or a change of
+    /// second factors with (new tokens; its clients keep the refresh token of the answer).
+    func signInAnew(
+        _ userId: String, providerType: String, identityId: String, methods: [String], ending: String, project: FirebaseProjects.Project
+    ) async throws -> SignedIn {
+        let app = project.app
+        guard let user = try await store.user(id: userId, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+        let claims = try await sessions.hooks.accessTokenClaims(user: user, app: app)
         let tokens = try await sessions.startSession(
-            app: app, user: linked, providerType: ProviderType.userpass, identityId: account.identityId, deviceId: clock.newId(),
-            claims: claims, methods: proof.provenMethods)
-        try await store.deleteSession(id: token.sessionId)
-        let newIdToken = try await idTokens.make(
-            project: project, user: linked, session: tokens.session, providerType: ProviderType.userpass, authTime: clock.now,
+            app: app, user: user, providerType: providerType, identityId: identityId, deviceId: clock.newId(), claims: claims,
+            methods: methods)
+        try await store.deleteSession(id: ending)
+        let idToken = try await idTokens.make(
+            project: project, user: user, session: tokens.session, providerType: providerType, authTime: clock.now, methods: methods,
             extra: claims)
-        return SignedIn(idToken: newIdToken, refreshToken: tokens.refresh, user: linked, isNew: false)
+        return SignedIn(idToken: idToken, refreshToken: tokens.refresh, user: user, isNew: false)
+    }
+
+    /// ``signInAnew(_:providerType:identityId:methods:ending:project:)`` in place of the ID
+    /// token's session, as that session's login (its identity and its methods).
+    func renew(_ token: FirebaseIDTokens.Verified, user: UserRecord, project: FirebaseProjects.Project) async throws -> SignedIn {
+        guard let (session, _) = try await store.sessionWithUser(id: token.sessionId, identities: false) else {
+            throw FirebaseError.invalid("INVALID_ID_TOKEN")
+        }
+        return try await signInAnew(
+            user.id, providerType: session.providerType, identityId: session.identityId, methods: session.methods,
+            ending: session.id, project: project)
     }
 
     /// `accounts:signInWithPassword`. Either failure, an unknown email or a wrong password, is
@@ -172,21 +195,42 @@ struct FirebaseAccounts {
         return try await signIn(proof, project: project, address: address)
     }
 
-    /// Logs in the user of `proof` and makes its Firebase tokens. A user with a second factor
-    /// gets no tokens: the Firebase API's second step (`mfaSignIn`) is not built yet.
+    /// Logs in the user of `proof` and makes its Firebase tokens. A user with a TOTP factor gets
+    /// none: ``FirebaseMFARequired`` carries the pending credential its second step
+    /// (``FirebaseSecondFactors``) completes.
     func signIn(_ proof: LoginService.Proof, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
         let done: LoginService.LoggedIn
         do {
             done = try await login.logIn(proof, app: project.app, deviceId: clock.newId(), address: address)
         } catch let error as ServiceError where error.code == .mfaRequired {
-            throw FirebaseError.invalid(
-                "OPERATION_NOT_ALLOWED",
-                "this user has a second factor, which the Firebase API does not take yet: sign in through the App Services API")
+            throw try await mfaRequired(error, proof: proof, app: project.app)
         }
+        return try await signedIn(done, providerType: proof.identity.providerType, project: project)
+    }
+
+    /// The Firebase tokens of a login done.
+    func signedIn(_ done: LoginService.LoggedIn, providerType: String, project: FirebaseProjects.Project) async throws -> SignedIn {
         let idToken = try await idTokens.make(
-            project: project, user: done.user, session: done.tokens.session, providerType: proof.identity.providerType,
-            authTime: clock.now, extra: done.claims)
+            project: project, user: done.user, session: done.tokens.session, providerType: providerType, authTime: clock.now,
+            methods: done.methods, extra: done.claims)
         return SignedIn(idToken: idToken, refreshToken: done.tokens.refresh, user: done.user, isNew: done.isNew)
+    }
+
+    /// Firebase's answer to a login that waits for its second factor: the `mfaToken` as the
+    /// pending credential, the user's TOTP factor as `mfaInfo`. A user whose only usable factor
+    /// here would be a passkey or a recovery code is told to sign in through the App Services API.
+    private func mfaRequired(_ error: ServiceError, proof: LoginService.Proof, app: AppRuntime) async throws -> Error {
+        let usable = error.details["factors"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard usable.contains("totp"), let token = error.details["mfaToken"]?.stringValue else {
+            return FirebaseError.invalid(
+                "OPERATION_NOT_ALLOWED", "this user's second factors are not TOTP: sign in through the App Services API")
+        }
+        let identity = proof.identity
+        var userId = proof.owner
+        if userId == nil { userId = try await store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId) }
+        var info: [EJSON] = []
+        if let userId { info = FirebaseSecondFactors.mfaInfo(try await store.secondFactors(userId: userId)) }
+        return FirebaseMFARequired(pendingCredential: token, mfaInfo: info, localId: userId)
     }
 
     /// The user of an ID token whose session is live and whose user is enabled (`lookup`).
@@ -207,7 +251,9 @@ struct FirebaseAccounts {
             throw FirebaseError.invalid("USER_NOT_FOUND")
         }
         AuditTrail.user(user.id, app: project.app.id)
-        return (verified, user)
+        var token = verified
+        token.methods = state.methods
+        return (token, user)
     }
 
     /// Refuses with `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the app wants a recent login
@@ -312,7 +358,7 @@ struct FirebaseAccounts {
         let extra = try await sessions.hooks.accessTokenClaims(user: user, app: app)
         let idToken = try await idTokens.make(
             project: project, user: user, session: session.id, providerType: session.providerType, authTime: session.createdAt,
-            extra: extra)
+            methods: session.methods, extra: extra)
         return SignedIn(idToken: idToken, refreshToken: refreshToken, user: user, isNew: false)
     }
 }

@@ -57,6 +57,8 @@ struct FirebaseError: Error, Sendable, Equatable {
         case .hookRefused: return invalid("BLOCKING_FUNCTION_ERROR_RESPONSE", error.message)
         case .authProviderNotFound: return invalid("OPERATION_NOT_ALLOWED", error.message)
         case .invalidSession: return invalid("INVALID_ID_TOKEN", error.message)
+        case .requiresRecentLogin: return invalid("CREDENTIAL_TOO_OLD_LOGIN_AGAIN", error.message)
+        case .invalidMFACode: return invalid("INVALID_CODE", error.message)
         case .payloadTooLarge: return FirebaseError(413, error.message, status: "INVALID_ARGUMENT")
         case .internalServerError, .serviceUnavailable, .maintenanceInProgress:
             return FirebaseError(error.status, error.message, status: "INTERNAL", reason: "backendError")

@@ -30,13 +30,15 @@ struct FirebaseIDTokens: Sendable {
         let userId: String
         let sessionId: String
         let claims: EJSONDocument
+        /// How the session's login proved the person (its row's, never the token's say).
+        var methods: [String] = []
     }
 
     /// A new ID token of `user` in `session`, which logged in at `authTime` with
-    /// `providerType` (authsh's).
+    /// `providerType` (authsh's), proving the person by `methods` (``AuthenticationMethods``).
     func make(
         project: FirebaseProjects.Project, user: UserRecord, session: String, providerType: String, authTime: Int64,
-        extra: EJSONDocument
+        methods: [String], extra: EJSONDocument
     ) async throws -> String {
         let now = clock.now
         var claims: EJSONDocument = [
@@ -52,9 +54,14 @@ struct FirebaseIDTokens: Sendable {
         if let picture = user.data["picture_url"]?.stringValue { claims["picture"] = .string(picture) }
         let provider = FirebaseIdentities.providerId(providerType)
         if provider == "anonymous" { claims["provider_id"] = "anonymous" }
-        claims["firebase"] = [
+        var firebase: EJSONDocument = [
             "identities": .document(FirebaseIdentities.tokenIdentities(of: user)), "sign_in_provider": .string(provider),
         ]
+        if methods.contains(AuthenticationMethods.multipleFactors) {
+            firebase["sign_in_second_factor"] = "totp"
+            firebase["second_factor_identifier"] = .string(FirebaseSecondFactors.totpEnrollmentId)
+        }
+        claims["firebase"] = .document(firebase)
         // The user's custom claims (its custom data), then the hook's; neither replaces a
         // claim of Firebase's.
         for (key, value) in user.customData ?? [:] where claims[key] == nil && !Self.reservedClaims.contains(key) {

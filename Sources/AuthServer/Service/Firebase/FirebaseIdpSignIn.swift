@@ -166,17 +166,10 @@ struct FirebaseIdpSignIn {
                 throw FirebaseError.invalid("FEDERATED_USER_ID_ALREADY_LINKED")
             }
         }
-        guard let linked = try await accounts.store.user(id: user.id, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
-        let claims = try await accounts.sessions.hooks.accessTokenClaims(user: linked, app: app)
-        let tokens = try await accounts.sessions.startSession(
-            app: app, user: linked, providerType: identity.providerType, identityId: identity.externalId, deviceId: accounts.clock.newId(),
-            claims: claims, methods: proof.provenMethods)
-        try await accounts.store.deleteSession(id: token.sessionId)
-        let newIdToken = try await accounts.idTokens.make(
-            project: project, user: linked, session: tokens.session, providerType: identity.providerType, authTime: accounts.clock.now,
-            extra: claims)
         var answer = Self.answer(proof, credential: nil)
-        answer.signedIn = FirebaseAccounts.SignedIn(idToken: newIdToken, refreshToken: tokens.refresh, user: linked, isNew: false)
+        answer.signedIn = try await accounts.signInAnew(
+            user.id, providerType: identity.providerType, identityId: identity.externalId, methods: proof.provenMethods,
+            ending: token.sessionId, project: project)
         return answer
     }
 
