@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
+import JWTKit
 
 /// An app's Firebase project: app key `firebase`. The app answers the Firebase Auth API
 /// (`docs/server/firebase.md`) as that project, to the API keys it lists.
 ///
 /// ```json
-/// "firebase": { "projectId": "acme-prod", "apiKeys": ["AIzaSyExample"] }
+/// "firebase": { "projectId": "acme-prod", "apiKeys": ["AIzaSyExample"],
+///               "serviceAccounts": [{"clientEmail": "backend@acme-prod.iam.gserviceaccount.com",
+///                                    "publicKey": "-----BEGIN CERTIFICATE-----..."}] }
 /// ```
+///
+/// `serviceAccounts` are the keys whose custom tokens (RS256, as the Admin SDKs sign them with
+/// a service account's private key) `signInWithCustomToken` takes: the account's email and its
+/// public key or certificate in PEM (never the private key: authsh only checks).
 ///
 /// A client names its project by its API key (`?key=` or `X-Goog-Api-Key`), the Admin API and
 /// the tokens by the project id. Without the key an app answers no Firebase request, except in
@@ -17,9 +24,30 @@ public struct FirebaseConfiguration: Sendable, Equatable {
     /// The API keys clients of the project use.
     public var apiKeys: [String]
 
-    public init(projectId: String, apiKeys: [String]) {
+    /// The service accounts whose custom tokens are taken.
+    public var serviceAccounts: [ServiceAccount] = []
+
+    /// A service account's email and public key (PEM: a public key or an X.509 certificate).
+    public struct ServiceAccount: Sendable, Equatable {
+        public var clientEmail: String
+        public var publicKey: String
+
+        public init(clientEmail: String, publicKey: String) {
+            self.clientEmail = clientEmail
+            self.publicKey = publicKey
+        }
+    }
+
+    public init(projectId: String, apiKeys: [String], serviceAccounts: [ServiceAccount] = []) {
         self.projectId = projectId
         self.apiKeys = apiKeys
+        self.serviceAccounts = serviceAccounts
+    }
+
+    /// An RSA public key of PEM text: a public key or an X.509 certificate; nil otherwise.
+    static func publicKey(_ pem: String) -> Insecure.RSA.PublicKey? {
+        if pem.contains("BEGIN CERTIFICATE") { return try? Insecure.RSA.PublicKey(certificatePEM: pem) }
+        return try? Insecure.RSA.PublicKey(pem: pem)
     }
 
     /// Whether `id` may name a project.
@@ -43,11 +71,33 @@ public struct FirebaseConfiguration: Sendable, Equatable {
         }
         self.projectId = projectId
         apiKeys = keys
+        if let accounts = r.value("serviceAccounts") {
+            guard case .array(let items) = accounts else {
+                throw r.mismatch("serviceAccounts", "an array of {\"clientEmail\", \"publicKey\"}", accounts)
+            }
+            for (i, item) in items.enumerated() {
+                var a = try ConfigReader(item, path: r.keyPath("serviceAccounts[\(i)]"))
+                guard let email = try a.string("clientEmail"), !email.isEmpty, email.utf8.count <= 256 else {
+                    throw ConfigError(key: a.keyPath("clientEmail"), reason: "must be the service account's email")
+                }
+                guard let pem = try a.string("publicKey"), Self.publicKey(pem) != nil else {
+                    throw ConfigError(
+                        key: a.keyPath("publicKey"), reason: "must be the service account's RSA public key or X.509 certificate, in PEM")
+                }
+                try a.finish()
+                serviceAccounts.append(ServiceAccount(clientEmail: email, publicKey: pem))
+            }
+        }
         try r.finish()
     }
 
     /// As a config-file object (the dev API's GET).
     var ejson: EJSON {
-        ["projectId": .string(projectId), "apiKeys": .array(apiKeys.map(EJSON.string))]
+        var d: EJSONDocument = ["projectId": .string(projectId), "apiKeys": .array(apiKeys.map(EJSON.string))]
+        if !serviceAccounts.isEmpty {
+            d["serviceAccounts"] = .array(
+                serviceAccounts.map { ["clientEmail": .string($0.clientEmail), "publicKey": .string($0.publicKey)] })
+        }
+        return .document(d)
     }
 }

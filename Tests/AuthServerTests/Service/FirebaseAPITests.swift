@@ -390,6 +390,16 @@ import Testing
             // Dev mode still takes any key, for the first app's project.
             let any = try await Self.call(c, "signUp", key: "some-other-key", [:])
             #expect(try Self.parts(any["idToken"]).claims["aud"] == "patched-project")
+            // A service account's key must be a public key: the config names the field.
+            let badKey = try await c.call(
+                .patch, "\(Routes.dev)/apps/local/config",
+                json: [
+                    "firebase": [
+                        "projectId": "patched-project", "apiKeys": ["patched-key-1"],
+                        "serviceAccounts": [["clientEmail": "sa@example.com", "publicKey": "not a key"]],
+                    ]
+                ])
+            #expect(badKey.status == 400 && badKey.message?.contains("serviceAccounts[0].publicKey") == true, "\(badKey.body)")
         }
     }
 

@@ -12,17 +12,40 @@ import Testing
 @Suite(.timeLimit(.minutes(3))) struct FirebaseAdminSDKTests {
     /// Runs a script of `Tests/firebase` against a live dev server; its report.
     static func run(_ script: String, _ c: Client) async throws -> EJSON {
+        try await Self.script(script, ["127.0.0.1:\(try #require(c.client.port))", "local", "any-api-key"])
+    }
+
+    /// Runs a script of `Tests/firebase` with `arguments`; the JSON object of its last line.
+    static func script(_ script: String, _ arguments: [String]) async throws -> EJSON {
         let output = Scratch.path("firebase-admin") + ".json"
         defer { try? FileManager.default.removeItem(atPath: output) }
         let sdk = try ChildProcess(
-            [
-                Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/firebase/" + script,
-                "127.0.0.1:\(try #require(c.client.port))", "local", "any-api-key",
-            ], output: output)
+            [Binary.repository + "/.build/venv/bin/python3", Binary.repository + "/Tests/firebase/" + script] + arguments, output: output)
         try await sdk.waitForExit()
         let text = try String(contentsOfFile: output, encoding: .utf8)
         #expect(sdk.exitStatus == 0, "\(text)")
         return try EJSON(parsing: Array((text.split(separator: "\n").last.map(String.init) ?? "").utf8))
+    }
+
+    /// A custom token the Admin SDK signed with a service account (production: RS256) signs in
+    /// where the app lists that account, and nowhere else; the same email with another key is
+    /// refused.
+    @Test func aServiceAccountsCustomTokenSignsInOutsideDevMode() async throws {
+        let made = try await Self.script("signed-custom-token.py", ["project-one", "backend-user-1"])
+        let email = try #require(made["clientEmail"]?.stringValue), pem = try #require(made["publicKey"]?.stringValue)
+        var config = FirebaseAPITests.production()
+        config.apps[0].firebase?.serviceAccounts = [.init(clientEmail: email, publicKey: pem)]
+        try await TestServer.run(config) { c in
+            func exchange(_ token: EJSON?, key: String = "key-of-project-one") async throws -> Reply {
+                try await FirebaseAPITests.call(c, "signInWithCustomToken", key: key, ["token": try #require(token), "returnSecureToken": true])
+            }
+            let signedIn = try await exchange(made["token"])
+            #expect(signedIn.status == 200 && signedIn["localId"] == "backend-user-1" && signedIn.body["isNewUser"] == true, "\(signedIn.body)")
+            #expect(try FirebaseAPITests.parts(signedIn["idToken"]).claims["firebase"]?["sign_in_provider"] == "custom")
+            FirebaseAPITests.expectError(try await exchange(made["forged"]), 400, "INVALID_CUSTOM_TOKEN")
+            // Project two lists no service account.
+            FirebaseAPITests.expectError(try await exchange(made["token"], key: "key-of-project-two"), 400, "INVALID_CUSTOM_TOKEN")
+        }
     }
 
     /// create_user, get_user(_by_email), set_custom_user_claims, revoke_refresh_tokens with

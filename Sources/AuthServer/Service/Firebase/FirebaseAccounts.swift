@@ -165,23 +165,28 @@ struct FirebaseAccounts {
 
     /// `accounts:signInWithCustomToken`: the user of a custom token's `uid`: the user holding
     /// that `custom-token` identity (the one authsh's custom JWTs give too), else the user whose
-    /// id it is, else a new user with that id. Only the Admin SDKs' emulator-mode
-    /// tokens (unsigned) are taken, and only in dev mode: signed custom tokens (a service
-    /// account's RS256) are not built yet. The token's `claims` are not carried into the ID
-    /// token yet.
+    /// id it is, else a new user with that id. A token signed by a service account the app lists
+    /// (``FirebaseCustomTokens``); in dev mode also the Admin SDKs' emulator-mode tokens
+    /// (unsigned). The token's `claims` are not carried into the ID token yet.
     func signIn(customToken token: String, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
         guard let parts = JWTParts(token) else { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN") }
-        guard parts.isUnsigned, idTokens.dev else {
-            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "only the Admin SDKs' emulator tokens are taken, in dev mode")
+        let uid: String
+        if parts.isUnsigned {
+            guard idTokens.dev else {
+                throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "unsigned custom tokens (the emulator's) are taken in dev mode only")
+            }
+            let claims = parts.claims
+            guard claims["aud"]?.stringValue == Self.customTokenAudience else {
+                throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its audience is not the Identity Toolkit's")
+            }
+            guard let id = claims["uid"]?.stringValue, (1...128).contains(id.utf8.count) else {
+                throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its uid must be 1 to 128 characters")
+            }
+            if let exp = claims["exp"]?.integerValue, exp <= clock.now { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "it expired") }
+            uid = id
+        } else {
+            uid = try await FirebaseCustomTokens.uid(of: token, accounts: project.app.config.firebase?.serviceAccounts ?? [], now: clock.now)
         }
-        let claims = parts.claims
-        guard claims["aud"]?.stringValue == Self.customTokenAudience else {
-            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its audience is not the Identity Toolkit's")
-        }
-        guard let uid = claims["uid"]?.stringValue, (1...128).contains(uid.utf8.count) else {
-            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its uid must be 1 to 128 characters")
-        }
-        if let exp = claims["exp"]?.integerValue, exp <= clock.now { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "it expired") }
         let app = project.app
         try await abuse.checkRate(.login, app: app, address: address)
         let identity = IdentityRecord(
