@@ -21,7 +21,7 @@ struct FirebaseController {
     /// The methods of `accounts:` this server answers; any other is Google's 404.
     static let methods = [
         "signUp", "signInWithPassword", "signInWithCustomToken", "signInWithIdp", "lookup", "update", "delete", "sendOobCode",
-        "resetPassword", "createAuthUri",
+        "resetPassword", "createAuthUri", "signInWithEmailLink",
     ]
 
     func addRoutes(to router: Router<AuthRequestContext>) {
@@ -70,6 +70,16 @@ struct FirebaseController {
                     answer["allProviders"] = .array(methods.allProviders.map(EJSON.string))
                     answer["signinMethods"] = .array(methods.signInMethods.map(EJSON.string))
                 }
+                return answer
+            case "signInWithEmailLink":
+                if body.document["idToken"] != nil {
+                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "linking an email link to a signed-in user is not built yet")
+                }
+                let signedIn = try await actions.signInWithEmailLink(
+                    email: try Self.string(body, "email", missing: "MISSING_EMAIL"),
+                    code: try Self.string(body, "oobCode", missing: "MISSING_OOB_CODE"), project: project, address: context.clientAddress)
+                var answer = Self.tokens(signedIn, kind: "EmailLinkSigninResponse")
+                answer["isNewUser"] = .bool(signedIn.isNew)
                 return answer
             case "signInWithIdp":
                 return try await signInWithIdp(body, project: project, address: context.clientAddress)

@@ -22,8 +22,8 @@ struct FirebaseEmulatorController {
         group.get("oobCodes", use: oobCodes)
     }
 
-    /// `{"oobCodes": [{email, oobCode, oobLink, requestType}]}`: the reset and verification
-    /// mails of the project's app, oldest first (an App Services mail's token is a code too).
+    /// `{"oobCodes": [{email, oobCode, oobLink, requestType}]}`: the reset, verification and
+    /// sign-in mails of the project's app, oldest first (an App Services mail's token is a code too).
     @Sendable func oobCodes(_ request: Request, context: AuthRequestContext) async throws -> Response {
         guard let project = projects.project(id: context.parameters.get("project") ?? "") else {
             return FirebaseError(404, "PROJECT_NOT_FOUND", status: "NOT_FOUND", reason: "notFound").response
@@ -33,6 +33,7 @@ struct FirebaseEmulatorController {
             switch message.kind {
             case OneTimeToken.Kind.reset.rawValue: type = .passwordReset
             case OneTimeToken.Kind.confirm.rawValue: type = .verifyEmail
+            case OneTimeToken.Kind.signIn.rawValue: type = .emailSignIn
             default: return nil
             }
             return [

@@ -239,7 +239,7 @@ struct UserpassService {
             makeLink?(token, tokenId) ?? base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
         var values = [
             "app": app.id, "email": email, "token": token, "tokenId": tokenId, "minutes": String(Self.linkLifetime / 60),
-            "subject": kind == .confirm ? config.confirmEmailSubject : config.resetPasswordSubject,
+            "subject": kind == .confirm ? config.confirmEmailSubject : kind == .reset ? config.resetPasswordSubject : "Sign in to \(app.id)",
         ]
         if !link.isEmpty { values["link"] = link }
         let mail = templates.render(kind.rawValue, app: app.id, values: values)

@@ -25,7 +25,9 @@ package enum OneTimeTokensTable {
 
 /// A confirmation or reset token; only its digest is stored, and it is used once.
 public struct OneTimeToken: Sendable, Equatable {
-    public enum Kind: String, Sendable { case confirm, reset }
+    /// `confirm` and `reset` for the mails of those names; `signin` for a sign-in link
+    /// (Firebase's email link).
+    public enum Kind: String, Sendable { case confirm, reset, signIn = "signin" }
     /// The `tokenId` of the link.
     public var id: String
     public var appId: String

@@ -191,7 +191,8 @@ import Testing
             let proven = try await Self.call(c, "signInWithPassword", ["email": "verify@example.com", "password": "password1"])
             #expect(try Self.parts(proven["idToken"]).claims["email_verified"] == true, "\(proven.body)")
             Self.expectError(
-                try await Self.call(c, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": "verify@example.com"]), 400, "OPERATION_NOT_ALLOWED")
+                try await Self.call(c, "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "email": "verify@example.com"]), 400,
+                "OPERATION_NOT_ALLOWED")
 
             // The Admin API's link: a code stored, no mail sent.
             let before = try await Self.oobCodes(c).count
@@ -204,6 +205,51 @@ import Testing
             let missing = try await FirebaseAdminAPITests.call(
                 c, "accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": "nobody@example.com", "returnOobLink": true])
             Self.expectError(missing, 400, "EMAIL_NOT_FOUND")
+        }
+    }
+
+    /// An email link signs in (making the account, without a password, when there is none),
+    /// once, for its own email; the owner of an address someone registered unproven takes it
+    /// over: that someone's password and sessions end.
+    @Test func anEmailLinkSignsInOnceAndTakesOverAnUnprovenAccount() async throws {
+        try await TestServer.run { c in
+            func send(_ email: String, continueUrl: String? = "https://app.example.com/finish") async throws -> Reply {
+                var body: EJSONDocument = ["requestType": "EMAIL_SIGNIN", "email": .string(email), "canHandleCodeInApp": true]
+                if let continueUrl { body["continueUrl"] = .string(continueUrl) }
+                return try await Self.call(c, "sendOobCode", .document(body))
+            }
+            func code(_ email: String) async throws -> String {
+                try #require(
+                    try await Self.oobCodes(c).last { $0["email"]?.stringValue == email && $0["requestType"] == "EMAIL_SIGNIN" }?["oobCode"]?
+                        .stringValue)
+            }
+            Self.expectError(try await send("link@example.com", continueUrl: nil), 400, "MISSING_CONTINUE_URI")
+            #expect(try await send("link@example.com").status == 200)
+            let listed = try #require(try await Self.oobCodes(c).last)
+            #expect(listed["oobLink"]?.stringValue?.hasPrefix("https://app.example.com/finish?mode=signIn&oobCode=") == true, "\(listed)")
+            let linkCode = try await code("link@example.com")
+            Self.expectError(
+                try await Self.call(c, "signInWithEmailLink", ["email": "other@example.com", "oobCode": .string(linkCode)]), 400, "INVALID_EMAIL")
+            let first = try await Self.call(c, "signInWithEmailLink", ["email": "link@example.com", "oobCode": .string(linkCode)])
+            #expect(first.status == 200 && first.body["isNewUser"] == true && first["email"] == "link@example.com", "\(first.body)")
+            #expect(try Self.parts(first["idToken"]).claims["email_verified"] == true)
+            Self.expectError(
+                try await Self.call(c, "signInWithEmailLink", ["email": "link@example.com", "oobCode": .string(linkCode)]), 400, "INVALID_OOB_CODE")
+            #expect(try await send("link@example.com").status == 200)
+            let again = try await Self.call(
+                c, "signInWithEmailLink", ["email": "link@example.com", "oobCode": .string(try await code("link@example.com"))])
+            #expect(again["localId"] == first["localId"] && again.body["isNewUser"] == false, "\(again.body)")
+
+            // Someone registers the victim's address first (unproven), then the owner signs in by link.
+            let squatter = try await Self.call(c, "signUp", ["email": "victim@example.com", "password": "squatter1"])
+            #expect(try await send("victim@example.com").status == 200)
+            let owner = try await Self.call(
+                c, "signInWithEmailLink", ["email": "victim@example.com", "oobCode": .string(try await code("victim@example.com"))])
+            #expect(owner.status == 200 && owner["localId"] == squatter["localId"], "\(owner.body)")
+            Self.expectError(
+                try await Self.call(c, "signInWithPassword", ["email": "victim@example.com", "password": "squatter1"]), 400,
+                "INVALID_LOGIN_CREDENTIALS")
+            Self.expectError(try await Self.call(c, "lookup", ["idToken": squatter.body["idToken"]!]), 400, "INVALID_ID_TOKEN")
         }
     }
 

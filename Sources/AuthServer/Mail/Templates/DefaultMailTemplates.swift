@@ -38,6 +38,24 @@ enum DefaultMailTemplates {
         "reset.html": html(
             intro: "Someone asked to reset the password of {{email}} for {{app}}.", action: "Choose a new password",
             after: "If it was not you, ignore this mail: your password stays as it is."),
+        "signin.subject": "{{subject}}",
+        "signin.text": """
+        Hello,
+
+        {{#link}}To sign in to {{app}} as {{email}}, open this link:
+
+        {{link}}
+        {{/link}}{{^link}}To sign in to {{app}} as {{email}}, use this token:
+
+        token: {{token}}
+        tokenId: {{tokenId}}
+        {{/link}}
+        It works once, for {{minutes}} minutes. If you did not ask to sign in, you can ignore this mail.
+
+        """,
+        "signin.html": html(
+            intro: "To sign in to {{app}} as {{email}}, open this link.", action: "Sign in",
+            after: "If you did not ask to sign in, you can ignore this mail."),
         "notice.subject": "Someone tried to sign up with your address",
         "notice.text": """
         Hello,

@@ -14,15 +14,29 @@ struct FirebaseActions {
     enum RequestType: String, Sendable {
         case passwordReset = "PASSWORD_RESET"
         case verifyEmail = "VERIFY_EMAIL"
+        case emailSignIn = "EMAIL_SIGNIN"
 
         /// The token kind of its mail.
-        var kind: OneTimeToken.Kind { self == .passwordReset ? .reset : .confirm }
+        var kind: OneTimeToken.Kind {
+            switch self {
+            case .passwordReset: .reset
+            case .verifyEmail: .confirm
+            case .emailSignIn: .signIn
+            }
+        }
         /// The link's `mode`, as Firebase's action links name it.
-        var mode: String { self == .passwordReset ? "resetPassword" : "verifyEmail" }
+        var mode: String {
+            switch self {
+            case .passwordReset: "resetPassword"
+            case .verifyEmail: "verifyEmail"
+            case .emailSignIn: "signIn"
+            }
+        }
 
         init(kind: String) throws(FirebaseError) {
             guard let type = RequestType(rawValue: kind) else {
-                throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "requestType \(kind) is not built: PASSWORD_RESET and VERIFY_EMAIL are")
+                throw FirebaseError.invalid(
+                    "OPERATION_NOT_ALLOWED", "requestType \(kind) is not built: PASSWORD_RESET, VERIFY_EMAIL and EMAIL_SIGNIN are")
             }
             self = type
         }
@@ -47,12 +61,19 @@ struct FirebaseActions {
         _ type: RequestType, code: String, app: AppRuntime, apiKey: String?, continueUrl: String?, origin: String?
     ) -> String? {
         let userpass = app.config.providers.userpass
-        let page = type == .passwordReset ? userpass?.resetPasswordUrl : userpass?.emailConfirmationUrl
+        // A sign-in link goes to the app's own page (its continueUrl), which hands it to
+        // `signInWithEmailLink`.
+        let page =
+            switch type {
+            case .passwordReset: userpass?.resetPasswordUrl
+            case .verifyEmail: userpass?.emailConfirmationUrl
+            case .emailSignIn: continueUrl
+            }
         guard let base = page ?? origin.map({ $0 + "/__/auth/action" }) else { return nil }
         var query = [("mode", type.mode), ("oobCode", code)]
         if let apiKey { query.append(("apiKey", apiKey)) }
         query.append(("lang", "en"))
-        if let continueUrl { query.append(("continueUrl", continueUrl)) }
+        if let continueUrl, type != .emailSignIn { query.append(("continueUrl", continueUrl)) }
         return base + (base.contains("?") ? "&" : "?") + FormEncoding.encode(query)
     }
 
@@ -69,9 +90,10 @@ struct FirebaseActions {
         let app = project.app
         let to: String
         switch type {
-        case .passwordReset:
+        case .passwordReset, .emailSignIn:
             guard let email, !email.isEmpty else { throw FirebaseError.invalid("MISSING_EMAIL") }
             do { try Emails.check(email) } catch { throw FirebaseError.invalid("INVALID_EMAIL") }
+            if type == .emailSignIn, continueUrl == nil { throw FirebaseError.invalid("MISSING_CONTINUE_URI") }
             to = email
         case .verifyEmail where byAdmin:
             guard let email, !email.isEmpty else { throw FirebaseError.invalid("MISSING_EMAIL") }
@@ -85,7 +107,8 @@ struct FirebaseActions {
         try checkContinueURL(continueUrl, app: app)
         try await accounts.abuse.checkRate(.mail, app: app, address: address, account: to.lowercased())
         try requireMail(type, app: app)
-        guard try await accounts.store.userpassAccount(app: app.id, email: to) != nil else { return to }
+        // A sign-in link may make the account; the other mails need one.
+        if type != .emailSignIn, try await accounts.store.userpassAccount(app: app.id, email: to) == nil { return to }
         try await userpass.sendLink(type.kind, app: app, email: to, origin: origin) { token, tokenId in
             Self.link(type, code: Self.code(token: token, tokenId: tokenId), app: app, apiKey: apiKey, continueUrl: continueUrl, origin: origin)
                 ?? ""
@@ -181,6 +204,49 @@ struct FirebaseActions {
                 Emails.vouched(email), app: app.id, providerType: ProviderType.userpass, externalId: account.identityId)
         }
         return (email, try await store.user(app: app.id, providerType: ProviderType.userpass, externalId: account.identityId))
+    }
+
+    /// `accounts:signInWithEmailLink`: the code of a sign-in link for `email` used once, and the
+    /// account of the email signed in (made, without a password, when there is none): the
+    /// mailbox is proven. An account whose email was not proven yet loses the password someone
+    /// set on it and every session, as at a reset by mail: whoever registered the address
+    /// before its owner cannot keep a way in.
+    func signInWithEmailLink(email: String, code: String, project: FirebaseProjects.Project, address: String) async throws
+        -> FirebaseAccounts.SignedIn
+    {
+        let app = project.app
+        let store = accounts.store
+        let (tokenId, token) = try await parts(code, project: project, address: address)
+        let now = accounts.clock.now
+        guard let owner = try await store.tokenEmail(app: app.id, kind: .signIn, id: tokenId, digest: Secrets.digest(token), now: now)
+        else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
+        guard owner.lowercased() == email.lowercased() else {
+            throw FirebaseError.invalid("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
+        }
+        guard try await store.consumeToken(app: app.id, kind: .signIn, id: tokenId, digest: Secrets.digest(token), now: now) != nil else {
+            throw FirebaseError.invalid("INVALID_OOB_CODE")
+        }
+        if let existing = try await store.userpassAccount(app: app.id, email: owner) {
+            if !existing.emailVerified || !existing.confirmed {
+                try await store.resetPassword(app: app.id, email: owner, hash: PasswordHasher.noPassword)
+                try await store.confirmUserpassAccount(app: app.id, email: owner)
+            }
+        } else {
+            let made = UserpassAccount(
+                appId: app.id, email: owner, passwordHash: PasswordHasher.noPassword, identityId: accounts.clock.newId(), confirmed: true,
+                createdAt: now, emailVerified: true)
+            do {
+                try await store.insertUserpassAccount(made)
+            } catch let error as StoreError where error.isConflict {
+                // Made at the same moment by another request: signed in below all the same.
+            }
+        }
+        guard let account = try await store.userpassAccount(app: app.id, email: owner) else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
+        var proof = LoginService.proof(of: account, app: app)
+        // The mailbox, proven through a link: no method of RFC 8176's (as an identity
+        // provider's login), so a TOTP code may still be the second factor.
+        proof.methods = []
+        return try await accounts.signIn(proof, project: project, address: address)
     }
 
     /// A code's parts, after the rate limit on tokens; `INVALID_OOB_CODE` for no code.
