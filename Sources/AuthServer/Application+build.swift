@@ -162,7 +162,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
             dev: s.dev, triggers: s.triggers, functions: s.functionCalls.functions, outbox: outbox, store: s.store, apps: s.apps,
             origin: s.origin
         ).addRoutes(to: router)
-        FirebaseEmulatorController(projects: s.firebaseProjects, store: s.store, outbox: outbox, origin: s.origin).addRoutes(to: router)
+        FirebaseEmulatorController(projects: s.firebaseProjects, store: s.store, outbox: outbox, dev: s.dev, origin: s.origin).addRoutes(to: router)
     }
     if configuration.dev {
         DevPasskeyPage(apps: s.apps).addRoutes(to: router)

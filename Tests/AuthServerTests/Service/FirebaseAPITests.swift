@@ -425,6 +425,27 @@ import Testing
         }
     }
 
+    /// The emulator's config is the app's settings: duplicate emails (one account per email) and
+    /// email privacy (enumeration protection), changed at once.
+    @Test func theEmulatorsConfigIsTheAppsSettings() async throws {
+        try await TestServer.run { c in
+            let path = "/emulator/v1/projects/local/config"
+            let patched = try await c.call(
+                .patch, path, json: ["signIn": ["allowDuplicateEmails": false], "emailPrivacyConfig": ["enableImprovedEmailPrivacy": true]])
+            #expect(patched.status == 200, "\(patched.body)")
+            #expect(
+                patched.body["signIn"]?["allowDuplicateEmails"] == false && patched.body["emailPrivacyConfig"]?["enableImprovedEmailPrivacy"] == true)
+            let config = try await c.call(.get, "\(Routes.dev)/apps/local/config")
+            #expect(config.body["oneAccountPerEmail"] == true && config.body["emailEnumerationProtection"] == true, "\(config.body)")
+            let read = try await c.call(.get, path)
+            #expect(read.body["signIn"]?["allowDuplicateEmails"] == false, "\(read.body)")
+            let hidden = try await Self.call(c, "createAuthUri", ["identifier": "a@example.com", "continueUri": "http://localhost"])
+            #expect(hidden.body["registered"] == nil, "\(hidden.body)")
+            Self.expectError(try await c.call(.patch, path, json: ["blockingFunctions": [:]]), 400, "INVALID_ARGUMENT")
+            Self.expectError(try await c.call(.get, "/emulator/v1/projects/no-such-project/config"), 404, "PROJECT_NOT_FOUND")
+        }
+    }
+
     /// The dev API's config changes the project an app answers as, at once.
     @Test func theDevAPIsConfigNamesTheProject() async throws {
         try await TestServer.run { c in
