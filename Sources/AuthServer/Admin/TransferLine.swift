@@ -147,7 +147,7 @@ enum TransferLine {
         try known(a, ["email", "passwordHash", "confirmed", "createdAt", "identityId", "emailVerified"], path: p)
         let email = try string(a, "email", path: p, max: 254)
         guard email.contains("@"), !email.contains(where: { $0.isWhitespace }) else { throw Invalid("'\(p)email' is not an email address") }
-        let hash = try string(a, "passwordHash", path: p, max: 512)
+        let hash = try string(a, "passwordHash", path: p, max: 8192)
         guard
             hash.hasPrefix("$argon2id$v=19$m=") || PasswordHasher.isBcrypt(hash) || ImportedPasswordHash(hash) != nil
                 || hash == PasswordHasher.noPassword

@@ -50,7 +50,7 @@ struct FirebaseAdminController {
             if body.document["phoneNumber"] != nil { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet") }
             var new = FirebaseAdmin.NewUser()
             new.localId = try FirebaseController.optionalString(body, "localId")
-            if let id = new.localId, !(1...128).contains(id.utf8.count) { throw FirebaseError.invalid("INVALID_LOCAL_ID") }
+            if let id = new.localId, !FirebaseIdentities.isValidUid(id) { throw FirebaseError.invalid("INVALID_LOCAL_ID") }
             new.email = try FirebaseController.optionalString(body, "email")
             new.password = try FirebaseController.optionalString(body, "password")
             new.displayName = try FirebaseController.optionalString(body, "displayName")

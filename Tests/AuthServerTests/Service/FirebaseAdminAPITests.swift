@@ -38,6 +38,15 @@ import Testing
             let asUser = try await Self.call(c, "accounts:lookup", bearer: up["idToken"], ["localId": ["dev-made"]])
             #expect(asUser.status == 401, "\(asUser.body)")
             FirebaseAPITests.expectError(try await Self.call(c, "accounts:lookup", project: "no-such-project", [:]), 404, "PROJECT_NOT_FOUND")
+            // Ids are printed in logs and terminals: no control characters.
+            FirebaseAPITests.expectError(try await Self.call(c, "accounts", ["localId": "bad\u{1B}[31mid"]), 400, "INVALID_LOCAL_ID")
+            let imported = try await Self.call(c, "accounts:batchCreate", ["users": [["localId": "tab\there"], ["localId": "fine-id"]]])
+            #expect(imported.body["error"]?.arrayValue?.compactMap { $0["index"]?.integerValue } == [0], "\(imported.body)")
+            let unsigned = FirebaseIDTokens.unsigned([
+                "aud": .string(FirebaseAccounts.customTokenAudience), "uid": "line\nbreak", "iat": 1, "exp": 9_999_999_999,
+            ])
+            FirebaseAPITests.expectError(
+                try await FirebaseAPITests.call(c, "signInWithCustomToken", ["token": .string(unsigned)]), 400, "INVALID_CUSTOM_TOKEN")
             FirebaseAPITests.expectError(try await Self.call(c, "accounts:signInWithGameCenter", [:]), 404, "Method not found.")
         }
         // Production with admin keys: the key, never `owner`; an unknown caller learns nothing

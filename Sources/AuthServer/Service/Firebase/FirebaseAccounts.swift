@@ -179,8 +179,8 @@ struct FirebaseAccounts {
             guard claims["aud"]?.stringValue == Self.customTokenAudience else {
                 throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its audience is not the Identity Toolkit's")
             }
-            guard let id = claims["uid"]?.stringValue, (1...128).contains(id.utf8.count) else {
-                throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its uid must be 1 to 128 characters")
+            guard let id = claims["uid"]?.stringValue, FirebaseIdentities.isValidUid(id) else {
+                throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its uid must be 1 to 128 bytes without control characters")
             }
             if let exp = claims["exp"]?.integerValue, exp <= clock.now { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "it expired") }
             uid = id

@@ -38,8 +38,8 @@ enum FirebaseCustomTokens {
         guard let iat = claims["iat"]?.integerValue, let exp = claims["exp"]?.integerValue, exp > now, iat <= now + leeway,
             exp - iat <= maxLifetime
         else { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "it expired, or lives longer than an hour") }
-        guard let uid = claims["uid"]?.stringValue, (1...128).contains(uid.utf8.count) else {
-            throw refused("its uid must be 1 to 128 characters")
+        guard let uid = claims["uid"]?.stringValue, FirebaseIdentities.isValidUid(uid) else {
+            throw refused("its uid must be 1 to 128 bytes without control characters")
         }
         return uid
     }

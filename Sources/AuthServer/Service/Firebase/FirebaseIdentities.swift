@@ -48,6 +48,14 @@ enum FirebaseIdentities {
 }
 
 extension FirebaseIdentities {
+    /// Whether `uid` may be a user's id through the Firebase APIs (a `localId`, a custom token's
+    /// `uid`): 1 to 128 bytes, as Firebase's, without control characters (an id is printed in
+    /// logs, terminals and admin pages).
+    static func isValidUid(_ uid: String) -> Bool {
+        (1...128).contains(uid.utf8.count)
+            && uid.unicodeScalars.allSatisfy { $0.value >= 0x20 && $0.value != 0x7F && !(0x80...0x9F).contains($0.value) }
+    }
+
     /// authsh's provider type of a Firebase provider id (`google.com` is `oauth2-google`,
     /// `oidc.NAME` is `oauth2-NAME`), or nil for one without (`phone`, `custom`).
     static func providerType(_ providerId: String) -> String? {

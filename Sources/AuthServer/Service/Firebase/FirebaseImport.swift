@@ -131,6 +131,7 @@ struct FirebaseImport: Sendable {
             return decoded
         }
         guard let localId = try string("localId", max: 128), !localId.isEmpty else { throw Refused("localId is missing") }
+        guard FirebaseIdentities.isValidUid(localId) else { throw Refused("localId must be 1 to 128 bytes without control characters") }
         if d["phoneNumber"] != nil, d["phoneNumber"] != .null { throw Refused("phone numbers are not built yet") }
         if case .array(let factors)? = d["mfaInfo"], !factors.isEmpty { throw Refused("second factors are not imported yet") }
         var profile: EJSONDocument = [:]
