@@ -37,10 +37,7 @@ struct FirebaseAdminController {
     /// The path's project, once the caller is known (an unknown caller learns nothing of which
     /// projects exist).
     private func project(_ context: AuthRequestContext) throws(FirebaseError) -> FirebaseProjects.Project {
-        guard let project = projects.project(id: context.parameters.get("project") ?? "") else {
-            throw FirebaseError(404, "PROJECT_NOT_FOUND", status: "NOT_FOUND", reason: "notFound")
-        }
-        return project
+        try projects.named(context.parameters.get("project"))
     }
 
     @Sendable func create(_ request: Request, context: AuthRequestContext) async throws -> Response {

@@ -31,10 +31,7 @@ struct FirebaseEmulatorController {
 
     /// The project's app, or Firebase's 404.
     private func project(_ context: AuthRequestContext) throws(FirebaseError) -> FirebaseProjects.Project {
-        guard let project = projects.project(id: context.parameters.get("project") ?? "") else {
-            throw FirebaseError(404, "PROJECT_NOT_FOUND", status: "NOT_FOUND", reason: "notFound")
-        }
-        return project
+        try projects.named(context.parameters.get("project"))
     }
 
     /// The emulator's config as the app's settings say it.
@@ -112,9 +109,8 @@ struct FirebaseEmulatorController {
     }
 
     @Sendable func deleteAccounts(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        guard let project = projects.project(id: context.parameters.get("project") ?? "") else {
-            return FirebaseError(404, "PROJECT_NOT_FOUND", status: "NOT_FOUND", reason: "notFound").response
-        }
+        let project: FirebaseProjects.Project
+        do { project = try self.project(context) } catch { return error.response }
         try await store.wipe(app: project.app.id)
         return JSONResponse.make([:], mode: .relaxed)
     }

@@ -42,6 +42,20 @@ struct FirebaseAccounts {
     /// nothing: no linking by email, no account conflict).
     func signUp(project: FirebaseProjects.Project, email: String, password: String, address: String) async throws -> SignedIn {
         let app = project.app
+        let account = try await newAccount(email: email, password: password, app: app, address: address)
+        do {
+            return try await signIn(LoginService.proof(of: account, app: app), project: project, address: address)
+        } catch {
+            // A hook that refuses the new user leaves no account behind.
+            try? await store.deleteUserpassAccount(app: app.id, email: email)
+            throw error
+        }
+    }
+
+    /// A new email/password account, its email unproven (Firebase's sign-up logs in before a
+    /// mail proves it), written: `OPERATION_NOT_ALLOWED`, `INVALID_EMAIL`, `WEAK_PASSWORD`,
+    /// `EMAIL_EXISTS` as Firebase answers them, after the sign-up rate limit.
+    private func newAccount(email: String, password: String, app: AppRuntime, address: String) async throws -> UserpassAccount {
         guard app.config.providers.userpass != nil else {
             throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
         }
@@ -59,13 +73,7 @@ struct FirebaseAccounts {
         } catch let error as StoreError where error.isConflict {
             throw FirebaseError.invalid("EMAIL_EXISTS")
         }
-        do {
-            return try await signIn(LoginService.proof(of: account, app: app), project: project, address: address)
-        } catch {
-            // A hook that refuses the new user leaves no account behind.
-            try? await store.deleteUserpassAccount(app: app.id, email: email)
-            throw error
-        }
+        return account
     }
 
     /// `accounts:signUp` with an `idToken`: an email/password identity added to the token's
@@ -77,25 +85,10 @@ struct FirebaseAccounts {
     {
         let app = project.app
         let (token, user) = try await holder(idToken: idToken, project: project)
-        guard app.config.providers.userpass != nil else {
-            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
-        }
-        do { try Emails.check(email) } catch { throw FirebaseError.invalid("INVALID_EMAIL") }
-        guard (6...128).contains(password.count) else {
-            throw FirebaseError.invalid("WEAK_PASSWORD", "Password should be at least 6 characters")
-        }
         guard !user.identities.contains(where: { $0.providerType == ProviderType.userpass }) else {
             throw FirebaseError.invalid("PROVIDER_ALREADY_LINKED")
         }
-        try await abuse.checkRate(.register, app: app, address: address)
-        let account = UserpassAccount(
-            appId: app.id, email: email, passwordHash: try await passwords.hasher.hash(password), identityId: clock.newId(),
-            confirmed: true, createdAt: clock.now, emailVerified: false)
-        do {
-            try await store.insertUserpassAccount(account)
-        } catch let error as StoreError where error.isConflict {
-            throw FirebaseError.invalid("EMAIL_EXISTS")
-        }
+        let account = try await newAccount(email: email, password: password, app: app, address: address)
         let proof = LoginService.proof(of: account, app: app)
         var profile = user.data
         for (key, value) in proof.profile { profile[key] = value }

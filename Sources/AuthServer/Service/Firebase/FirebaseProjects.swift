@@ -46,4 +46,12 @@ struct FirebaseProjects: Sendable {
 
     /// The project `id` names, or nil.
     func project(id: String) -> Project? { apps.lazy.compactMap { project($0) }.first { $0.id == id } }
+
+    /// The project a path's `id` names, or Firebase's `404 PROJECT_NOT_FOUND`.
+    func named(_ id: String?) throws(FirebaseError) -> Project {
+        guard let project = project(id: id ?? "") else {
+            throw FirebaseError(404, "PROJECT_NOT_FOUND", status: "NOT_FOUND", reason: "notFound")
+        }
+        return project
+    }
 }
