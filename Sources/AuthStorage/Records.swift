@@ -33,11 +33,15 @@ public struct EmailHolder: Sendable, Equatable {
 public struct AdminUserRecord: Sendable, Equatable {
     public var user: UserRecord
     public var lastLoginAt: Int64?
+    /// When the user's tokens are valid from (Firebase's `validSince`): the last revocation's
+    /// time, or nil when there was none.
+    public var validSince: Int64?
 
     /// The memberwise initialiser, for the whole package.
-    package init(user: UserRecord, lastLoginAt: Int64? = nil) {
+    package init(user: UserRecord, lastLoginAt: Int64? = nil, validSince: Int64? = nil) {
         self.user = user
         self.lastLoginAt = lastLoginAt
+        self.validSince = validSince
     }
 }
 

@@ -82,12 +82,6 @@ extension SQLStore {
         }
     }
 
-    public func tokensValidSince(userId: String, app: String) async throws -> Int64? {
-        try await engine.read("tokens valid since") { r in
-            try await r.first(UsersTable.validSince, [.text(userId), .text(app)]) { try $0.optionalInt64("valid_since") } ?? nil
-        }
-    }
-
     public func refreshSession(
         id: String, digest: [UInt8], now: Int64, due: Int64, identities: Bool
     ) async throws -> (SessionRecord, UserRecord)? {

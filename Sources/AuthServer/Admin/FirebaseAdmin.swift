@@ -22,8 +22,12 @@ struct FirebaseAdmin {
     /// The user of `id` in the project's app, with its admin fields, or nil.
     func user(id: String, project: FirebaseProjects.Project) async throws -> Shown? {
         guard let found = try await store.adminUser(id: id, app: project.app.id) else { return nil }
-        let validSince = try await store.tokensValidSince(userId: id, app: project.app.id)
-        return (found.user, .init(lastLoginAt: found.lastLoginAt, validSince: validSince))
+        return Self.shown(found)
+    }
+
+    /// A user as the Admin API shows it.
+    private static func shown(_ record: AdminUserRecord) -> Shown {
+        (record.user, .init(lastLoginAt: record.lastLoginAt, validSince: record.validSince))
     }
 
     /// `accounts:lookup`: the users of these ids, emails and provider identities (each once).
@@ -59,12 +63,7 @@ struct FirebaseAdmin {
         query.after = token
         query.limit = limit
         let listed = try await store.listUsers(app: project.app.id, query: query)
-        var users: [Shown] = []
-        for record in listed {
-            let validSince = try await store.tokensValidSince(userId: record.user.id, app: project.app.id)
-            users.append((record.user, .init(lastLoginAt: record.lastLoginAt, validSince: validSince)))
-        }
-        return (users, listed.count == limit ? listed.last?.user.id : nil)
+        return (listed.map(Self.shown), listed.count == limit ? listed.last?.user.id : nil)
     }
 
     /// How many users the app has (`accounts:query` with `returnUserInfo: false`).
@@ -98,7 +97,7 @@ struct FirebaseAdmin {
         if let url = new.photoUrl { info["photoUrl"] = .string(url) }
         info["disabled"] = .bool(new.disabled)
         var portable: PortableUser
-        let importing = try FirebaseImport(["hashAlgorithm": "BCRYPT"], app: app, now: clock.now)
+        let importing = try FirebaseImport([:], app: app, now: clock.now)
         do {
             portable = try importing.user(.document(info))
         } catch {

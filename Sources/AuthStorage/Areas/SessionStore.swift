@@ -21,11 +21,8 @@ public protocol SessionStore: Sendable {
     func deleteSessions(userId: String, app: String, except keep: String) async throws -> Int
     /// Ends the user's sessions that began before `time` and records `time` as the moment the
     /// user's tokens are valid from (Firebase's `validSince`), in one transaction; false when
-    /// the app has no such user.
+    /// the app has no such user. ``AdminUserRecord/validSince`` reads it back.
     func revokeTokens(userId: String, app: String, before time: Int64) async throws -> Bool
-    /// When the user's tokens are valid from: the last ``revokeTokens(userId:app:before:)``'s
-    /// time, or nil when there was none.
-    func tokensValidSince(userId: String, app: String) async throws -> Int64?
     /// A refresh's session and its user (with its identities only when `identities`: another
     /// API's tokens name them), as they were before this call, and the session marked used at
     /// `now` when the refresh will be answered (`digest` is the session's, it has not expired,

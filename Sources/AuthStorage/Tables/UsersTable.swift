@@ -54,11 +54,11 @@ package enum UsersTable {
             createdAt: try row.int64(createdAt))
     }
 
-    /// The ids (and last logins) of the users a ``UserQuery`` selects, by id, one page. The
+    /// The ids (and last logins and revocations) of the users a ``UserQuery`` selects, by id, one page. The
     /// cursor is a plain `u.id > ?` (`""` for the first page), which an index serves; the
     /// optional filters only thin the rows it walks.
     package static let list: SQL = """
-        SELECT u.id, u.last_login_at FROM users u
+        SELECT u.id, u.last_login_at, u.valid_since FROM users u
         WHERE u.app_id = ? AND u.id > ? AND (CAST(? AS TEXT) IS NULL OR u.id = ?)
             AND (CAST(? AS BOOLEAN) IS NULL OR u.disabled = ?)
             AND (CAST(? AS BIGINT) IS NULL OR u.created_at >= ?) AND (CAST(? AS BIGINT) IS NULL OR u.created_at < ?)
@@ -88,10 +88,9 @@ package enum UsersTable {
         ]
     }
 
-    package static let lastLogin: SQL = "SELECT last_login_at FROM users WHERE id = ? AND app_id = ?"
+    package static let lastLogin: SQL = "SELECT last_login_at, valid_since FROM users WHERE id = ? AND app_id = ?"
     package static let setLastLogin: SQL = "UPDATE users SET last_login_at = ? WHERE id = ?"
     package static let setValidSince: SQL = "UPDATE users SET valid_since = ? WHERE id = ? AND app_id = ? RETURNING 1"
-    package static let validSince: SQL = "SELECT valid_since FROM users WHERE id = ? AND app_id = ?"
     package static let setDisabled: SQL = "UPDATE users SET disabled = ? WHERE id = ? AND app_id = ? RETURNING 1"
 
     /// Locks the user's row until the transaction ends (two changes of its identities or keys

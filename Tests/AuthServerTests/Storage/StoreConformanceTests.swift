@@ -213,13 +213,13 @@ import Testing
             try await store.insertUser(Self.user("fay", Self.identity("f1")))
             try await store.insertSession(Self.session("s1", user: "fay", createdAt: 10))
             try await store.insertSession(Self.session("s2", user: "fay", createdAt: 20))
-            #expect(try await store.tokensValidSince(userId: "fay", app: "app") == nil)
+            #expect(try await store.adminUser(id: "fay", app: "app")?.validSince == nil)
             #expect(try await store.revokeTokens(userId: "fay", app: "other", before: 15) == false)
             #expect(try await store.sessions(userId: "fay", app: "app").count == 2)
             #expect(try await store.revokeTokens(userId: "fay", app: "app", before: 15))
             #expect(try await store.sessions(userId: "fay", app: "app").map(\.id) == ["s2"])
-            #expect(try await store.tokensValidSince(userId: "fay", app: "app") == 15)
-            #expect(try await store.tokensValidSince(userId: "nobody", app: "app") == nil)
+            #expect(try await store.adminUser(id: "fay", app: "app")?.validSince == 15)
+            #expect(try await store.listUsers(app: "app", query: UserQuery()).first?.validSince == 15)
         }
     }
 
