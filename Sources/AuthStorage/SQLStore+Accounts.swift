@@ -82,7 +82,7 @@ extension SQLStore {
                 OneTimeTokensTable.insert,
                 [
                     .text(t.id), .text(t.appId), .text(t.kind.rawValue), .text(t.email),
-                    .blob(t.digest), .integer(t.expiresAt),
+                    .blob(t.digest), .integer(t.expiresAt), .text(t.newEmail),
                 ])
             if let mail { try await r.run(MailQueueTable.insert, MailQueueTable.insertArguments(mail)) }
         }
@@ -93,23 +93,28 @@ extension SQLStore {
     }
 
     public func tokenEmail(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String? {
+        try await peekToken(app: app, kind: kind, id: id, digest: digest, now: now)?.email
+    }
+
+    public func peekToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws
+        -> (email: String, newEmail: String?)?
+    {
         let token = try await engine.read("check token") { r in
-            try await r.first(OneTimeTokensTable.peek, [.text(id), .text(app), .text(kind.rawValue)]) {
-                (email: try $0.text("email"), digest: try $0.bytes("digest"), expires: try $0.int64("expires_at"))
-            }
+            try await r.first(OneTimeTokensTable.peek, [.text(id), .text(app), .text(kind.rawValue)], Self.tokenColumns)
         }
         guard let token, Secrets.constantTimeEqual(token.digest, digest), token.expires > now else { return nil }
-        return token.email
+        return (token.email, token.newEmail)
     }
 
     public func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String? {
+        try await useToken(app: app, kind: kind, id: id, digest: digest, now: now)?.email
+    }
+
+    public func useToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws
+        -> (email: String, newEmail: String?)?
+    {
         try await engine.write("use token") { r in
-            guard
-                let token = try await r.first(
-                    OneTimeTokensTable.select, [.text(id), .text(app), .text(kind.rawValue)],
-                    {
-                        (email: try $0.text("email"), digest: try $0.bytes("digest"), expires: try $0.int64("expires_at"))
-                    })
+            guard let token = try await r.first(OneTimeTokensTable.select, [.text(id), .text(app), .text(kind.rawValue)], Self.tokenColumns)
             else { return nil }
             guard Secrets.constantTimeEqual(token.digest, digest) else { return nil }
             guard token.expires > now else {
@@ -118,8 +123,13 @@ extension SQLStore {
             }
             // Used: it and every other token of its kind for that email are spent.
             try await r.run(OneTimeTokensTable.deleteOfEmail, [.text(app), .text(kind.rawValue), .text(token.email)])
-            return token.email
+            return (token.email, token.newEmail)
         }
+    }
+
+    /// The columns of ``OneTimeTokensTable/select`` and ``OneTimeTokensTable/peek``.
+    private static func tokenColumns<Row: SQLRow>(_ row: Row) throws -> (email: String, newEmail: String?, digest: [UInt8], expires: Int64) {
+        (try row.text("email"), try row.optionalText("new_email"), try row.bytes("digest"), try row.int64("expires_at"))
     }
 
     // MARK: pending credentials

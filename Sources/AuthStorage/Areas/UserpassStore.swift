@@ -28,9 +28,34 @@ public protocol UserpassStore: Sendable {
     /// Uses a token once: if the digest matches and it has not expired, removes it and every
     /// other token of its kind for its email, and returns the email.
     func consumeToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
+    /// As ``consumeToken(app:kind:id:digest:now:)``, with the token's `newEmail` (of an email
+    /// change) too.
+    func useToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws
+        -> (email: String, newEmail: String?)?
     /// The email of a token that ``consumeToken(app:kind:id:digest:now:)`` would take now,
     /// without using it (Firebase's `checkActionCode`); nil otherwise.
     func tokenEmail(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws -> String?
+    /// As ``tokenEmail(app:kind:id:digest:now:)``, with the token's `newEmail` too.
+    func peekToken(app: String, kind: OneTimeToken.Kind, id: String, digest: [UInt8], now: Int64) async throws
+        -> (email: String, newEmail: String?)?
+    /// Moves the account of the email `from` to the email `to`, in one transaction: the account
+    /// (its email proven as `verified` says; a proven one confirms it), its `local-userpass`
+    /// identity (the email of its data, and `vouched`, the email it vouches for or nil), its
+    /// user's profile email, and the tokens of the old email (spent: they were that mailbox's).
+    /// Every session of its user ends but `keepSession` (all of them when nil). ``EmailChange``
+    /// says what happened; nothing changes unless it is `changed`.
+    func changeEmail(app: String, from: String, to: String, verified: Bool, vouched: String?, keepSession: String?) async throws
+        -> EmailChange
+}
+
+/// What ``UserpassStore/changeEmail(app:from:to:verified:vouched:keepSession:)`` did.
+public enum EmailChange: Sendable, Equatable {
+    case changed
+    /// No account has the old email.
+    case notFound
+    /// Another account has the new email (in any case), or another user's identity vouches
+    /// for it.
+    case taken
 }
 
 extension UserpassStore {

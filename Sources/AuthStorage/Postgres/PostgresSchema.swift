@@ -193,6 +193,13 @@ package enum PostgresSchema {
                 "ALTER TABLE sessions ADD COLUMN amr TEXT",
             ]
         ),
+        (
+            "v14",
+            [
+                // A token that moves an account to another email holds that email.
+                "ALTER TABLE one_time_tokens ADD COLUMN new_email TEXT"
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

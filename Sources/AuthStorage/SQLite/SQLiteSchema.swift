@@ -175,6 +175,12 @@ package enum SQLiteSchema {
             ALTER TABLE sessions ADD COLUMN amr TEXT;
             """
         ),
+        (
+            "v14: email changes",
+            """
+            ALTER TABLE one_time_tokens ADD COLUMN new_email TEXT;
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

@@ -24,6 +24,14 @@ package enum IdentitiesTable {
             email: try row.optionalText("email"))
     }
 
+    /// One identity and its user.
+    package static let select: SQL = """
+        SELECT user_id, provider_type, external_id, provider_id, data, email FROM identities
+        WHERE app_id = ? AND provider_type = ? AND external_id = ?
+        """
+    package static let setDataAndEmail: SQL = """
+        UPDATE identities SET data = ?, email = ? WHERE app_id = ? AND provider_type = ? AND external_id = ?
+        """
     package static let owner: SQL = "SELECT user_id FROM identities WHERE app_id = ? AND provider_type = ? AND external_id = ?"
     package static let nextPosition: SQL = "SELECT COALESCE(MAX(position), -1) + 1 AS next FROM identities WHERE user_id = ?"
     /// How many identities the user has, and how many of them are the one named.

@@ -8,6 +8,18 @@ package enum UserpassAccountsTable {
         FROM userpass_accounts WHERE app_id = ? AND email = ?
         """
 
+    /// Whether an account but the identity's has an email, in any case (arguments: app, the
+    /// email lowercased, the identity id; indexed: `userpass_accounts(app_id, lower(email))`).
+    package static let holderOfEmail: SQL = """
+        SELECT 1 AS found FROM userpass_accounts WHERE app_id = ? AND lower(email) = ? AND identity_id <> ?
+        """
+    /// Moves an account to another email (arguments: the new email, whether it is proven twice,
+    /// app, the old email); a proven email confirms the account.
+    package static let changeEmail: SQL = """
+        UPDATE userpass_accounts SET email = ?, email_verified = ?, confirmed = (confirmed OR ?)
+        WHERE app_id = ? AND email = ?
+        """
+
     /// The account of an identity (indexed: `userpass_accounts(app_id, identity_id)`).
     package static let selectOfIdentity: SQL = """
         SELECT app_id, email, password_hash, identity_id, confirmed, created_at, email_verified

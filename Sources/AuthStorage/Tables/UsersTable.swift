@@ -96,6 +96,7 @@ package enum UsersTable {
     /// Locks the user's row until the transaction ends (two changes of its identities or keys
     /// at once run one after the other).
     package static let lock = SQL("SELECT id FROM users WHERE id = ?", lock: .wait)
+    package static let selectData: SQL = "SELECT data AS user_data FROM users WHERE id = ?"
     package static let setData: SQL = "UPDATE users SET data = ? WHERE id = ?"
     package static let setCustomData: SQL = "UPDATE users SET custom_data = ? WHERE id = ? AND app_id = ? RETURNING 1"
     package static let setDataOfApp: SQL = "UPDATE users SET data = ? WHERE id = ? AND app_id = ? RETURNING 1"
