@@ -10,7 +10,8 @@ extension SQLStore {
             guard let account = try await r.first(UserpassAccountsTable.select, [.text(app), .text(from)], UserpassAccountsTable.account)
             else { return .notFound }
             let taken = try await r.first(
-                UserpassAccountsTable.holderOfEmail, [.text(app), .text(to.lowercased()), .text(account.identityId)]) { _ in true }
+                UserpassAccountsTable.holderOfEmail, [.text(app), .text(to.lowercased()), .text(account.identityId)]
+            ) { _ in true }
             if taken != nil { return .taken }
             let identity = try await r.first(
                 IdentitiesTable.select, [.text(app), .text(ProviderType.userpass), .text(account.identityId)]
