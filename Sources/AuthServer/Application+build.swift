@@ -141,7 +141,8 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     PasskeyController(passkeys: s.passkeys).addRoutes(to: auth.group("passkeys").add(middleware: accessCaller))
     OAuthController(apps: s.apps, signIn: s.signIn, adminChannel: s.adminChannel).addRoutes(to: router)
     FirebaseController(
-        projects: s.firebaseProjects, accounts: s.firebase, actions: s.firebaseActions, idp: FirebaseIdpSignIn(accounts: s.firebase),
+        projects: s.firebaseProjects, accounts: s.firebase, actions: s.firebaseActions,
+        emailChange: FirebaseEmailChange(actions: s.firebaseActions), idp: FirebaseIdpSignIn(accounts: s.firebase),
         secondFactors: FirebaseSecondFactors(accounts: s.firebase, factors: s.secondFactors),
         origin: s.origin
     ).addRoutes(to: router)

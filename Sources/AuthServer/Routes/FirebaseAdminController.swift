@@ -169,6 +169,17 @@ struct FirebaseAdminController {
         let type = try FirebaseActions.RequestType(kind: try FirebaseController.string(body, "requestType", missing: "MISSING_REQ_TYPE"))
         let email = try FirebaseController.string(body, "email", missing: "MISSING_EMAIL")
         let continueUrl = try FirebaseController.optionalString(body, "continueUrl")
+        if type == .verifyAndChangeEmail {
+            guard try Self.flag(body, "returnOobLink") == true else {
+                throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "an administrator's VERIFY_AND_CHANGE_EMAIL takes returnOobLink: true")
+            }
+            let (code, link) = try await FirebaseEmailChange(actions: admin.actions).makeLink(
+                email: email, newEmail: try FirebaseController.optionalString(body, "newEmail"), continueUrl: continueUrl, project: project,
+                origin: origin.mailLinks(request))
+            return [
+                "kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email), "oobLink": .string(link), "oobCode": .string(code),
+            ]
+        }
         if try Self.flag(body, "returnOobLink") == true {
             let (code, link) = try await admin.actions.makeLink(
                 type, email: email, continueUrl: continueUrl, project: project, origin: origin.mailLinks(request))

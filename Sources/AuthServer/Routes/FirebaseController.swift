@@ -13,6 +13,7 @@ struct FirebaseController {
     let projects: FirebaseProjects
     let accounts: FirebaseAccounts
     let actions: FirebaseActions
+    let emailChange: FirebaseEmailChange
     let idp: FirebaseIdpSignIn
     let secondFactors: FirebaseSecondFactors
     /// Where the links of mails point when the app names no page.
@@ -84,38 +85,47 @@ struct FirebaseController {
             case "signInWithIdp":
                 return try await signInWithIdp(body, project: project, address: context.clientAddress)
             case "sendOobCode":
-                let email = try await actions.send(
-                    try FirebaseActions.RequestType(kind: try Self.string(body, "requestType", missing: "MISSING_REQ_TYPE")),
-                    email: try Self.optionalString(body, "email"), idToken: try Self.optionalString(body, "idToken"),
-                    continueUrl: try Self.optionalString(body, "continueUrl"), project: project, apiKey: Self.apiKey(request),
-                    origin: origin.mailLinks(request), address: context.clientAddress)
+                let type = try FirebaseActions.RequestType(kind: try Self.string(body, "requestType", missing: "MISSING_REQ_TYPE"))
+                let email: String
+                if type == .verifyAndChangeEmail {
+                    email = try await emailChange.send(
+                        idToken: try Self.optionalString(body, "idToken"), newEmail: try Self.optionalString(body, "newEmail"),
+                        continueUrl: try Self.optionalString(body, "continueUrl"), project: project, links: links(request),
+                        address: context.clientAddress)
+                } else {
+                    email = try await actions.send(
+                        type, email: try Self.optionalString(body, "email"), idToken: try Self.optionalString(body, "idToken"),
+                        continueUrl: try Self.optionalString(body, "continueUrl"), project: project, apiKey: Self.apiKey(request),
+                        origin: origin.mailLinks(request), address: context.clientAddress)
+                }
                 return ["kind": "identitytoolkit#GetOobConfirmationCodeResponse", "email": .string(email)]
             case "resetPassword":
                 let code = try Self.string(body, "oobCode", missing: "MISSING_OOB_CODE")
-                let email: String
                 if let password = try Self.optionalString(body, "newPassword") {
-                    email = try await actions.resetPassword(code: code, newPassword: password, project: project, address: context.clientAddress)
-                } else {
-                    email = try await actions.check(code: code, project: project, address: context.clientAddress)
+                    let email = try await actions.resetPassword(
+                        code: code, newPassword: password, project: project, address: context.clientAddress)
+                    return ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(email), "requestType": "PASSWORD_RESET"]
                 }
-                return ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(email), "requestType": "PASSWORD_RESET"]
-            case "update" where body.document["oobCode"] != nil:
-                let (email, user) = try await actions.verifyEmail(
-                    code: try Self.string(body, "oobCode", missing: "INVALID_OOB_CODE"), project: project, address: context.clientAddress)
-                var answer = user.map { FirebaseUserInfo.describe($0) } ?? [:]
-                answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
-                answer["email"] = .string(email)
-                answer["emailVerified"] = true
+                let found = try await actions.check(code: code, project: project, address: context.clientAddress)
+                var answer: EJSONDocument = [
+                    "kind": "identitytoolkit#ResetPasswordResponse", "email": .string(found.email), "requestType": .string(found.type.rawValue),
+                ]
+                if let newEmail = found.newEmail { answer["newEmail"] = .string(newEmail) }
                 return answer
+            case "update" where body.document["oobCode"] != nil:
+                return try await applyCode(try Self.string(body, "oobCode", missing: "INVALID_OOB_CODE"), request, context, project)
             case "update":
                 // The Admin API's fields: never a user's own to set.
                 if body.document["customAttributes"] != nil { throw FirebaseError.invalid("INSUFFICIENT_PERMISSION") }
                 if body.document["disableUser"] != nil || body.document["validSince"] != nil {
                     throw FirebaseError.invalid("OPERATION_NOT_ALLOWED")
                 }
-                let user = try await accounts.update(
+                let (user, movedFrom) = try await accounts.update(
                     idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), try Self.update(body), project: project,
                     address: context.clientAddress)
+                if let movedFrom, let email = FirebaseIdentities.email(of: user)?.email {
+                    try await emailChange.notifyOldAddress(movedFrom, movedTo: email, app: project.app, links: links(request))
+                }
                 var answer = FirebaseUserInfo.describe(user)
                 answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
                 return answer
@@ -127,6 +137,38 @@ struct FirebaseController {
                 return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [.document(FirebaseUserInfo.describe(user))]]
             }
         }
+    }
+
+    /// `update` with an `oobCode` (the SDKs' `applyActionCode`): a `VERIFY_EMAIL` code proves
+    /// the email, a `VERIFY_AND_CHANGE_EMAIL` or `RECOVER_EMAIL` code moves the account
+    /// (``FirebaseEmailChange``).
+    private func applyCode(
+        _ text: String, _ request: Request, _ context: AuthRequestContext, _ project: FirebaseProjects.Project
+    ) async throws -> EJSONDocument {
+        let code = try await actions.parts(text, project: project, address: context.clientAddress)
+        var answer: EJSONDocument
+        if let (email, user) = try await actions.verifyEmail(code, project: project) {
+            answer = user.map { FirebaseUserInfo.describe($0) } ?? [:]
+            answer["email"] = .string(email)
+        } else if let changed = try await emailChange.apply(code, project: project, links: links(request)) {
+            answer = changed.user.map { FirebaseUserInfo.describe($0) } ?? [:]
+            if changed.type == .verifyAndChangeEmail {
+                answer["email"] = .string(changed.newEmail)
+                answer["newEmail"] = .string(changed.newEmail)
+            } else {
+                answer["email"] = .string(changed.email)
+            }
+        } else {
+            throw FirebaseError.invalid("INVALID_OOB_CODE")
+        }
+        answer["kind"] = "identitytoolkit#SetAccountInfoResponse"
+        answer["emailVerified"] = true
+        return answer
+    }
+
+    /// Where the links of the request's mails point, and the API key they carry.
+    private func links(_ request: Request) -> FirebaseEmailChange.Links {
+        FirebaseEmailChange.Links(origin: origin.mailLinks(request), apiKey: Self.apiKey(request))
     }
 
     /// `accounts:signUp`: with an `idToken`, an email/password identity linked to its user;
@@ -271,15 +313,12 @@ struct FirebaseController {
 
     // MARK: decoding
 
-    /// The changes of an `accounts:update` body. An email change is not built yet.
+    /// The changes of an `accounts:update` body.
     static func update(_ body: InputFields) throws(FirebaseError) -> FirebaseAccounts.Update {
-        if body.document["email"] != nil {
-            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "changing the email through the Firebase API is not built yet")
-        }
-        return FirebaseAccounts.Update(
+        FirebaseAccounts.Update(
             displayName: try optionalString(body, "displayName"), photoUrl: try optionalString(body, "photoUrl"),
             deleteAttributes: try strings(body, "deleteAttribute"), password: try optionalString(body, "password"),
-            deleteProviders: try strings(body, "deleteProvider"))
+            deleteProviders: try strings(body, "deleteProvider"), email: try optionalString(body, "email"))
     }
 
     /// An optional array of strings (absent: empty).

@@ -87,19 +87,15 @@ struct FirebaseEmulatorController {
         }
     }
 
-    /// `{"oobCodes": [{email, oobCode, oobLink, requestType}]}`: the reset, verification and
-    /// sign-in mails of the project's app, oldest first (an App Services mail's token is a code too).
+    /// `{"oobCodes": [{email, oobCode, oobLink, requestType}]}`: the reset, verification,
+    /// sign-in and email change mails of the project's app, oldest first (an App Services
+    /// mail's token is a code too); `email` is the address mailed.
     @Sendable func oobCodes(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let project: FirebaseProjects.Project
         do { project = try self.project(context) } catch { return error.response }
         let codes: [EJSON] = outbox.messages(app: project.app.id).compactMap { message in
-            let type: FirebaseActions.RequestType
-            switch message.kind {
-            case OneTimeToken.Kind.reset.rawValue: type = .passwordReset
-            case OneTimeToken.Kind.confirm.rawValue: type = .verifyEmail
-            case OneTimeToken.Kind.signIn.rawValue: type = .emailSignIn
-            default: return nil
-            }
+            guard let kind = OneTimeToken.Kind(rawValue: message.kind) else { return nil }
+            let type = FirebaseActions.RequestType(kind)
             return [
                 "email": .string(message.to), "oobCode": .string(FirebaseActions.code(token: message.token, tokenId: message.tokenId)),
                 "oobLink": .string(message.link), "requestType": .string(type.rawValue),

@@ -206,48 +206,61 @@ struct UserpassService {
     /// A new confirmation or reset token (32 random bytes, stored as a digest, 30 minutes),
     /// not stored yet. The email's earlier tokens of that kind stay valid (the newest few)
     /// until one is used.
-    func makeToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) -> (token: String, record: OneTimeToken) {
+    func makeToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, newEmail: String? = nil) -> (token: String, record: OneTimeToken) {
         let token = Secrets.randomHex(bytes: 32)
         return (
             token,
             OneTimeToken(
                 id: clock.newId(), appId: app.id, kind: kind, email: email, digest: Secrets.digest(token),
-                expiresAt: clock.now + Self.linkLifetime)
+                expiresAt: clock.now + Self.linkLifetime, newEmail: newEmail)
         )
     }
 
     /// A new token, stored (for a plugin to use: no mail carries it).
-    func newToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String) async throws -> (token: String, tokenId: String) {
-        let (token, record) = makeToken(kind, app: app, email: email)
+    func newToken(_ kind: OneTimeToken.Kind, app: AppRuntime, email: String, newEmail: String? = nil) async throws
+        -> (token: String, tokenId: String)
+    {
+        let (token, record) = makeToken(kind, app: app, email: email, newEmail: newEmail)
         try await store.insertToken(record, now: clock.now, keep: Self.outstandingTokens)
         return (token, record.id)
     }
 
     /// Creates a token, and stores its digest with the mail of `URL?token=..&tokenId=..`, or of
-    /// the link `makeLink` makes of the token and its id (Firebase's action links).
+    /// the link `makeLink` makes of the token and its id (Firebase's action links). The mail
+    /// goes to `email`, but for an email change's (`changeemail`): to `newEmail`, the address it
+    /// proves.
     func sendLink(
-        _ kind: OneTimeToken.Kind, app: AppRuntime, email: String, origin: String?,
+        _ kind: OneTimeToken.Kind, app: AppRuntime, email: String, newEmail: String? = nil, origin: String?,
         link makeLink: (@Sendable (_ token: String, _ tokenId: String) -> String)? = nil
     ) async throws {
         let config = try userpassConfig(app)
-        let (token, record) = makeToken(kind, app: app, email: email)
+        let (token, record) = makeToken(kind, app: app, email: email, newEmail: newEmail)
         let tokenId = record.id
         let base =
             (kind == .confirm ? config.emailConfirmationUrl : config.resetPasswordUrl)
             ?? origin.map { "\($0)/\(kind == .confirm ? "confirm" : "reset")" }
         let link =
             makeLink?(token, tokenId) ?? base.map { "\($0)\($0.contains("?") ? "&" : "?")token=\(token)&tokenId=\(tokenId)" } ?? ""
+        let subject =
+            switch kind {
+            case .confirm: config.confirmEmailSubject
+            case .reset: config.resetPasswordSubject
+            case .signIn: "Sign in to \(app.id)"
+            case .changeEmail: "Confirm your new email for \(app.id)"
+            case .recoverEmail: "Your email for \(app.id) was changed"
+            }
         var values = [
             "app": app.id, "email": email, "token": token, "tokenId": tokenId, "minutes": String(Self.linkLifetime / 60),
-            "subject": kind == .confirm ? config.confirmEmailSubject : kind == .reset ? config.resetPasswordSubject : "Sign in to \(app.id)",
+            "subject": subject,
         ]
+        if let newEmail { values["newEmail"] = newEmail }
         if !link.isEmpty { values["link"] = link }
         let mail = templates.render(kind.rawValue, app: app.id, values: values)
         // The token and the mail that carries it are stored in one transaction.
         try await mailer.send(
             OutboxMessage(
-                to: email, subject: mail.subject, body: mail.text, kind: kind.rawValue, token: token,
-                tokenId: tokenId, link: link, sentAt: clock.now, html: mail.html),
+                to: kind == .changeEmail ? newEmail ?? email : email, subject: mail.subject, body: mail.text, kind: kind.rawValue,
+                token: token, tokenId: tokenId, link: link, sentAt: clock.now, html: mail.html),
             app: app.id, storing: record, now: clock.now, keep: Self.outstandingTokens)
     }
 }

@@ -56,6 +56,43 @@ enum DefaultMailTemplates {
         "signin.html": html(
             intro: "To sign in to {{app}} as {{email}}, open this link.", action: "Sign in",
             after: "If you did not ask to sign in, you can ignore this mail."),
+        "changeemail.subject": "{{subject}}",
+        "changeemail.text": """
+        Hello,
+
+        {{#link}}Someone asked to change the email of an account of {{app}} to {{newEmail}}. To confirm it, open this link:
+
+        {{link}}
+        {{/link}}{{^link}}Someone asked to change the email of an account of {{app}} to {{newEmail}}. Confirm it with this token:
+
+        token: {{token}}
+        tokenId: {{tokenId}}
+        {{/link}}
+        It works once, for {{minutes}} minutes. If it was not you, ignore this mail: nothing changes.
+
+        """,
+        "changeemail.html": html(
+            intro: "Someone asked to change the email of an account of {{app}} to {{newEmail}}.", action: "Confirm my new email",
+            after: "If it was not you, ignore this mail: nothing changes."),
+        "recoveremail.subject": "{{subject}}",
+        "recoveremail.text": """
+        Hello,
+
+        The email of your account of {{app}} was changed from {{email}} to {{newEmail}}.
+        {{#link}}If it was not you, open this link to change it back, then change your password:
+
+        {{link}}
+        {{/link}}{{^link}}If it was not you, change it back with this token, then change your password:
+
+        token: {{token}}
+        tokenId: {{tokenId}}
+        {{/link}}
+        It works once, for {{minutes}} minutes.
+
+        """,
+        "recoveremail.html": html(
+            intro: "The email of your account of {{app}} was changed from {{email}} to {{newEmail}}. If it was not you, change it back.",
+            action: "Change my email back", after: "Then change your password."),
         "notice.subject": "Someone tried to sign up with your address",
         "notice.text": """
         Hello,

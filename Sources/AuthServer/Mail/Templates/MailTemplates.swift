@@ -4,7 +4,7 @@ import Foundation
 import Mustache
 
 /// The mails the server writes, from Mustache templates: a subject, a text part and an HTML
-/// part per kind (`confirm`, `reset`, `notice`, `plugin`), the defaults of
+/// part per kind (`confirm`, `reset`, `signin`, `changeemail`, `recoveremail`, `notice`, `plugin`), the defaults of
 /// ``DefaultMailTemplates`` unless files override them.
 ///
 /// With config `mailTemplates: DIR`, a file `DIR/APP/KIND.PART.mustache` (PART: `subject`,

@@ -256,7 +256,7 @@ struct FirebaseAccounts {
 
     /// Refuses with `CREDENTIAL_TOO_OLD_LOGIN_AGAIN` when the app wants a recent login
     /// (`recentLoginSeconds`) and the token's is older.
-    private func requireRecentLogin(_ token: FirebaseIDTokens.Verified, project: FirebaseProjects.Project) throws(FirebaseError) {
+    func requireRecentLogin(_ token: FirebaseIDTokens.Verified, project: FirebaseProjects.Project) throws(FirebaseError) {
         do {
             try sessions.requireRecentLogin(app: project.app, authTime: token.claims["auth_time"]?.integerValue)
         } catch {
@@ -282,21 +282,41 @@ struct FirebaseAccounts {
         var password: String?
         /// Firebase's provider ids to unlink (`password`, `google.com`, ...).
         var deleteProviders: [String] = []
+        /// A new email for the user's email/password account, unproven.
+        var email: String?
     }
 
-    /// `accounts:update`: the profile, the password (every other session of the user ends; a
-    /// recent login when the app wants one) and unlinking. The user after it.
-    func update(idToken: String, _ update: Update, project: FirebaseProjects.Project, address: String) async throws -> UserRecord {
+    /// `accounts:update`: the profile, the email and the password (every other session of the
+    /// user ends; a recent login when the app wants one) and unlinking. The user after it, and
+    /// the email it had when the change moved it to another.
+    func update(idToken: String, _ update: Update, project: FirebaseProjects.Project, address: String) async throws -> (
+        user: UserRecord, movedFrom: String?
+    ) {
         let (token, user) = try await holder(idToken: idToken, project: project)
-        if update.password != nil { try requireRecentLogin(token, project: project) }
-        return try await apply(update, to: user, app: project.app, keepSession: token.sessionId)
+        if update.password != nil || update.email != nil { try requireRecentLogin(token, project: project) }
+        if update.email != nil, project.app.config.emailEnumerationProtection {
+            // Firebase's rule: with the protection on, a new email is proven before it is set.
+            throw FirebaseError.invalid(
+                "OPERATION_NOT_ALLOWED", "email enumeration protection is on: change the email with sendOobCode VERIFY_AND_CHANGE_EMAIL")
+        }
+        let before = update.email == nil ? nil : try await userpassAccount(of: user, app: project.app)?.email
+        let after = try await apply(update, to: user, app: project.app, keepSession: token.sessionId)
+        let now = try await userpassAccount(of: after, app: project.app)?.email
+        return (after, before != now ? before : nil)
     }
 
-    /// The changes a user's `accounts:update` and the Admin API's both make: the profile, the
-    /// password (every session of the user ends but `keepSession`) and unlinking. The user
-    /// after them.
+    /// The changes a user's `accounts:update` and the Admin API's both make: the email and the
+    /// password (every session of the user ends but `keepSession`), the profile and unlinking.
+    /// The user after them.
     func apply(_ update: Update, to user: UserRecord, app: AppRuntime, keepSession: String) async throws -> UserRecord {
         var user = user
+        if let password = update.password, !(6...128).contains(password.count) {
+            throw FirebaseError.invalid("WEAK_PASSWORD", "Password should be at least 6 characters")
+        }
+        if let email = update.email {
+            try await moveEmail(of: user, to: email, verified: false, app: app, keepSession: keepSession)
+            if let fresh = try await store.user(id: user.id, app: app.id) { user = fresh }
+        }
         if update.displayName != nil || update.photoUrl != nil || !update.deleteAttributes.isEmpty {
             var data = user.data
             for attribute in update.deleteAttributes {
@@ -335,6 +355,28 @@ struct FirebaseAccounts {
         }
         if !update.deleteProviders.isEmpty, let fresh = try await store.user(id: user.id, app: app.id) { user = fresh }
         return user
+    }
+
+    /// Moves the user's email/password account to `email` (``UserpassStore/changeEmail(app:from:to:verified:vouched:keepSession:)``):
+    /// `INVALID_EMAIL`, `EMAIL_EXISTS`, or `OPERATION_NOT_ALLOWED` for a user without such an
+    /// account (its email is its identity's). The same email is no change.
+    func moveEmail(of user: UserRecord, to email: String, verified: Bool, app: AppRuntime, keepSession: String?) async throws {
+        do { try Emails.check(email) } catch { throw FirebaseError.invalid("INVALID_EMAIL") }
+        guard let account = try await userpassAccount(of: user, app: app) else {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "the user has no email/password identity whose email could change")
+        }
+        try await moveEmail(from: account.email, to: email, verified: verified, app: app, keepSession: keepSession)
+    }
+
+    /// Moves the email/password account of `from` to `to`; `INVALID_OOB_CODE` when none has `from`.
+    func moveEmail(from: String, to email: String, verified: Bool, app: AppRuntime, keepSession: String?) async throws {
+        guard from != email else { return }
+        let vouched = verified && LoginService.userpassVouches(app) ? Emails.vouched(email) : nil
+        switch try await store.changeEmail(app: app.id, from: from, to: email, verified: verified, vouched: vouched, keepSession: keepSession) {
+        case .changed: AuditTrail.record("email_changed", app: app.id, outcome: "success")
+        case .taken: throw FirebaseError.invalid("EMAIL_EXISTS")
+        case .notFound: throw FirebaseError.invalid("INVALID_OOB_CODE")
+        }
     }
 
     /// The email/password account of the user's `local-userpass` identity, if it has one.

@@ -15,6 +15,9 @@ struct FirebaseActions {
         case passwordReset = "PASSWORD_RESET"
         case verifyEmail = "VERIFY_EMAIL"
         case emailSignIn = "EMAIL_SIGNIN"
+        case verifyAndChangeEmail = "VERIFY_AND_CHANGE_EMAIL"
+        /// Sent by the server to the old address after an email change; no client asks for it.
+        case recoverEmail = "RECOVER_EMAIL"
 
         /// The token kind of its mail.
         var kind: OneTimeToken.Kind {
@@ -22,6 +25,8 @@ struct FirebaseActions {
             case .passwordReset: .reset
             case .verifyEmail: .confirm
             case .emailSignIn: .signIn
+            case .verifyAndChangeEmail: .changeEmail
+            case .recoverEmail: .recoverEmail
             }
         }
         /// The link's `mode`, as Firebase's action links name it.
@@ -30,13 +35,29 @@ struct FirebaseActions {
             case .passwordReset: "resetPassword"
             case .verifyEmail: "verifyEmail"
             case .emailSignIn: "signIn"
+            case .verifyAndChangeEmail: "verifyAndChangeEmail"
+            case .recoverEmail: "recoverEmail"
             }
         }
 
+        /// The type of a token kind's mail.
+        init(_ kind: OneTimeToken.Kind) {
+            self =
+                switch kind {
+                case .reset: .passwordReset
+                case .confirm: .verifyEmail
+                case .signIn: .emailSignIn
+                case .changeEmail: .verifyAndChangeEmail
+                case .recoverEmail: .recoverEmail
+                }
+        }
+
+        /// A `requestType` a request may ask for.
         init(kind: String) throws(FirebaseError) {
-            guard let type = RequestType(rawValue: kind) else {
+            guard let type = RequestType(rawValue: kind), type != .recoverEmail else {
                 throw FirebaseError.invalid(
-                    "OPERATION_NOT_ALLOWED", "requestType \(kind) is not built: PASSWORD_RESET, VERIFY_EMAIL and EMAIL_SIGNIN are")
+                    "OPERATION_NOT_ALLOWED",
+                    "requestType \(kind) is not built: PASSWORD_RESET, VERIFY_EMAIL, EMAIL_SIGNIN and VERIFY_AND_CHANGE_EMAIL are")
             }
             self = type
         }
@@ -66,7 +87,7 @@ struct FirebaseActions {
         let page =
             switch type {
             case .passwordReset: userpass?.resetPasswordUrl
-            case .verifyEmail: userpass?.emailConfirmationUrl
+            case .verifyEmail, .verifyAndChangeEmail, .recoverEmail: userpass?.emailConfirmationUrl
             case .emailSignIn: continueUrl
             }
         guard let base = page ?? origin.map({ $0 + "/__/auth/action" }) else { return nil }
@@ -98,6 +119,8 @@ struct FirebaseActions {
         case .verifyEmail where byAdmin:
             guard let email, !email.isEmpty else { throw FirebaseError.invalid("MISSING_EMAIL") }
             to = email
+        case .verifyAndChangeEmail, .recoverEmail:
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "an email change is FirebaseEmailChange's")
         case .verifyEmail:
             guard let idToken else { throw FirebaseError.invalid("INVALID_ID_TOKEN") }
             let user = try await accounts.user(idToken: idToken, project: project)
@@ -118,14 +141,15 @@ struct FirebaseActions {
 
     /// The Admin API's `sendOobCode` with `returnOobLink`: a code for `email`'s account and its
     /// link, stored, and no mail sent. `EMAIL_NOT_FOUND` when no account has the email.
+    /// A `VERIFY_AND_CHANGE_EMAIL` code holds `newEmail`.
     func makeLink(
-        _ type: RequestType, email: String, continueUrl: String?, project: FirebaseProjects.Project, origin: String?
+        _ type: RequestType, email: String, newEmail: String? = nil, continueUrl: String?, project: FirebaseProjects.Project, origin: String?
     ) async throws -> (code: String, link: String) {
         let app = project.app
         try checkContinueURL(continueUrl, app: app)
         try requireMail(type, app: app)
         guard try await accounts.store.userpassAccount(app: app.id, email: email) != nil else { throw FirebaseError.invalid("EMAIL_NOT_FOUND") }
-        let (token, tokenId) = try await userpass.newToken(type.kind, app: app, email: email)
+        let (token, tokenId) = try await userpass.newToken(type.kind, app: app, email: email, newEmail: newEmail)
         let code = Self.code(token: token, tokenId: tokenId)
         let apiKey = app.config.firebase?.apiKeys.first
         // The Admin SDKs want a link: without a page or an origin, the code alone in one.
@@ -148,7 +172,7 @@ struct FirebaseActions {
     }
 
     /// Refuses what the app's email/password provider does not do.
-    private func requireMail(_ type: RequestType, app: AppRuntime) throws(FirebaseError) {
+    func requireMail(_ type: RequestType, app: AppRuntime) throws(FirebaseError) {
         guard let config = app.config.providers.userpass else {
             throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
         }
@@ -159,15 +183,20 @@ struct FirebaseActions {
 
     // MARK: using
 
-    /// The email a reset code is for, without using it (`resetPassword` with no new password:
-    /// the SDKs' `verifyPasswordResetCode`).
-    func check(code: String, project: FirebaseProjects.Project, address: String) async throws -> String {
+    /// What a code is for, without using it (`resetPassword` with no new password: the SDKs'
+    /// `checkActionCode` and `verifyPasswordResetCode`): its type, the account's email and, for
+    /// an email change, the other email.
+    func check(code: String, project: FirebaseProjects.Project, address: String) async throws -> (
+        type: RequestType, email: String, newEmail: String?
+    ) {
         let (tokenId, token) = try await parts(code, project: project, address: address)
-        guard
-            let email = try await accounts.store.tokenEmail(
-                app: project.app.id, kind: .reset, id: tokenId, digest: Secrets.digest(token), now: accounts.clock.now)
-        else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
-        return email
+        let digest = Secrets.digest(token)
+        for kind in OneTimeToken.Kind.allCases {
+            if let found = try await accounts.store.peekToken(app: project.app.id, kind: kind, id: tokenId, digest: digest, now: accounts.clock.now) {
+                return (RequestType(kind), found.email, found.newEmail)
+            }
+        }
+        throw FirebaseError.invalid("INVALID_OOB_CODE")
     }
 
     /// `resetPassword` with a new password: the code used once, the password set (the email is
@@ -189,15 +218,17 @@ struct FirebaseActions {
     /// `update` with an `oobCode` (the SDKs' `applyActionCode`): a verification code used once,
     /// the account's email proven (a pending App Services registration is confirmed by it).
     /// The user after it, if the account has one yet.
-    func verifyEmail(code: String, project: FirebaseProjects.Project, address: String) async throws -> (email: String, user: UserRecord?) {
+    /// Nil when the code is no verification code (nothing is used then).
+    func verifyEmail(_ code: (tokenId: String, token: String), project: FirebaseProjects.Project) async throws -> (
+        email: String, user: UserRecord?
+    )? {
         let app = project.app
-        let (tokenId, token) = try await parts(code, project: project, address: address)
         let store = accounts.store
         guard
             let email = try await store.consumeToken(
-                app: app.id, kind: .confirm, id: tokenId, digest: Secrets.digest(token), now: accounts.clock.now),
-            let account = try await store.userpassAccount(app: app.id, email: email)
-        else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
+                app: app.id, kind: .confirm, id: code.tokenId, digest: Secrets.digest(code.token), now: accounts.clock.now)
+        else { return nil }
+        guard let account = try await store.userpassAccount(app: app.id, email: email) else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
         try await store.confirmUserpassAccount(app: app.id, email: email)
         if LoginService.userpassVouches(app) {
             try await store.setIdentityEmail(
@@ -250,7 +281,7 @@ struct FirebaseActions {
     }
 
     /// A code's parts, after the rate limit on tokens; `INVALID_OOB_CODE` for no code.
-    private func parts(_ code: String, project: FirebaseProjects.Project, address: String) async throws -> (tokenId: String, token: String) {
+    func parts(_ code: String, project: FirebaseProjects.Project, address: String) async throws -> (tokenId: String, token: String) {
         guard let parts = Self.parts(code) else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
         try await accounts.abuse.checkRate(.token, app: project.app, address: address, account: parts.tokenId)
         return parts
