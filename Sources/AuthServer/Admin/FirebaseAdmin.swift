@@ -168,6 +168,7 @@ struct FirebaseAdmin {
         } else if change.profile.password != nil {
             await admin.adminRecord("password_set", app: app, user: user.id, by: actor)
         }
+        if change.profile.email != nil { await admin.adminRecord("email_set", app: app, user: user.id, by: actor) }
         guard let shown = try await self.user(id: user.id, project: project) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
         return shown
     }

@@ -13,6 +13,10 @@ struct AuditRoute: Equatable {
     /// - Parameter linking: the request's decoded `link` parameter is `true` (as the login
     ///   route reads it); decoding the query is left to the login route's requests.
     init?(method: HTTPRequest.Method, path: String, linking: @autoclosure () -> Bool) {
+        if let event = Self.firebaseEvent(method: method, path: path) {
+            self.init(event: event)
+            return
+        }
         guard path.hasPrefix(Routes.base + "/") else { return nil }
         let parts = path.dropFirst(Routes.base.count + 1).split(separator: "/").map(String.init)
         // The web redirect flow's callback (a GET, or Apple's form post) finishes a login or a

@@ -86,6 +86,7 @@ struct FirebaseController {
                 return try await signInWithIdp(body, project: project, address: context.clientAddress)
             case "sendOobCode":
                 let type = try FirebaseActions.RequestType(kind: try Self.string(body, "requestType", missing: "MISSING_REQ_TYPE"))
+                AuditTrail.event(type.requestedEvent)
                 let email: String
                 if type == .verifyAndChangeEmail {
                     email = try await emailChange.send(
@@ -106,6 +107,7 @@ struct FirebaseController {
                         code: code, newPassword: password, project: project, address: context.clientAddress)
                     return ["kind": "identitytoolkit#ResetPasswordResponse", "email": .string(email), "requestType": "PASSWORD_RESET"]
                 }
+                AuditTrail.event("action_code_checked")
                 let found = try await actions.check(code: code, project: project, address: context.clientAddress)
                 var answer: EJSONDocument = [
                     "kind": "identitytoolkit#ResetPasswordResponse", "email": .string(found.email), "requestType": .string(found.type.rawValue),
@@ -120,8 +122,13 @@ struct FirebaseController {
                 if body.document["disableUser"] != nil || body.document["validSince"] != nil {
                     throw FirebaseError.invalid("OPERATION_NOT_ALLOWED")
                 }
+                let update = try Self.update(body)
+                AuditTrail.event(
+                    update.email != nil
+                        ? "email_changed"
+                        : update.password != nil ? "password_changed" : !update.deleteProviders.isEmpty ? "unlink" : "profile_updated")
                 let (user, movedFrom) = try await accounts.update(
-                    idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), try Self.update(body), project: project,
+                    idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), update, project: project,
                     address: context.clientAddress)
                 if let movedFrom, let email = FirebaseIdentities.email(of: user)?.email {
                     try await emailChange.notifyOldAddress(movedFrom, movedTo: email, app: project.app, links: links(request))
@@ -148,9 +155,11 @@ struct FirebaseController {
         let code = try await actions.parts(text, project: project, address: context.clientAddress)
         var answer: EJSONDocument
         if let (email, user) = try await actions.verifyEmail(code, project: project) {
+            AuditTrail.event("confirm")
             answer = user.map { FirebaseUserInfo.describe($0) } ?? [:]
             answer["email"] = .string(email)
         } else if let changed = try await emailChange.apply(code, project: project, links: links(request)) {
+            AuditTrail.event(changed.type == .verifyAndChangeEmail ? "email_changed" : "email_recovered")
             answer = changed.user.map { FirebaseUserInfo.describe($0) } ?? [:]
             if changed.type == .verifyAndChangeEmail {
                 answer["email"] = .string(changed.newEmail)
@@ -176,6 +185,7 @@ struct FirebaseController {
     private func signUp(_ body: InputFields, project: FirebaseProjects.Project, address: String) async throws -> EJSONDocument {
         let signedIn: FirebaseAccounts.SignedIn
         if let idToken = try Self.optionalString(body, "idToken") {
+            AuditTrail.event("link")
             signedIn = try await accounts.link(
                 idToken: idToken, email: try Self.string(body, "email", missing: "MISSING_EMAIL"),
                 password: try Self.string(body, "password", missing: "MISSING_PASSWORD"), project: project, address: address)
@@ -187,96 +197,6 @@ struct FirebaseController {
             signedIn = try await accounts.signUpAnonymously(project: project, address: address)
         }
         return Self.tokens(signedIn, kind: "SignupNewUserResponse")
-    }
-
-    /// `accounts:signInWithIdp` (``FirebaseIdpSignIn``): Firebase's `VerifyAssertionResponse`,
-    /// with the tokens, or with `needConfirmation` and the `pendingToken` that links the
-    /// credential later. With `returnIdpCredential` (the JS SDK always sets it), a link's
-    /// refusal comes as `errorMessage` beside the credential, as Firebase gives it.
-    private func signInWithIdp(_ body: InputFields, project: FirebaseProjects.Project, address: String) async throws -> EJSONDocument {
-        let postBody = try Self.optionalString(body, "postBody")
-        let credential = try postBody.map { text throws(FirebaseError) in try FirebaseIdpSignIn.Credential(postBody: text) }
-        let pendingToken = try Self.optionalString(body, "pendingToken")
-        guard credential != nil || pendingToken != nil else { throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "postBody is missing") }
-        let answer: FirebaseIdpSignIn.Answer
-        do {
-            answer = try await idp.signIn(
-                credential, pendingToken: pendingToken, idToken: try Self.optionalString(body, "idToken"), project: project, address: address)
-        } catch let error as FirebaseError where error.message.hasPrefix("FEDERATED_USER_ID_ALREADY_LINKED") {
-            guard body.document["returnIdpCredential"] == true, let credential else { throw error }
-            var refused: EJSONDocument = [
-                "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(credential.providerId),
-                "errorMessage": .string(error.message),
-            ]
-            if let token = credential.idToken { refused["oauthIdToken"] = .string(token) }
-            if let token = credential.accessToken { refused["oauthAccessToken"] = .string(token) }
-            return refused
-        }
-        var d: EJSONDocument = [
-            "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(answer.providerId),
-            "federatedId": .string(answer.providerId == "google.com" ? "https://accounts.google.com/" + answer.rawId : answer.rawId),
-            "emailVerified": .bool(answer.emailVerified),
-        ]
-        if let email = answer.email { d["email"] = .string(email) }
-        if let name = answer.profile["name"]?.stringValue { d["displayName"] = .string(name) }
-        if let url = answer.profile["picture_url"]?.stringValue { d["photoUrl"] = .string(url) }
-        if let token = answer.oauthIdToken { d["oauthIdToken"] = .string(token) }
-        if let token = answer.oauthAccessToken { d["oauthAccessToken"] = .string(token) }
-        if let (pending, providers) = answer.needConfirmation {
-            d["needConfirmation"] = true
-            d["pendingToken"] = .string(pending)
-            d["verifiedProvider"] = .array(providers.map(EJSON.string))
-            return d
-        }
-        guard let signedIn = answer.signedIn else { throw FirebaseError.invalid("INVALID_IDP_RESPONSE") }
-        for (key, value) in Self.tokens(signedIn, kind: "VerifyAssertionResponse") where key != "email" || d["email"] == nil {
-            d[key] = value
-        }
-        d["isNewUser"] = .bool(signedIn.isNew)
-        return d
-    }
-
-    /// The v2 API's second factors (``FirebaseSecondFactors``), TOTP only:
-    /// `mfaEnrollment:start|finalize|withdraw`, `mfaSignIn:finalize`.
-    @Sendable func mfa(_ request: Request, context: AuthRequestContext) async throws -> Response {
-        try await Self.answering {
-            let method = context.parameters.get("method") ?? ""
-            let methods = ["mfaEnrollment:start", "mfaEnrollment:finalize", "mfaEnrollment:withdraw", "mfaSignIn:start", "mfaSignIn:finalize"]
-            guard methods.contains(method) else { throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound") }
-            let project = try projects.project(apiKey: Self.apiKey(request))
-            let body = try await InputFields.read(request, context: context)
-            if body.document["phoneEnrollmentInfo"] != nil || body.document["phoneSignInInfo"] != nil
-                || body.document["phoneVerificationInfo"] != nil || method == "mfaSignIn:start"
-            {
-                throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone second factors are not built: TOTP is")
-            }
-            let code = body.document["totpVerificationInfo"]?["verificationCode"]?.stringValue ?? ""
-            func tokens(_ s: FirebaseAccounts.SignedIn) -> EJSONDocument { ["idToken": .string(s.idToken), "refreshToken": .string(s.refreshToken)] }
-            switch method {
-            case "mfaEnrollment:start":
-                guard body.document["totpEnrollmentInfo"] != nil else {
-                    throw FirebaseError.invalid("INVALID_ARGUMENT", "totpEnrollmentInfo is missing")
-                }
-                return try await secondFactors.startTOTP(idToken: try Self.string(body, "idToken", missing: "MISSING_ID_TOKEN"), project: project)
-            case "mfaEnrollment:finalize":
-                let (signedIn, codes) = try await secondFactors.finalizeTOTP(
-                    idToken: try Self.string(body, "idToken", missing: "MISSING_ID_TOKEN"), code: code, project: project)
-                var answer = tokens(signedIn)
-                answer["recoveryCodes"] = codes
-                return answer
-            case "mfaEnrollment:withdraw":
-                return tokens(
-                    try await secondFactors.withdraw(
-                        idToken: try Self.string(body, "idToken", missing: "MISSING_ID_TOKEN"),
-                        enrollmentId: try Self.string(body, "mfaEnrollmentId", missing: "MISSING_MFA_ENROLLMENT_ID"), project: project))
-            default:
-                return tokens(
-                    try await secondFactors.finishSignIn(
-                        pendingCredential: try Self.string(body, "mfaPendingCredential", missing: "MISSING_CREDENTIAL"),
-                        enrollmentId: try Self.optionalString(body, "mfaEnrollmentId"), code: code, project: project,
-                        address: context.clientAddress))
-            }
-        }
     }
 
     /// `securetoken.googleapis.com/v1/token` (`grant_type=refresh_token`, a form or JSON).
@@ -351,15 +271,19 @@ struct FirebaseController {
     }
 
     /// Runs `body` and answers its value, or its failure in Firebase's error body.
+    /// Hooks run inside see `api` `firebase` (``ClientAPI``).
     static func answering(_ body: () async throws -> EJSONDocument) async throws -> Response {
         do {
-            return JSONResponse.make(.document(try await body()), mode: .relaxed)
+            let answer = try await ClientAPI.$current.withValue(.firebase) { try await body() }
+            return JSONResponse.make(.document(answer), mode: .relaxed)
         } catch let pending as FirebaseMFARequired {
             // Not an error to Firebase: the first step's answer, which the SDKs raise as one.
             return JSONResponse.make(.document(pending.body), mode: .relaxed)
         } catch let error as FirebaseError {
+            AuditTrail.failed(String(error.message.prefix { $0 != " " }))
             return Self.error(error)
         } catch let error as ServiceError {
+            AuditTrail.failed(error.code.rawValue)
             return Self.error(FirebaseError.from(error))
         }
     }

@@ -84,7 +84,9 @@ struct AuthHooks {
     /// reads none (reading them halved the refresh rate), and a hook sees the same at login.
     func accessTokenClaims(user: UserRecord, app: AppRuntime) async throws -> EJSONDocument {
         guard let name = app.config.hooks.accessTokenClaims else { return [:] }
-        let argument: EJSONDocument = ["user": Self.user(user, identities: false), "app": .string(app.id)]
+        let argument: EJSONDocument = [
+            "user": Self.user(user, identities: false), "app": .string(app.id), "api": .string(ClientAPI.current.rawValue),
+        ]
         let result = try await run("accessTokenClaims", name, app: app, argument: argument)
         if case .nil = result { return [:] }
         let claims: EJSON
@@ -132,7 +134,7 @@ struct AuthHooks {
     private static func argument(_ login: Login, app: AppRuntime) -> EJSONDocument {
         [
             "user": user(login.user), "identity": identity(login.identity), "provider": .string(login.identity.providerType),
-            "address": .string(login.address), "app": .string(app.id),
+            "address": .string(login.address), "app": .string(app.id), "api": .string(ClientAPI.current.rawValue),
         ]
     }
 

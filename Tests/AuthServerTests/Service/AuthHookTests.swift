@@ -16,7 +16,7 @@ import Testing
           if event.provider == "anon-user" then error("no anonymous sign-ups") end
           local email = event.identity.provider_data.email or ""
           if not email:match("@example%.com$") then error("only example.com accounts may sign up") end
-          return { data = { plan = "free" }, custom_data = { role = "member", via = event.provider, from = event.address } }
+          return { data = { plan = "free" }, custom_data = { role = "member", via = event.provider, from = event.address, api = event.api } }
         end
         function m.notBanned(event)
           local n = (context.store.get("logins") or 0) + 1
@@ -26,7 +26,10 @@ import Testing
         end
         function m.claims(event)
           local custom = event.user.custom_data or {}
-          return { roles = custom.roles or { "reader" }, tenant = "acme", identities = event.user.identities ~= nil, id = event.user.id }
+          return {
+            roles = custom.roles or { "reader" }, tenant = "acme", identities = event.user.identities ~= nil, id = event.user.id,
+            api = event.api,
+          }
         end
         function m.reserved() return { sub = "someone-else" } end
         function m.huge() return { blob = string.rep("x", 5000) } end
@@ -77,6 +80,7 @@ import Testing
             let profile = try await c.profile(try #require(ann["access_token"]))
             #expect(profile.body["data"]?["plan"] == "free")
             #expect(profile.body["data"]?["email"] == "ann@example.com", "the hook's fields join the provider's")
+            #expect(try SessionTests.claims(try #require(ann["access_token"]))["user_data"]?["api"] == "app-services", "the API it came through")
             let claims = try SessionTests.claims(try #require(ann["access_token"]))
             #expect(claims["user_data"]?["role"] == "member")
             #expect(claims["user_data"]?["via"] == "local-userpass")

@@ -543,6 +543,9 @@ import Testing
             let claims = try FirebaseAPITests.parts(up["idToken"]).claims
             #expect(claims["tenant"] == "acme" && claims["roles"] == ["reader"])
             #expect(claims["iss"]?.stringValue == "https://securetoken.google.com/local", "a hook never replaces a claim of the token's own")
+            // The hooks' event names the API the login came through.
+            #expect(claims["api"] == "firebase" && claims["via"] == "local-userpass", "\(claims)")
+            #expect(try await c.emailLogin("y@example.com", "password1").status == 200)
             let refreshed = try await c.call(
                 .post, FirebaseAPITests.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
             #expect(try FirebaseAPITests.parts(refreshed["id_token"]).claims["tenant"] == "acme")

@@ -146,6 +146,7 @@ struct FirebaseAccounts {
         do {
             account = try await passwords.check(app: app, email: email, password: password, address: address)
         } catch let error as ServiceError where error.code == .invalidPassword {
+            AuditTrail.event("password_failed")
             throw FirebaseError.invalid("INVALID_LOGIN_CREDENTIALS")
         } catch let error as ServiceError where error.code == .authError {
             throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "this account confirms its email before it signs in")
@@ -373,7 +374,7 @@ struct FirebaseAccounts {
         guard from != email else { return }
         let vouched = verified && LoginService.userpassVouches(app) ? Emails.vouched(email) : nil
         switch try await store.changeEmail(app: app.id, from: from, to: email, verified: verified, vouched: vouched, keepSession: keepSession) {
-        case .changed: AuditTrail.record("email_changed", app: app.id, outcome: "success")
+        case .changed: break
         case .taken: throw FirebaseError.invalid("EMAIL_EXISTS")
         case .notFound: throw FirebaseError.invalid("INVALID_OOB_CODE")
         }

@@ -40,6 +40,17 @@ struct FirebaseActions {
             }
         }
 
+        /// The audit log's event of a request for its mail.
+        var requestedEvent: String {
+            switch self {
+            case .passwordReset: "reset_requested"
+            case .verifyEmail: "confirm_requested"
+            case .emailSignIn: "signin_link_requested"
+            case .verifyAndChangeEmail: "email_change_requested"
+            case .recoverEmail: "email_recovery_requested"
+            }
+        }
+
         /// The type of a token kind's mail.
         init(_ kind: OneTimeToken.Kind) {
             self =

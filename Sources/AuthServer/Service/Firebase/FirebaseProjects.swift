@@ -38,9 +38,13 @@ struct FirebaseProjects: Sendable {
     func project(apiKey: String?) throws(FirebaseError) -> Project {
         guard let apiKey, !apiKey.isEmpty else { throw FirebaseError.missingAPIKey }
         if let app = apps.first(where: { $0.config.firebase?.apiKeys.contains(apiKey) == true }), let project = project(app) {
+            AuditTrail.app(project.app.id)
             return project
         }
-        if dev, let first = apps.lazy.compactMap { project($0) }.first { return first }
+        if dev, let first = apps.lazy.compactMap({ project($0) }).first {
+            AuditTrail.app(first.app.id)
+            return first
+        }
         throw FirebaseError.invalidAPIKey
     }
 
