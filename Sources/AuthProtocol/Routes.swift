@@ -53,6 +53,8 @@ public enum ProviderType {
     public static let apiKey = "api-key"
     public static let customToken = "custom-token"
     public static let customFunction = "custom-function"
+    /// A phone number proven by a texted code (the Firebase API's phone sign-in).
+    public static let phone = "phone"
     public static let google = "oauth2-google"
     public static let facebook = "oauth2-facebook"
     public static let apple = "oauth2-apple"

@@ -37,6 +37,8 @@ struct ServerServices {
     let firebase: FirebaseAccounts
     /// Firebase's email actions (`sendOobCode`, `resetPassword`).
     let firebaseActions: FirebaseActions
+    /// Firebase's phone sign-in.
+    let firebasePhone: FirebasePhoneSignIn
     let abuse: AbuseControls
     let sessions: SessionService
     let login: LoginService
@@ -145,6 +147,7 @@ struct ServerServices {
             store: store, clock: c.clock, login: login, sessions: sessions, passwords: passwords, abuse: abuse,
             idTokens: FirebaseIDTokens(tokens: tokens, clock: c.clock, dev: c.dev), triggers: triggers)
         firebaseActions = FirebaseActions(accounts: firebase, userpass: userpass)
+        firebasePhone = FirebasePhoneSignIn(accounts: firebase, states: states, hooks: hooks, outbox: outbox)
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock, sessions: sessions)

@@ -61,6 +61,9 @@ public struct AppConfiguration: Sendable, Equatable {
         public var apiKey = true
         public var customFunction: CustomFunction?
         public var customToken: CustomToken?
+        /// `phone` (``Phone``): off unless listed (a dev server takes phone sign-ins for every
+        /// app, as the Auth emulator does).
+        public var phone: Phone?
         /// The `oauth2-*` providers, by key (``OAuthProviderConfiguration``).
         public var oauth: [String: OAuthProviderConfiguration] = [:]
         public init() {}
@@ -243,6 +246,7 @@ extension AppConfiguration {
         } else {
             p[ProviderType.customToken] = ["enabled": false]
         }
+        p[ProviderType.phone] = providers.phone?.ejson ?? ["enabled": false]
         for (type, provider) in providers.oauth.sorted(by: { $0.key < $1.key }) { p[type] = provider.ejson }
         doc["providers"] = .document(p)
         doc["values"] = .document(values)
@@ -304,6 +308,11 @@ extension AppConfiguration.Providers {
             } else {
                 customToken = nil  // a disabled provider's other settings are not checked
             }
+        }
+        if let v = r.value(ProviderType.phone) {
+            var p = try ConfigReader(v, path: r.keyPath(ProviderType.phone))
+            phone = try p.bool("enabled", default: true) ? try AppConfiguration.Phone(reader: &p) : nil
+            try p.finish()
         }
         for type in r.doc.keys where type.hasPrefix("oauth2-") {
             guard let v = r.value(type) else { continue }

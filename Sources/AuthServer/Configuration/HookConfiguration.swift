@@ -19,13 +19,19 @@ public struct HookConfiguration: Sendable, Equatable {
     public var beforeLogin: String?
     /// Returns extra claims for the user's access tokens, at every login, link and refresh.
     public var accessTokenClaims: String?
+    /// Sends a text message (a phone sign-in's code) through the app's SMS provider, with
+    /// `{phoneNumber, code, message, app, address, api}`; `error(...)` refuses the request.
+    public var sendSms: String?
 
     public init() {}
 
     /// The hooks' config keys and the functions they name, in a fixed order.
     var named: [(key: String, function: String)] {
-        [("beforeUserCreated", beforeUserCreated), ("beforeLogin", beforeLogin), ("accessTokenClaims", accessTokenClaims)]
-            .compactMap { key, function in function.map { (key, $0) } }
+        [
+            ("beforeUserCreated", beforeUserCreated), ("beforeLogin", beforeLogin), ("accessTokenClaims", accessTokenClaims),
+            ("sendSms", sendSms),
+        ]
+        .compactMap { key, function in function.map { (key, $0) } }
     }
 
     init(ejson: EJSON, path: String) throws(ConfigError) {
@@ -34,6 +40,7 @@ public struct HookConfiguration: Sendable, Equatable {
         beforeUserCreated = try Self.name(&r, "beforeUserCreated")
         beforeLogin = try Self.name(&r, "beforeLogin")
         accessTokenClaims = try Self.name(&r, "accessTokenClaims")
+        sendSms = try Self.name(&r, "sendSms")
         try r.finish()
     }
 

@@ -50,6 +50,8 @@ public struct RateLimits: Sendable, Equatable {
         case function
         /// `functions/call`, per address and per calling user.
         case call
+        /// Text messages to a phone (a phone sign-in's code), per address and per number.
+        case sms
     }
 
     /// nil: on, except in dev mode.
@@ -66,6 +68,7 @@ public struct RateLimits: Sendable, Equatable {
         .token: Limit(perAddress: 30, perAccount: 10, windowSeconds: 600),
         .function: Limit(perAddress: 20, perAccount: 10, windowSeconds: 3600),
         .call: Limit(perAddress: 600, perAccount: 300, windowSeconds: 60),
+        .sms: Limit(perAddress: 10, perAccount: 5, windowSeconds: 3600),
     ]
 
     public init(enabled: Bool? = nil, limits: [Route: Limit] = RateLimits.defaults) {

@@ -14,7 +14,9 @@ extension AuditRoute {
         guard method == .post else { return nil }
         if path.hasPrefix(firebaseV1) {
             switch path.dropFirst(firebaseV1.count) {
-            case "signUp", "signInWithPassword", "signInWithCustomToken", "signInWithIdp", "signInWithEmailLink": return "login"
+            case "signUp", "signInWithPassword", "signInWithCustomToken", "signInWithIdp", "signInWithEmailLink", "signInWithPhoneNumber":
+                return "login"
+            case "sendVerificationCode": return "sms_requested"
             case "update": return "profile_updated"
             case "delete": return "user_deleted"
             case "sendOobCode": return "reset_requested"

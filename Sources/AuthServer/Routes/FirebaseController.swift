@@ -14,6 +14,7 @@ struct FirebaseController {
     let accounts: FirebaseAccounts
     let actions: FirebaseActions
     let emailChange: FirebaseEmailChange
+    let phone: FirebasePhoneSignIn
     let idp: FirebaseIdpSignIn
     let secondFactors: FirebaseSecondFactors
     /// Where the links of mails point when the app names no page.
@@ -22,7 +23,7 @@ struct FirebaseController {
     /// The methods of `accounts:` this server answers; any other is Google's 404.
     static let methods = [
         "signUp", "signInWithPassword", "signInWithCustomToken", "signInWithIdp", "lookup", "update", "delete", "sendOobCode",
-        "resetPassword", "createAuthUri", "signInWithEmailLink",
+        "resetPassword", "createAuthUri", "signInWithEmailLink", "sendVerificationCode", "signInWithPhoneNumber",
     ]
 
     func addRoutes(to router: Router<AuthRequestContext>) {
@@ -84,6 +85,24 @@ struct FirebaseController {
                 return answer
             case "signInWithIdp":
                 return try await signInWithIdp(body, project: project, address: context.clientAddress)
+            case "sendVerificationCode":
+                let sessionInfo = try await phone.sendCode(
+                    phoneNumber: try Self.optionalString(body, "phoneNumber"), project: project, address: context.clientAddress)
+                return ["sessionInfo": .string(sessionInfo)]
+            case "signInWithPhoneNumber":
+                if body.document["temporaryProof"] != nil {
+                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "temporaryProof is not built: sign in with sessionInfo and code")
+                }
+                let idToken = try Self.optionalString(body, "idToken")
+                if idToken != nil { AuditTrail.event("link") }
+                let (signedIn, number) = try await phone.signIn(
+                    sessionInfo: try Self.string(body, "sessionInfo", missing: "MISSING_SESSION_INFO"),
+                    code: try Self.string(body, "code", missing: "MISSING_CODE"), idToken: idToken, project: project,
+                    address: context.clientAddress)
+                var answer = Self.tokens(signedIn, kind: "VerifyPhoneNumberResponse")
+                answer["isNewUser"] = .bool(signedIn.isNew)
+                answer["phoneNumber"] = .string(number)
+                return answer
             case "sendOobCode":
                 let type = try FirebaseActions.RequestType(kind: try Self.string(body, "requestType", missing: "MISSING_REQ_TYPE"))
                 AuditTrail.event(type.requestedEvent)

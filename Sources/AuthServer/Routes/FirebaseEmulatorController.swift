@@ -6,7 +6,7 @@ import Hummingbird
 /// The Auth emulator's own routes that test suites call between tests, in dev mode only and
 /// behind the dev API's guard: `DELETE /emulator/v1/projects/PROJECT/accounts` deletes every
 /// user of the project's app (the dev API's `DELETE .../users`); `GET .../oobCodes` lists the
-/// action codes of the mails in the dev outbox; `GET` and `PATCH .../config` read and change
+/// action codes of the mails in the dev outbox, `GET .../verificationCodes` the codes texted; `GET` and `PATCH .../config` read and change
 /// the two settings of the emulator's that are the app's (`signIn.allowDuplicateEmails`, the
 /// opposite of `oneAccountPerEmail`; `emailPrivacyConfig.enableImprovedEmailPrivacy`,
 /// `emailEnumerationProtection`), through the dev API's config change.
@@ -25,6 +25,7 @@ struct FirebaseEmulatorController {
             .add(middleware: DevRequestGuard(listenHost: origin.listenHost, publicURL: origin.publicURL))
         group.delete("accounts", use: deleteAccounts)
         group.get("oobCodes", use: oobCodes)
+        group.get("verificationCodes", use: verificationCodes)
         group.get("config", use: config)
         group.patch("config", use: patchConfig)
     }
@@ -102,6 +103,17 @@ struct FirebaseEmulatorController {
             ]
         }
         return JSONResponse.make(["oobCodes": .array(codes)], mode: .relaxed)
+    }
+
+    /// `{"verificationCodes": [{phoneNumber, sessionInfo, code}]}`: the codes texted for the
+    /// project's app, oldest first (test numbers get no text, so none of theirs).
+    @Sendable func verificationCodes(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let project: FirebaseProjects.Project
+        do { project = try self.project(context) } catch { return error.response }
+        let codes: [EJSON] = outbox.messages(app: project.app.id, kind: FirebasePhoneSignIn.outboxKind).map { message in
+            ["phoneNumber": .string(message.to), "sessionInfo": .string(message.link), "code": .string(message.token)]
+        }
+        return JSONResponse.make(["verificationCodes": .array(codes)], mode: .relaxed)
     }
 
     @Sendable func deleteAccounts(_ request: Request, context: AuthRequestContext) async throws -> Response {

@@ -79,6 +79,18 @@ struct AuthHooks {
         _ = try await run("beforeLogin", name, app: app, argument: argument)
     }
 
+    /// Runs `sendSms` for a text to `phoneNumber`; false when the app has no such hook (it
+    /// cannot send texts). Its return is ignored; `error(...)` refuses the request.
+    func sendSms(to phoneNumber: String, code: String, message: String, address: String, app: AppRuntime) async throws -> Bool {
+        guard let name = app.config.hooks.sendSms else { return false }
+        let argument: EJSONDocument = [
+            "phoneNumber": .string(phoneNumber), "code": .string(code), "message": .string(message), "app": .string(app.id),
+            "address": .string(address), "api": .string(ClientAPI.current.rawValue),
+        ]
+        _ = try await run("sendSms", name, app: app, argument: argument)
+        return true
+    }
+
     /// The extra claims `accessTokenClaims` gives the user's access tokens (none without it).
     /// The hook sees the user without identities (`{id, type, data, custom_data}`): a refresh
     /// reads none (reading them halved the refresh rate), and a hook sees the same at login.

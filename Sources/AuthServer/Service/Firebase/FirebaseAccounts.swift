@@ -103,6 +103,29 @@ struct FirebaseAccounts {
             ending: token.sessionId, project: project)
     }
 
+    /// Adds the proven identity to the user of `idToken`, who signs in anew with it (a new
+    /// session, as after Firebase's link). `FEDERATED_USER_ID_ALREADY_LINKED` when another
+    /// user holds it.
+    func link(_ proof: LoginService.Proof, to idToken: String, project: FirebaseProjects.Project) async throws -> SignedIn {
+        let app = project.app
+        let (token, user) = try await holder(idToken: idToken, project: project)
+        let identity = proof.identity
+        let holder = try await store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId)
+        if let holder, holder != user.id { throw FirebaseError.invalid("FEDERATED_USER_ID_ALREADY_LINKED") }
+        if holder == nil {
+            var profile = user.data
+            for (key, value) in proof.profile where profile[key] == nil { profile[key] = value }
+            do {
+                try await store.addIdentity(identity, toUser: user.id, app: app.id, profile: profile)
+            } catch let error as StoreError where error.isConflict {
+                throw FirebaseError.invalid("FEDERATED_USER_ID_ALREADY_LINKED")
+            }
+        }
+        return try await signInAnew(
+            user.id, providerType: identity.providerType, identityId: identity.externalId, methods: proof.provenMethods,
+            ending: token.sessionId, project: project)
+    }
+
     /// The user signs in anew, in a new session that `providerType`'s identity opened with
     /// `methods`, and the session `ending` ends: what Firebase answers a link or a change of
     /// second factors with (new tokens; its clients keep the refresh token of the answer).

@@ -50,6 +50,7 @@ struct FirebaseIDTokens: Sendable {
             claims["email"] = .string(email)
             claims["email_verified"] = .bool(verified)
         }
+        if let number = FirebaseIdentities.phoneNumber(of: user) { claims["phone_number"] = .string(number) }
         if let name = user.data["name"]?.stringValue { claims["name"] = .string(name) }
         if let picture = user.data["picture_url"]?.stringValue { claims["picture"] = .string(picture) }
         let provider = FirebaseIdentities.providerId(providerType)

@@ -29,6 +29,11 @@ enum FirebaseIdentities {
         return typed.map { ($0, false) }
     }
 
+    /// The user's phone number: its `phone` identity's.
+    static func phoneNumber(of user: UserRecord) -> String? {
+        user.identities.first { $0.providerType == ProviderType.phone }?.externalId
+    }
+
     /// `firebase.identities` of a token: the ids the user signs in with, by provider
     /// (`{"email": ["ada@example.com"], "google.com": ["1234"]}`); anonymous identities none.
     static func tokenIdentities(of user: UserRecord) -> EJSONDocument {
@@ -57,11 +62,12 @@ extension FirebaseIdentities {
     }
 
     /// authsh's provider type of a Firebase provider id (`google.com` is `oauth2-google`,
-    /// `oidc.NAME` is `oauth2-NAME`), or nil for one without (`phone`, `custom`).
+    /// `oidc.NAME` is `oauth2-NAME`), or nil for one without (`custom`).
     static func providerType(_ providerId: String) -> String? {
         switch providerId {
         case "password": ProviderType.userpass
         case "anonymous": ProviderType.anonymous
+        case "phone": ProviderType.phone
         case "google.com": "oauth2-google"
         case "github.com": "oauth2-github"
         case "apple.com": "oauth2-apple"

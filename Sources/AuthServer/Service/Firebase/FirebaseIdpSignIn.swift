@@ -148,28 +148,10 @@ struct FirebaseIdpSignIn {
         return parts.claims
     }
 
-    /// Adds the proven identity to the user of `idToken`, who signs in anew with it (a new
-    /// session, as after Firebase's link). `FEDERATED_USER_ID_ALREADY_LINKED` when another
-    /// user holds it.
+    /// Links the proven identity to the user of `idToken` (``FirebaseAccounts/link(_:to:project:)``).
     private func link(_ proof: LoginService.Proof, to idToken: String, project: FirebaseProjects.Project) async throws -> Answer {
-        let app = project.app
-        let (token, user) = try await accounts.holder(idToken: idToken, project: project)
-        let identity = proof.identity
-        let holder = try await accounts.store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId)
-        if let holder, holder != user.id { throw FirebaseError.invalid("FEDERATED_USER_ID_ALREADY_LINKED") }
-        if holder == nil {
-            var profile = user.data
-            for (key, value) in proof.profile where profile[key] == nil { profile[key] = value }
-            do {
-                try await accounts.store.addIdentity(identity, toUser: user.id, app: app.id, profile: profile)
-            } catch let error as StoreError where error.isConflict {
-                throw FirebaseError.invalid("FEDERATED_USER_ID_ALREADY_LINKED")
-            }
-        }
         var answer = Self.answer(proof, credential: nil)
-        answer.signedIn = try await accounts.signInAnew(
-            user.id, providerType: identity.providerType, identityId: identity.externalId, methods: proof.provenMethods,
-            ending: token.sessionId, project: project)
+        answer.signedIn = try await accounts.link(proof, to: idToken, project: project)
         return answer
     }
 

@@ -3,7 +3,7 @@ import AuthProtocol
 import AuthStorage
 
 /// A user as the Firebase API shows it (`UserInfo` of `accounts:lookup`, `batchGet`, `query`):
-/// `localId`, `email`, `emailVerified`, `displayName` and `photoUrl` (the profile's `name` and
+/// `localId`, `email`, `emailVerified`, `phoneNumber`, `displayName` and `photoUrl` (the profile's `name` and
 /// `picture_url`), `disabled`, `createdAt`, `providerUserInfo`; and for the Admin API also
 /// `customAttributes` (the user's custom data as a JSON string), `lastLoginAt` and
 /// `validSince`.
@@ -30,6 +30,7 @@ enum FirebaseUserInfo {
                         info["rawId"] = .string(identity.externalId)
                     }
                     if let email { info["email"] = .string(email) }
+                    if identity.providerType == ProviderType.phone { info["phoneNumber"] = .string(identity.externalId) }
                     return .document(info)
                 }),
         ]
@@ -37,6 +38,7 @@ enum FirebaseUserInfo {
             d["email"] = .string(email)
             d["emailVerified"] = .bool(verified)
         }
+        if let number = FirebaseIdentities.phoneNumber(of: user) { d["phoneNumber"] = .string(number) }
         if let name = user.data["name"]?.stringValue { d["displayName"] = .string(name) }
         if let url = user.data["picture_url"]?.stringValue { d["photoUrl"] = .string(url) }
         if let admin {
