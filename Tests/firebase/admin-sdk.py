@@ -51,6 +51,7 @@ report["custom"] = {
     "provider": custom_claims["firebase"]["sign_in_provider"],
     "uid": custom_claims["uid"],
     "localId": signed_in["localId"],
+    "plan": custom_claims.get("plan"),
 }
 again = post("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken", {"token": custom})
 report["custom"]["sameUser"] = again["localId"] == signed_in["localId"] and again.get("isNewUser") is False

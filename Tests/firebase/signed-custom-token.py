@@ -50,7 +50,7 @@ print(
         {
             "clientEmail": email,
             "publicKey": public,
-            "token": auth.create_custom_token(uid, app=ours).decode(),
+            "token": auth.create_custom_token(uid, {"tier": "gold"}, app=ours).decode(),
             "forged": auth.create_custom_token(uid, app=other).decode(),
         }
     )

@@ -37,6 +37,8 @@ struct LoginService {
         /// No second factor is asked for: an API key (its owner made it while logged in, for
         /// programs that cannot type a code), a passkey whose authenticator verified the user.
         var skipsSecondFactor = false
+        /// Claims every token of the session carries (a Firebase custom token's `claims`).
+        var sessionClaims: EJSONDocument? = nil
 
         /// How it proved it: ``methods``, else the provider's default.
         var provenMethods: [String] { methods ?? AuthenticationMethods.firstFactor(identity.providerType) }
@@ -107,6 +109,8 @@ struct LoginService {
         var claims: EJSONDocument
         var methods: [String]
         var isNew: Bool
+        /// The proof's ``Proof/sessionClaims``, kept with the session.
+        var sessionClaims: EJSONDocument? = nil
     }
 
     /// Logs in the user of `proof`, making one for a new identity (the rules of
@@ -181,12 +185,12 @@ struct LoginService {
         let tokens = try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
             try await sessions.startSession(
                 app: app, user: user, providerType: proof.identity.providerType,
-                identityId: proof.identity.externalId, deviceId: deviceId, claims: claims, methods: methods, events: loggedIn,
-                creating: created)
+                identityId: proof.identity.externalId, deviceId: deviceId, claims: claims, methods: methods,
+                sessionClaims: proof.sessionClaims, events: loggedIn, creating: created)
         }
         if isNew { AuditTrail.user(user.id, app: app.id) }
         if !app.config.triggers.isEmpty { triggers.queued() }
-        return LoggedIn(user: user, tokens: tokens, claims: claims, methods: methods, isNew: isNew)
+        return LoggedIn(user: user, tokens: tokens, claims: claims, methods: methods, isNew: isNew, sessionClaims: proof.sessionClaims)
     }
 
     /// Adds the proven identity to `user`, the caller (docs/protocol/wire-protocol.md section 8).

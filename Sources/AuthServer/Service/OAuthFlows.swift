@@ -156,6 +156,7 @@ struct OAuthFlows: Sendable {
         if let owner = proof.owner { d["owner"] = .string(owner) }
         if let methods = proof.methods { d["methods"] = .array(methods.map(EJSON.string)) }
         if proof.skipsSecondFactor { d["skipsSecondFactor"] = true }
+        if let claims = proof.sessionClaims { d["sessionClaims"] = .document(claims) }
         return d
     }
 
@@ -167,9 +168,11 @@ struct OAuthFlows: Sendable {
         let identity = IdentityRecord(
             externalId: externalId, providerType: providerType, providerId: providerId,
             data: i["data"]?.documentValue ?? [:], email: i["email"]?.stringValue)
-        return LoginService.Proof(
+        var proof = LoginService.Proof(
             identity: identity, owner: d["owner"]?.stringValue, profile: d["profile"]?.documentValue ?? [:],
             providerTokens: d["providerTokens"]?.documentValue ?? [:],
             methods: d["methods"]?.arrayValue?.compactMap(\.stringValue), skipsSecondFactor: d["skipsSecondFactor"] == true)
+        proof.sessionClaims = d["sessionClaims"]?.documentValue
+        return proof
     }
 }

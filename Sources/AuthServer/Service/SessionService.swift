@@ -31,8 +31,8 @@ struct SessionService {
     /// `creating` (a new user's trigger runs) the user is inserted too, in the session's transaction.
     func startSession(
         app: AppRuntime, user: UserRecord, providerType: String, identityId: String,
-        deviceId: String, claims: EJSONDocument? = nil, methods: [String] = [], events: [TriggerRun] = [],
-        creating: [TriggerRun]? = nil
+        deviceId: String, claims: EJSONDocument? = nil, methods: [String] = [], sessionClaims: EJSONDocument? = nil,
+        events: [TriggerRun] = [], creating: [TriggerRun]? = nil
     ) async throws -> Tokens {
         let config = app.config
         let now = clock.now
@@ -49,7 +49,7 @@ struct SessionService {
         let session = SessionRecord(
             id: sessionId, appId: app.id, userId: user.id, deviceId: deviceId, providerType: providerType,
             identityId: identityId, refreshDigest: Secrets.digest(refresh), createdAt: now,
-            expiresAt: anonymous ? nil : refreshExp, methods: methods)
+            expiresAt: anonymous ? nil : refreshExp, methods: methods, claims: sessionClaims)
         if let creating {
             try await store.insertUser(user, events: creating, session: session, sessionEvents: events)
         } else {

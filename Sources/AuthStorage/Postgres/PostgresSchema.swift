@@ -197,7 +197,9 @@ package enum PostgresSchema {
             "v14",
             [
                 // A token that moves an account to another email holds that email.
-                "ALTER TABLE one_time_tokens ADD COLUMN new_email TEXT"
+                "ALTER TABLE one_time_tokens ADD COLUMN new_email TEXT",
+                // The claims a session's login gave its tokens (a Firebase custom token's).
+                "ALTER TABLE sessions ADD COLUMN claims TEXT",
             ]
         ),
     ]

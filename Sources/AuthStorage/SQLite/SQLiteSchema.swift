@@ -176,9 +176,10 @@ package enum SQLiteSchema {
             """
         ),
         (
-            "v14: email changes",
+            "v14: email changes, session claims",
             """
             ALTER TABLE one_time_tokens ADD COLUMN new_email TEXT;
+            ALTER TABLE sessions ADD COLUMN claims TEXT;
             """
         ),
     ]

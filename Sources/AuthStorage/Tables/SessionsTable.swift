@@ -4,20 +4,21 @@ import AuthProtocol
 /// `sessions`: logins, the server side of refresh tokens (their digests).
 package enum SessionsTable {
     package static let insert: SQL = """
-        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at, amr)
-        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        INSERT INTO sessions (id, app_id, user_id, device_id, provider_type, identity_id, refresh_digest, created_at, expires_at, amr, claims)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """
 
     package static func insertArguments(_ s: SessionRecord) -> [SQLValue] {
         [
             .text(s.id), .text(s.appId), .text(s.userId), .text(s.deviceId), .text(s.providerType), .text(s.identityId),
             .blob(s.refreshDigest), .integer(s.createdAt), .integer(s.expiresAt), .text(s.methods.joined(separator: " ")),
+            s.claims.map { $0.sqlValue } ?? .null,
         ]
     }
 
     private static let columns = """
         s.id, s.app_id, s.user_id, s.device_id, s.provider_type, s.identity_id, s.refresh_digest, s.created_at,
-        s.expires_at, s.last_used, s.amr
+        s.expires_at, s.last_used, s.amr, s.claims
         """
 
     package static func session<Row: SQLRow>(_ row: Row) throws -> SessionRecord {
@@ -26,7 +27,8 @@ package enum SessionsTable {
             deviceId: try row.text("device_id"), providerType: try row.text("provider_type"),
             identityId: try row.text("identity_id"), refreshDigest: try row.bytes("refresh_digest"),
             createdAt: try row.int64("created_at"), expiresAt: try row.optionalInt64("expires_at"),
-            lastUsed: try row.optionalInt64("last_used"), methods: (try row.optionalText("amr") ?? "").split(separator: " ").map(String.init))
+            lastUsed: try row.optionalInt64("last_used"), methods: (try row.optionalText("amr") ?? "").split(separator: " ").map(String.init),
+            claims: try row.document("claims"))
     }
 
     /// The session and its user in one statement (a refresh's read).
@@ -158,11 +160,14 @@ public struct SessionRecord: Sendable, Equatable {
     /// How its login proved the person (authsh's `amr`: `pwd`, `otp`, `mfa`, ...), kept for the
     /// APIs whose tokens do not carry it (Firebase's ID tokens); written at the login only.
     public var methods: [String]
+    /// Claims its login gave every token of the session (a Firebase custom token's `claims`);
+    /// written at the login only.
+    public var claims: EJSONDocument?
 
     /// The memberwise initialiser, for the whole package.
     package init(
         id: String, appId: String, userId: String, deviceId: String, providerType: String, identityId: String, refreshDigest: [UInt8],
-        createdAt: Int64, expiresAt: Int64? = nil, lastUsed: Int64? = nil, methods: [String] = []
+        createdAt: Int64, expiresAt: Int64? = nil, lastUsed: Int64? = nil, methods: [String] = [], claims: EJSONDocument? = nil
     ) {
         self.id = id
         self.appId = appId
@@ -175,6 +180,7 @@ public struct SessionRecord: Sendable, Equatable {
         self.expiresAt = expiresAt
         self.lastUsed = lastUsed
         self.methods = methods
+        self.claims = claims
     }
 }
 

@@ -143,6 +143,37 @@ import Testing
         }
     }
 
+    /// A custom token's `claims` reach every ID token of the session it opens (refreshes, and
+    /// the new session of a link); claims Firebase reserves, or over 1000 bytes, are refused.
+    @Test func aCustomTokensClaimsReachItsSessionsIDTokens() async throws {
+        try await TestServer.run { c in
+            func token(_ claims: EJSON) -> EJSON {
+                .string(
+                    FirebaseIDTokens.unsigned([
+                        "aud": .string(FirebaseAccounts.customTokenAudience), "uid": "claimed-1", "iat": 1, "exp": 9_999_999_999,
+                        "claims": claims,
+                    ]))
+            }
+            let signedIn = try await Self.call(c, "signInWithCustomToken", ["token": token(["role": "admin", "premium": true])])
+            #expect(signedIn.status == 200, "\(signedIn.body)")
+            let claims = try Self.parts(signedIn["idToken"]).claims
+            #expect(claims["role"] == "admin" && claims["premium"] == true && claims["sub"] == "claimed-1", "\(claims)")
+            let refreshed = try await c.call(
+                .post, Self.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": signedIn.body["refreshToken"]!])
+            #expect(try Self.parts(refreshed["id_token"]).claims["role"] == "admin", "every refresh's")
+            let linked = try await Self.call(
+                c, "signUp", ["idToken": signedIn.body["idToken"]!, "email": "claimed@example.com", "password": "password1"])
+            #expect(try Self.parts(linked["idToken"]).claims["role"] == "admin", "the new session of a link: \(linked.body)")
+            // Another sign-in of the user without claims has none.
+            let plain = try await Self.call(c, "signInWithPassword", ["email": "claimed@example.com", "password": "password1"])
+            #expect(try Self.parts(plain["idToken"]).claims["role"] == nil)
+
+            for bad: EJSON in [["sub": "someone-else"], ["firebase": "x"], ["big": .string(String(repeating: "x", count: 1001))], "text"] {
+                Self.expectError(try await Self.call(c, "signInWithCustomToken", ["token": token(bad)]), 400, "INVALID_CUSTOM_TOKEN")
+            }
+        }
+    }
+
     /// The emulator's `oobCodes` of the project: the action codes of the mails sent.
     static func oobCodes(_ c: Client) async throws -> [EJSON] {
         let listed = try await c.call(.get, "/emulator/v1/projects/local/oobCodes")

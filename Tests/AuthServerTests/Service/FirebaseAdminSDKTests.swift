@@ -41,7 +41,13 @@ import Testing
             }
             let signedIn = try await exchange(made["token"])
             #expect(signedIn.status == 200 && signedIn["localId"] == "backend-user-1" && signedIn.body["isNewUser"] == true, "\(signedIn.body)")
-            #expect(try FirebaseAPITests.parts(signedIn["idToken"]).claims["firebase"]?["sign_in_provider"] == "custom")
+            let claims = try FirebaseAPITests.parts(signedIn["idToken"]).claims
+            #expect(claims["firebase"]?["sign_in_provider"] == "custom")
+            #expect(claims["tier"] == "gold", "the custom token's claims reach its ID tokens: \(claims)")
+            let refreshed = try await c.call(
+                .post, FirebaseAPITests.token + "?key=key-of-project-one",
+                json: ["grant_type": "refresh_token", "refresh_token": signedIn.body["refreshToken"]!])
+            #expect(try FirebaseAPITests.parts(refreshed["id_token"]).claims["tier"] == "gold", "and every refresh's")
             FirebaseAPITests.expectError(try await exchange(made["forged"]), 400, "INVALID_CUSTOM_TOKEN")
             // Project two lists no service account.
             FirebaseAPITests.expectError(try await exchange(made["token"], key: "key-of-project-two"), 400, "INVALID_CUSTOM_TOKEN")
@@ -92,6 +98,7 @@ import Testing
             // The SDK's custom token: the user whose id is its uid, the same user again.
             let custom = try #require(report["custom"], "\(text)")
             #expect(custom["isNewUser"] == true && custom["provider"] == "custom" && custom["sameUser"] == true, "\(text)")
+            #expect(custom["plan"] == "pro", "the custom token's claims, as verify_id_token reads them: \(text)")
             #expect(custom["uid"] == "custom-uid-1" && custom["localId"] == "custom-uid-1", "\(text)")
         }
     }

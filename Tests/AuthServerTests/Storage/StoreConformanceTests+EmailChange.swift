@@ -83,3 +83,21 @@ extension StoreConformanceTests {
         }
     }
 }
+
+/// The claims a session's login gave its tokens, on every engine.
+extension StoreConformanceTests {
+    @Test(arguments: Engine.allCases)
+    func aSessionKeepsItsLoginsClaims(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(Self.user("hal", Self.identity("h1")))
+            var session = Self.session("c1", user: "hal", createdAt: 10)
+            session.claims = ["role": "admin", "level": 3]
+            try await store.insertSession(session)
+            try await store.insertSession(Self.session("c2", user: "hal", createdAt: 20))
+            #expect(try await store.sessionWithUser(id: "c1", identities: true)?.0.claims == ["role": "admin", "level": 3])
+            #expect(try await store.sessions(userId: "hal", app: "app").map(\.claims) == [["role": "admin", "level": 3], nil])
+            let refreshed = try await store.refreshSession(id: "c1", digest: session.refreshDigest, now: 30, due: 30, identities: true)
+            #expect(refreshed?.0.claims == ["role": "admin", "level": 3])
+        }
+    }
+}

@@ -135,13 +135,15 @@ struct FirebaseAccounts {
         let app = project.app
         guard let user = try await store.user(id: userId, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
         let claims = try await sessions.hooks.accessTokenClaims(user: user, app: app)
+        // The claims of the session's login (a custom token's) go on with the new one.
+        let kept = try await store.sessionWithUser(id: ending, identities: false)?.0.claims
         let tokens = try await sessions.startSession(
             app: app, user: user, providerType: providerType, identityId: identityId, deviceId: clock.newId(), claims: claims,
-            methods: methods)
+            methods: methods, sessionClaims: kept)
         try await store.deleteSession(id: ending)
         let idToken = try await idTokens.make(
             project: project, user: user, session: tokens.session, providerType: providerType, authTime: clock.now, methods: methods,
-            extra: claims)
+            sessionClaims: kept, extra: claims)
         return SignedIn(idToken: idToken, refreshToken: tokens.refresh, user: user, isNew: false)
     }
 
@@ -184,10 +186,11 @@ struct FirebaseAccounts {
     /// that `custom-token` identity (the one authsh's custom JWTs give too), else the user whose
     /// id it is, else a new user with that id. A token signed by a service account the app lists
     /// (``FirebaseCustomTokens``); in dev mode also the Admin SDKs' emulator-mode tokens
-    /// (unsigned). The token's `claims` are not carried into the ID token yet.
+    /// (unsigned). The token's `claims` reach every ID token of the session it opens.
     func signIn(customToken token: String, project: FirebaseProjects.Project, address: String) async throws -> SignedIn {
         guard let parts = JWTParts(token) else { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN") }
         let uid: String
+        let tokenClaims: EJSONDocument?
         if parts.isUnsigned {
             guard idTokens.dev else {
                 throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "unsigned custom tokens (the emulator's) are taken in dev mode only")
@@ -201,8 +204,10 @@ struct FirebaseAccounts {
             }
             if let exp = claims["exp"]?.integerValue, exp <= clock.now { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "it expired") }
             uid = id
+            tokenClaims = try FirebaseClaims.ofCustomToken(claims["claims"])
         } else {
-            uid = try await FirebaseCustomTokens.uid(of: token, accounts: project.app.config.firebase?.serviceAccounts ?? [], now: clock.now)
+            (uid, tokenClaims) = try await FirebaseCustomTokens.verified(
+                token, accounts: project.app.config.firebase?.serviceAccounts ?? [], now: clock.now)
         }
         let app = project.app
         try await abuse.checkRate(.login, app: app, address: address)
@@ -211,6 +216,7 @@ struct FirebaseAccounts {
         // The uid is the user's id, as Firebase has it: the user of that id (one the Admin
         // API made, or any other) when no user holds the identity yet, else a new user of it.
         var proof = LoginService.Proof(identity: identity)
+        proof.sessionClaims = tokenClaims
         if try await store.userId(app: app.id, providerType: ProviderType.customToken, externalId: uid) == nil {
             if try await store.user(id: uid, app: app.id) != nil { proof.owner = uid } else { proof.newUserId = uid }
         }
@@ -234,7 +240,7 @@ struct FirebaseAccounts {
     func signedIn(_ done: LoginService.LoggedIn, providerType: String, project: FirebaseProjects.Project) async throws -> SignedIn {
         let idToken = try await idTokens.make(
             project: project, user: done.user, session: done.tokens.session, providerType: providerType, authTime: clock.now,
-            methods: done.methods, extra: done.claims)
+            methods: done.methods, sessionClaims: done.sessionClaims, extra: done.claims)
         return SignedIn(idToken: idToken, refreshToken: done.tokens.refresh, user: done.user, isNew: done.isNew)
     }
 
@@ -422,7 +428,7 @@ struct FirebaseAccounts {
         let extra = try await sessions.hooks.accessTokenClaims(user: user, app: app)
         let idToken = try await idTokens.make(
             project: project, user: user, session: session.id, providerType: session.providerType, authTime: session.createdAt,
-            methods: session.methods, extra: extra)
+            methods: session.methods, sessionClaims: session.claims, extra: extra)
         return SignedIn(idToken: idToken, refreshToken: refreshToken, user: user, isNew: false)
     }
 }

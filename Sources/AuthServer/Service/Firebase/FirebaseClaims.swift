@@ -18,4 +18,18 @@ enum FirebaseClaims {
         }
         return claims.isEmpty ? nil : claims
     }
+
+    /// The `claims` of a custom token, held to the same rules (`INVALID_CUSTOM_TOKEN` naming
+    /// what is wrong); nil for none.
+    static func ofCustomToken(_ claims: EJSON?) throws(FirebaseError) -> EJSONDocument? {
+        guard let claims, claims != .null else { return nil }
+        guard case .document(let document) = claims else { throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its claims must be an object") }
+        guard EJSON.document(document).encodedString(.relaxed).utf8.count <= maxBytes else {
+            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its claims take more than \(maxBytes) bytes as JSON")
+        }
+        if let reserved = document.keys.first(where: FirebaseIDTokens.reservedClaims.contains) {
+            throw FirebaseError.invalid("INVALID_CUSTOM_TOKEN", "its claims name the reserved claim \(reserved)")
+        }
+        return document.isEmpty ? nil : document
+    }
 }

@@ -13,10 +13,11 @@ enum FirebaseCustomTokens {
     /// Clock skew allowed for `iat`.
     static let leeway: Int64 = 300
 
-    /// The `uid` of a signed custom token of one of `accounts`, checked; why not otherwise.
-    static func uid(
-        of token: String, accounts: [FirebaseConfiguration.ServiceAccount], now: Int64
-    ) async throws(FirebaseError) -> String {
+    /// The `uid` of a signed custom token of one of `accounts`, and its `claims`, checked;
+    /// why not otherwise.
+    static func verified(
+        _ token: String, accounts: [FirebaseConfiguration.ServiceAccount], now: Int64
+    ) async throws(FirebaseError) -> (uid: String, claims: EJSONDocument?) {
         func refused(_ why: String) -> FirebaseError { FirebaseError.invalid("INVALID_CUSTOM_TOKEN", why) }
         guard let parts = JWTParts(token), parts.header["alg"]?.stringValue == "RS256" else {
             throw refused("a custom token is signed RS256 by a service account")
@@ -41,7 +42,7 @@ enum FirebaseCustomTokens {
         guard let uid = claims["uid"]?.stringValue, FirebaseIdentities.isValidUid(uid) else {
             throw refused("its uid must be 1 to 128 bytes without control characters")
         }
-        return uid
+        return (uid, try FirebaseClaims.ofCustomToken(claims["claims"]))
     }
 
     /// What the signature check reads: nothing (the claims are checked above).

@@ -38,7 +38,7 @@ struct FirebaseIDTokens: Sendable {
     /// `providerType` (authsh's), proving the person by `methods` (``AuthenticationMethods``).
     func make(
         project: FirebaseProjects.Project, user: UserRecord, session: String, providerType: String, authTime: Int64,
-        methods: [String], extra: EJSONDocument
+        methods: [String], sessionClaims: EJSONDocument? = nil, extra: EJSONDocument
     ) async throws -> String {
         let now = clock.now
         var claims: EJSONDocument = [
@@ -63,8 +63,11 @@ struct FirebaseIDTokens: Sendable {
             firebase["second_factor_identifier"] = .string(FirebaseSecondFactors.totpEnrollmentId)
         }
         claims["firebase"] = .document(firebase)
-        // The user's custom claims (its custom data), then the hook's; neither replaces a
-        // claim of Firebase's.
+        // The session's claims (its custom token's), the user's custom claims (its custom data),
+        // then the hook's; none replaces a claim of Firebase's, nor one before it.
+        for (key, value) in sessionClaims ?? [:] where claims[key] == nil && !Self.reservedClaims.contains(key) {
+            claims[key] = value
+        }
         for (key, value) in user.customData ?? [:] where claims[key] == nil && !Self.reservedClaims.contains(key) {
             claims[key] = value
         }
