@@ -32,7 +32,8 @@ struct FirebaseAdmin {
 
     /// `accounts:lookup`: the users of these ids, emails and provider identities (each once).
     func lookup(
-        localIds: [String], emails: [String], federated: [(providerId: String, rawId: String)], project: FirebaseProjects.Project
+        localIds: [String], emails: [String], phoneNumbers: [String] = [], federated: [(providerId: String, rawId: String)],
+        project: FirebaseProjects.Project
     ) async throws -> [Shown] {
         let app = project.app
         var ids: [String] = localIds
@@ -44,6 +45,9 @@ struct FirebaseAdmin {
             } else if let holder = try await store.emailHolder(app: app.id, email: email, accounts: false), let id = holder.userId {
                 ids.append(id)
             }
+        }
+        for number in phoneNumbers {
+            if let id = try await store.userId(app: app.id, providerType: ProviderType.phone, externalId: number) { ids.append(id) }
         }
         for (providerId, rawId) in federated {
             guard let type = FirebaseIdentities.providerType(providerId) else { continue }
@@ -82,6 +86,7 @@ struct FirebaseAdmin {
         var photoUrl: String?
         var emailVerified = false
         var disabled = false
+        var phoneNumber: String?
     }
 
     /// `POST projects/P/accounts`: a new user (no hook runs, as no blocking function runs
@@ -95,6 +100,10 @@ struct FirebaseAdmin {
         }
         if let name = new.displayName { info["displayName"] = .string(name) }
         if let url = new.photoUrl { info["photoUrl"] = .string(url) }
+        if let number = new.phoneNumber {
+            guard AppConfiguration.Phone.isValid(number) else { throw FirebaseError.invalid("INVALID_PHONE_NUMBER", "Invalid format.") }
+            info["phoneNumber"] = .string(number)
+        }
         info["disabled"] = .bool(new.disabled)
         var portable: PortableUser
         let importing = try FirebaseImport([:], app: app, now: clock.now)
@@ -121,6 +130,11 @@ struct FirebaseAdmin {
         for account in portable.accounts where try await store.userpassAccount(app: app.id, email: account.email) != nil {
             throw FirebaseError.invalid("EMAIL_EXISTS")
         }
+        for phone in portable.user.identities where phone.providerType == ProviderType.phone {
+            if try await store.userId(app: app.id, providerType: ProviderType.phone, externalId: phone.externalId) != nil {
+                throw FirebaseError.invalid("PHONE_NUMBER_EXISTS")
+            }
+        }
         let counts: ImportCounts
         do {
             counts = try await store.importUsers([portable], looseAccounts: [])
@@ -141,6 +155,8 @@ struct FirebaseAdmin {
         var customAttributes: String?
         /// Tokens from before this time are revoked (seconds).
         var validSince: Int64?
+        /// The user's phone number, set or replaced.
+        var phoneNumber: String?
     }
 
     /// `accounts:update` with `localId`: the user's own changes, then the admin's.
@@ -148,6 +164,7 @@ struct FirebaseAdmin {
         let app = project.app
         guard var user = try await store.user(id: localId, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
         let claims = try change.customAttributes.map { text throws(FirebaseError) in try FirebaseClaims.parse(text) }
+        if let number = change.phoneNumber { user = try await setPhoneNumber(number, of: user, app: app) }
         user = try await accounts.apply(change.profile, to: user, app: app, keepSession: "")
         if let verified = change.emailVerified, let account = try await accounts.userpassAccount(of: user, app: app) {
             try await store.setEmailVerified(verified, app: app.id, email: account.email)
@@ -171,6 +188,27 @@ struct FirebaseAdmin {
         if change.profile.email != nil { await admin.adminRecord("email_set", app: app, user: user.id, by: actor) }
         guard let shown = try await self.user(id: user.id, project: project) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
         return shown
+    }
+
+    /// The user with `number` as its phone number (its `phone` identity, a former one removed):
+    /// `INVALID_PHONE_NUMBER`, `PHONE_NUMBER_EXISTS` when another user holds it.
+    private func setPhoneNumber(_ number: String, of user: UserRecord, app: AppRuntime) async throws -> UserRecord {
+        guard AppConfiguration.Phone.isValid(number) else { throw FirebaseError.invalid("INVALID_PHONE_NUMBER", "Invalid format.") }
+        let former = user.identities.filter { $0.providerType == ProviderType.phone }
+        guard !former.contains(where: { $0.externalId == number }) else { return user }
+        if try await store.userId(app: app.id, providerType: ProviderType.phone, externalId: number) != nil {
+            throw FirebaseError.invalid("PHONE_NUMBER_EXISTS")
+        }
+        do {
+            try await store.addIdentity(FirebaseImport.phoneIdentity(number, app: app), toUser: user.id, app: app.id, profile: user.data)
+        } catch let error as StoreError where error.isConflict {
+            throw FirebaseError.invalid("PHONE_NUMBER_EXISTS")
+        }
+        for old in former {
+            _ = try await store.removeIdentity(app: app.id, userId: user.id, providerType: ProviderType.phone, externalId: old.externalId)
+        }
+        guard let fresh = try await store.user(id: user.id, app: app.id) else { throw FirebaseError.invalid("USER_NOT_FOUND") }
+        return fresh
     }
 
     /// `accounts:delete` with `localId`.

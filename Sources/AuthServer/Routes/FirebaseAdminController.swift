@@ -44,8 +44,8 @@ struct FirebaseAdminController {
         try await FirebaseController.answering {
             let project = try project(context)
             let body = try await InputFields.read(request, context: context)
-            if body.document["phoneNumber"] != nil { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet") }
             var new = FirebaseAdmin.NewUser()
+            new.phoneNumber = try FirebaseController.optionalString(body, "phoneNumber")
             new.localId = try FirebaseController.optionalString(body, "localId")
             if let id = new.localId, !FirebaseIdentities.isValidUid(id) { throw FirebaseError.invalid("INVALID_LOCAL_ID") }
             new.email = try FirebaseController.optionalString(body, "email")
@@ -77,12 +77,9 @@ struct FirebaseAdminController {
                     guard let provider = item["providerId"]?.stringValue, let raw = item["rawId"]?.stringValue else { continue }
                     federated.append((provider, raw))
                 }
-                if !(try Self.strings(body, "phoneNumber", atMost: 100)).isEmpty {
-                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet")
-                }
                 let users = try await admin.lookup(
                     localIds: try Self.strings(body, "localId", atMost: 100), emails: try Self.strings(body, "email", atMost: 100),
-                    federated: federated, project: project)
+                    phoneNumbers: try Self.strings(body, "phoneNumber", atMost: 100), federated: federated, project: project)
                 var answer: EJSONDocument = ["kind": "identitytoolkit#GetAccountInfoResponse"]
                 // No `users` when none is found, as Firebase answers (the Node Admin SDK relies on it).
                 if !users.isEmpty { answer["users"] = .array(users.map { .document(FirebaseUserInfo.describe($0.user, admin: $0.admin)) }) }
@@ -217,8 +214,8 @@ struct FirebaseAdminController {
 
     /// The changes of an Admin API `accounts:update`.
     static func change(_ body: InputFields) throws(FirebaseError) -> FirebaseAdmin.Change {
-        if body.document["phoneNumber"] != nil { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "phone numbers are not built yet") }
         var change = FirebaseAdmin.Change(profile: try FirebaseController.update(body))
+        change.phoneNumber = try FirebaseController.optionalString(body, "phoneNumber")
         change.emailVerified = try flag(body, "emailVerified")
         change.disabled = try flag(body, "disableUser")
         change.customAttributes = try FirebaseController.optionalString(body, "customAttributes")

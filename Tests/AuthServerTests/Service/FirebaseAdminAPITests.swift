@@ -136,14 +136,16 @@ import Testing
                     "hashAlgorithm": "SCRYPT", "signerKey": .string(Base64.encode(key)), "saltSeparator": .string(Base64.encode(separator)),
                     "rounds": 8, "memoryCost": 14,
                     "users": [
-                        user("", "noid@example.com"), user("scrypt-1", "user1@test.com"), ["localId": "phone-1", "phoneNumber": "+15555550100"],
-                        ["localId": "plain-1", "displayName": "Plain"],
+                        user("", "noid@example.com"), user("scrypt-1", "user1@test.com"), ["localId": "bad-phone", "phoneNumber": "555-0100"],
+                        ["localId": "plain-1", "displayName": "Plain"], ["localId": "phone-1", "phoneNumber": "+15555550100"],
                     ],
                 ])
             #expect(mixed.status == 200, "\(mixed.body)")
             #expect(mixed.body["error"]?.arrayValue?.compactMap { $0["index"]?.integerValue } == [0, 2], "\(mixed.body)")
             let found = try await Self.call(c, "accounts:lookup", ["localId": ["scrypt-1", "plain-1", "phone-1", "costly"]])
-            #expect(found.body["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["scrypt-1", "plain-1"], "\(found.body)")
+            #expect(found.body["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["scrypt-1", "plain-1", "phone-1"], "\(found.body)")
+            let byPhone = try await Self.call(c, "accounts:lookup", ["phoneNumber": ["+15555550100"]])
+            #expect(byPhone.body["users"]?.arrayValue?.first?["phoneNumber"] == "+15555550100", "\(byPhone.body)")
 
             let before = try await AdminTransferTests.export(c)
             #expect(before.contains("$firebase-scrypt$r=8,m=14$"))

@@ -84,6 +84,11 @@ import Testing
             #expect(r["listed"] == ["imported-bcrypt", "imported-hmac", "imported-pbkdf2", "imported-scrypt", "made-1"], "\(r)")
             #expect(r["deleted"] == ["successes": 3, "failures": 0, "gone": "UserNotFoundError", "signIn": "INVALID_LOGIN_CREDENTIALS"], "\(r)")
             #expect(r["customToken"] == ["status": 200, "localId": "made-1"], "\(r)")
+            #expect(
+                r["phone"] == [
+                    "made": "+15550100050", "found": "phoned-1", "duplicate": "PhoneNumberAlreadyExistsError", "signIn": "phoned-1",
+                    "old": "UserNotFoundError", "invalid": "ValueError", "removed": nil,
+                ], "\(r)")
         }
     }
 

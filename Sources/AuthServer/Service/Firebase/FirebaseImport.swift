@@ -106,6 +106,13 @@ struct FirebaseImport: Sendable {
     }
 
     /// One `UserInfo` of the request as a user to import.
+    /// The `phone` identity of a number.
+    static func phoneIdentity(_ number: String, app: AppRuntime) -> IdentityRecord {
+        IdentityRecord(
+            externalId: number, providerType: ProviderType.phone, providerId: app.providerId(ProviderType.phone),
+            data: ["phone_number": .string(number)])
+    }
+
     func user(_ item: EJSON) throws(Refused) -> PortableUser {
         guard case .document(let d) = item else { throw Refused("a user must be a JSON object") }
         func string(_ key: String, max: Int = 1024) throws(Refused) -> String? {
@@ -132,7 +139,6 @@ struct FirebaseImport: Sendable {
         }
         guard let localId = try string("localId", max: 128), !localId.isEmpty else { throw Refused("localId is missing") }
         guard FirebaseIdentities.isValidUid(localId) else { throw Refused("localId must be 1 to 128 bytes without control characters") }
-        if d["phoneNumber"] != nil, d["phoneNumber"] != .null { throw Refused("phone numbers are not built yet") }
         if case .array(let factors)? = d["mfaInfo"], !factors.isEmpty { throw Refused("second factors are not imported yet") }
         var profile: EJSONDocument = [:]
         if let name = try string("displayName") { profile["name"] = .string(name) }
@@ -161,6 +167,10 @@ struct FirebaseImport: Sendable {
                     createdAt: user.createdAt, emailVerified: verified))
         } else if d["passwordHash"] != nil {
             throw Refused("a passwordHash needs an email")
+        }
+        if let number = try string("phoneNumber", max: 16) {
+            guard AppConfiguration.Phone.isValid(number) else { throw Refused("phoneNumber must be an E.164 number (+ and 7 to 15 digits)") }
+            portable.user.identities.append(Self.phoneIdentity(number, app: app))
         }
         guard case .array(let providers)? = d["providerUserInfo"] ?? .array([]) else { throw Refused("providerUserInfo must be an array") }
         for case .document(let info) in providers {

@@ -78,9 +78,7 @@ struct FirebasePhoneSignIn {
             throw FirebaseError.invalid("INVALID_CODE")
         }
         guard try await states.take(sessionInfo, kind: .phone, now: now) != nil else { throw FirebaseError.invalid("INVALID_SESSION_INFO") }
-        let identity = IdentityRecord(
-            externalId: number, providerType: ProviderType.phone, providerId: app.providerId(ProviderType.phone),
-            data: ["phone_number": .string(number)])
+        let identity = FirebaseImport.phoneIdentity(number, app: app)
         var proof = LoginService.Proof(identity: identity, profile: ["phone_number": .string(number)])
         // RFC 8176's `sms`: a code sent to the number proved it.
         proof.methods = ["sms"]
