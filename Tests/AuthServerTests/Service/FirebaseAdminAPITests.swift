@@ -143,7 +143,8 @@ import Testing
             #expect(mixed.status == 200, "\(mixed.body)")
             #expect(mixed.body["error"]?.arrayValue?.compactMap { $0["index"]?.integerValue } == [0, 2], "\(mixed.body)")
             let found = try await Self.call(c, "accounts:lookup", ["localId": ["scrypt-1", "plain-1", "phone-1", "costly"]])
-            #expect(found.body["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["scrypt-1", "plain-1", "phone-1"], "\(found.body)")
+            #expect(
+                found.body["users"]?.arrayValue?.compactMap { $0["localId"]?.stringValue } == ["scrypt-1", "plain-1", "phone-1"], "\(found.body)")
             let byPhone = try await Self.call(c, "accounts:lookup", ["phoneNumber": ["+15555550100"]])
             #expect(byPhone.body["users"]?.arrayValue?.first?["phoneNumber"] == "+15555550100", "\(byPhone.body)")
 
