@@ -5,11 +5,14 @@ Usage: admin-sdk.py HOST:PORT PROJECT API_KEY
 
 Signs a user up through the client API, then has the Admin SDK (FIREBASE_AUTH_EMULATOR_HOST)
 verify the ID token as the project and as another project; then signs in with a custom token the
-SDK made (unsigned, as in emulator mode) and verifies that user's token. Prints one JSON object.
+SDK made (unsigned, as in emulator mode) and verifies that user's token; then makes, verifies and
+revokes a session cookie. Prints one JSON object.
 """
+import datetime
 import json
 import os
 import sys
+import time
 import urllib.request
 
 host, project, key = sys.argv[1:4]
@@ -55,4 +58,23 @@ report["custom"] = {
 }
 again = post("/identitytoolkit.googleapis.com/v1/accounts:signInWithCustomToken", {"token": custom})
 report["custom"]["sameUser"] = again["localId"] == signed_in["localId"] and again.get("isNewUser") is False
+
+# A session cookie of the first user's ID token: verified, then revoked with the user's tokens.
+cookie = auth.create_session_cookie(signed_up["idToken"], expires_in=datetime.timedelta(days=1), app=ours)
+decoded = auth.verify_session_cookie(cookie, check_revoked=True, app=ours)
+report["sessionCookie"] = {"uid": decoded["uid"], "iss": decoded["iss"], "localId": signed_up["localId"]}
+try:
+    auth.verify_id_token(cookie, app=ours)
+    report["sessionCookie"]["asIdToken"] = "accepted"
+except auth.InvalidIdTokenError as error:
+    report["sessionCookie"]["asIdToken"] = type(error).__name__
+# Revocation compares whole seconds (a token issued in the second of validSince stays good):
+# let the server's clock pass the cookie's second first.
+time.sleep(1.1)
+auth.revoke_refresh_tokens(signed_up["localId"], app=ours)
+try:
+    auth.verify_session_cookie(cookie, check_revoked=True, app=ours)
+    report["sessionCookie"]["revoked"] = "accepted"
+except auth.RevokedSessionCookieError as error:
+    report["sessionCookie"]["revoked"] = type(error).__name__
 print(json.dumps(report))

@@ -211,6 +211,13 @@ struct FirebaseAdmin {
         return fresh
     }
 
+    /// `createSessionCookie`: a session cookie of an ID token whose session is live and whose
+    /// user is enabled.
+    func sessionCookie(idToken: String, lifetime: Int64, project: FirebaseProjects.Project) async throws -> String {
+        let (token, _) = try await accounts.holder(idToken: idToken, project: project)
+        return try await accounts.idTokens.sessionCookie(of: token, project: project, lifetime: lifetime)
+    }
+
     /// `accounts:delete` with `localId`.
     func delete(localId: String, project: FirebaseProjects.Project, by actor: AdminActor) async throws {
         do {

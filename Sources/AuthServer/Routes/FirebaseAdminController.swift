@@ -29,6 +29,7 @@ struct FirebaseAdminController {
         var group = router.group(RouterPath(Self.base))
         if dev { group = group.add(middleware: DevRequestGuard(listenHost: origin.listenHost, publicURL: origin.publicURL)) }
         group = group.add(middleware: FirebaseAdminAuthMiddleware(keys: keys, channel: channel, dev: dev))
+        group.post(use: projectMethod)
         group.post("accounts", use: create)
         group.post(":method", use: post)
         group.get(":method", use: get)
@@ -38,6 +39,23 @@ struct FirebaseAdminController {
     /// projects exist).
     private func project(_ context: AuthRequestContext) throws(FirebaseError) -> FirebaseProjects.Project {
         try projects.named(context.parameters.get("project"))
+    }
+
+    /// `POST projects/PROJECT:METHOD`: `createSessionCookie` (`idToken`, `validDuration` in
+    /// seconds, 5 minutes to 14 days, 14 days when absent): `{sessionCookie}`.
+    @Sendable func projectMethod(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        try await FirebaseController.answering {
+            let named = context.parameters.get("project") ?? ""
+            guard let colon = named.lastIndex(of: ":"), named[named.index(after: colon)...] == "createSessionCookie" else {
+                throw FirebaseError(404, "Method not found.", status: "NOT_FOUND", reason: "notFound")
+            }
+            let project = try projects.named(String(named[..<colon]))
+            let body = try await InputFields.read(request, context: context)
+            let idToken = try FirebaseController.string(body, "idToken", missing: "MISSING_ID_TOKEN")
+            let lifetime = Int64(try Self.number(body, "validDuration") ?? Int(FirebaseIDTokens.sessionCookieLifetimes.upperBound))
+            guard FirebaseIDTokens.sessionCookieLifetimes.contains(lifetime) else { throw FirebaseError.invalid("INVALID_DURATION") }
+            return ["sessionCookie": .string(try await admin.sessionCookie(idToken: idToken, lifetime: lifetime, project: project))]
+        }
     }
 
     @Sendable func create(_ request: Request, context: AuthRequestContext) async throws -> Response {

@@ -65,6 +65,32 @@ import Testing
             // Another project's app has no such user.
             let elsewhere = try await Self.call(c, "accounts:lookup", project: "project-two", bearer: AdminHarness.key, ["localId": ["prod-made"]])
             #expect(elsewhere.status == 200 && elsewhere.body["users"] == nil, "\(elsewhere.body)")
+
+            // Session cookies: signed outside dev mode, never as an ID token; an admin's call.
+            let up = try await FirebaseAPITests.call(c, "signUp", key: "key-of-project-one", [:])
+            func cookie(_ body: EJSON, bearer: String? = AdminHarness.key, project: String = "project-one") async throws -> Reply {
+                try await c.call(
+                    .post, "/identitytoolkit.googleapis.com/v1/projects/\(project):createSessionCookie", json: body,
+                    headers: [("Authorization", bearer.map { "Bearer " + $0 })])
+            }
+            let baked = try await cookie(["idToken": up.body["idToken"]!, "validDuration": "3600"])
+            #expect(baked.status == 200, "\(baked.body)")
+            let (header, claims) = try FirebaseAPITests.parts(baked["sessionCookie"])
+            #expect(header["alg"] != nil && header["alg"]?.stringValue != "none", "\(header)")
+            #expect(claims["iss"] == "https://session.firebase.google.com/project-one" && claims["sub"] == up.body["localId"], "\(claims)")
+            let exp = try #require(claims["exp"]?.integerValue), iat = try #require(claims["iat"]?.integerValue)
+            #expect(exp - iat == 3600)
+            FirebaseAPITests.expectError(
+                try await FirebaseAPITests.call(c, "lookup", key: "key-of-project-one", ["idToken": baked.body["sessionCookie"]!]), 400,
+                "INVALID_ID_TOKEN")
+            #expect(try await cookie(["idToken": up.body["idToken"]!], bearer: "owner").status == 401)
+            FirebaseAPITests.expectError(try await cookie(["idToken": up.body["idToken"]!, "validDuration": 60]), 400, "INVALID_DURATION")
+            FirebaseAPITests.expectError(try await cookie(["idToken": "not-a-token"]), 400, "INVALID_ID_TOKEN")
+            FirebaseAPITests.expectError(try await cookie(["idToken": up.body["idToken"]!], project: "project-two"), 400, "INVALID_ID_TOKEN")
+            let other = try await c.call(
+                .post, "/identitytoolkit.googleapis.com/v1/projects/project-one:deleteAllThings", json: [:],
+                headers: [("Authorization", "Bearer " + AdminHarness.key)])
+            #expect(other.status == 404)
         }
         // Production without admin keys: there is no Admin API.
         try await TestServer.run(FirebaseAPITests.production()) { c in

@@ -104,6 +104,10 @@ import Testing
             let custom = try #require(report["custom"], "\(text)")
             #expect(custom["isNewUser"] == true && custom["provider"] == "custom" && custom["sameUser"] == true, "\(text)")
             #expect(custom["plan"] == "pro", "the custom token's claims, as verify_id_token reads them: \(text)")
+            // create_session_cookie and verify_session_cookie(check_revoked=True).
+            let cookie = try #require(report["sessionCookie"], "\(text)")
+            #expect(cookie["uid"] == cookie["localId"] && cookie["iss"] == "https://session.firebase.google.com/local", "\(text)")
+            #expect(cookie["asIdToken"] == "InvalidIdTokenError" && cookie["revoked"] == "RevokedSessionCookieError", "\(text)")
             #expect(custom["uid"] == "custom-uid-1" && custom["localId"] == "custom-uid-1", "\(text)")
         }
     }

@@ -76,6 +76,26 @@ struct FirebaseIDTokens: Sendable {
         return try await tokens.sign(document: claims, app: project.app.id)
     }
 
+    /// The issuer of a project's session cookies, before the project id.
+    static let sessionCookieIssuerPrefix = "https://session.firebase.google.com/"
+    /// The shortest and longest a session cookie may last (Firebase's: 5 minutes, 14 days).
+    static let sessionCookieLifetimes: ClosedRange<Int64> = 300...(14 * 86_400)
+
+    /// A session cookie of a checked ID token (the Admin API's `createSessionCookie`): its
+    /// claims, issued now by `https://session.firebase.google.com/PROJECT` for `lifetime`
+    /// seconds, signed as ID tokens are (unsigned in dev mode). Its `sid` is the ID token's
+    /// session, whose end (a logout, a revocation) the Admin SDKs' `check_revoked` sees
+    /// through the user's `validSince`.
+    func sessionCookie(of token: Verified, project: FirebaseProjects.Project, lifetime: Int64) async throws -> String {
+        var claims = token.claims
+        let now = clock.now
+        claims["iat"] = .int64(now)
+        claims["exp"] = .int64(now + lifetime)
+        claims["iss"] = .string(Self.sessionCookieIssuerPrefix + project.id)
+        if dev { return Self.unsigned(claims) }
+        return try await tokens.sign(document: claims, app: project.app.id)
+    }
+
     /// An unsigned JWT (`alg: none`, an empty signature), as the emulator makes them.
     static func unsigned(_ claims: EJSONDocument) -> String {
         var token: [UInt8] = []
