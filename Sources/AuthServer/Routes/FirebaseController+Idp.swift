@@ -19,7 +19,9 @@ extension FirebaseController {
         do {
             answer = try await idp.signIn(
                 credential, pendingToken: pendingToken, idToken: try Self.optionalString(body, "idToken"), project: project, address: address)
-        } catch let error as FirebaseError where error.message.hasPrefix("FEDERATED_USER_ID_ALREADY_LINKED") {
+        } catch let error as FirebaseError
+            where error.message.hasPrefix("FEDERATED_USER_ID_ALREADY_LINKED") || error.message.hasPrefix("EMAIL_EXISTS")
+        {
             guard body.document["returnIdpCredential"] == true, let credential else { throw error }
             var refused: EJSONDocument = [
                 "kind": "identitytoolkit#VerifyAssertionResponse", "providerId": .string(credential.providerId),

@@ -85,6 +85,25 @@ import Testing
         }
     }
 
+    /// With one account per email (Firebase's default, `allowDuplicateEmails: false`), a link
+    /// whose verified email is another user's is refused: `EMAIL_EXISTS`.
+    @Test func aLinkMayNotTakeAnotherUsersEmail() async throws {
+        try await TestServer.run { c in
+            let patched = try await c.call(.patch, "/emulator/v1/projects/local/config", json: ["signIn": ["allowDuplicateEmails": false]])
+            #expect(patched.status == 200, "\(patched.body)")
+            let owner = try await Self.signIn(c, Self.fake("github.com", ["sub": "gh-1", "email": "own@example.com", "email_verified": true]))
+            #expect(owner.status == 200, "\(owner.body)")
+            let anon = try await FirebaseAPITests.call(c, "signUp", [:])
+            let google = Self.fake("google.com", ["sub": "g-1", "email": "own@example.com", "email_verified": true])
+            FirebaseAPITests.expectError(try await Self.signIn(c, google, ["idToken": anon.body["idToken"]!]), 400, "EMAIL_EXISTS")
+            let sdk = try await Self.signIn(c, google, ["idToken": anon.body["idToken"]!, "returnIdpCredential": true])
+            #expect(sdk.status == 200 && sdk["errorMessage"] == "EMAIL_EXISTS" && sdk["idToken"] == nil, "\(sdk.body)")
+            // The email's own user links it.
+            let linked = try await Self.signIn(c, google, ["idToken": owner.body["idToken"]!])
+            #expect(linked.status == 200 && linked["localId"] == owner["localId"], "\(linked.body)")
+        }
+    }
+
     /// A real ID token of the dev identity provider, checked by the app's Google provider. Its
     /// verified email is another user's: Firebase's `needConfirmation`, whose `pendingToken`
     /// links the identity once the person signs in as that user.

@@ -105,13 +105,20 @@ struct FirebaseAccounts {
 
     /// Adds the proven identity to the user of `idToken`, who signs in anew with it (a new
     /// session, as after Firebase's link). `FEDERATED_USER_ID_ALREADY_LINKED` when another
-    /// user holds it.
+    /// user holds it; with `oneAccountPerEmail`, `EMAIL_EXISTS` when the email it vouches for
+    /// is another user's.
     func link(_ proof: LoginService.Proof, to idToken: String, project: FirebaseProjects.Project) async throws -> SignedIn {
         let app = project.app
         let (token, user) = try await holder(idToken: idToken, project: project)
         let identity = proof.identity
         let holder = try await store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId)
         if let holder, holder != user.id { throw FirebaseError.invalid("FEDERATED_USER_ID_ALREADY_LINKED") }
+        if holder == nil, app.config.oneAccountPerEmail, let email = identity.email,
+            let owner = try await store.emailHolder(app: app.id, email: email, accounts: LoginService.userpassVouches(app)),
+            owner.userId != user.id
+        {
+            throw FirebaseError.invalid("EMAIL_EXISTS")
+        }
         if holder == nil {
             var profile = user.data
             for (key, value) in proof.profile where profile[key] == nil { profile[key] = value }
