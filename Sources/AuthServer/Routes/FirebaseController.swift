@@ -74,12 +74,16 @@ struct FirebaseController {
                 }
                 return answer
             case "signInWithEmailLink":
-                if body.document["idToken"] != nil {
-                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "linking an email link to a signed-in user is not built yet")
+                let email = try Self.string(body, "email", missing: "MISSING_EMAIL")
+                let code = try Self.string(body, "oobCode", missing: "MISSING_OOB_CODE")
+                let signedIn: FirebaseAccounts.SignedIn
+                if let idToken = try Self.optionalString(body, "idToken") {
+                    AuditTrail.event("link")
+                    signedIn = try await actions.linkEmailLink(
+                        idToken: idToken, email: email, code: code, project: project, address: context.clientAddress)
+                } else {
+                    signedIn = try await actions.signInWithEmailLink(email: email, code: code, project: project, address: context.clientAddress)
                 }
-                let signedIn = try await actions.signInWithEmailLink(
-                    email: try Self.string(body, "email", missing: "MISSING_EMAIL"),
-                    code: try Self.string(body, "oobCode", missing: "MISSING_OOB_CODE"), project: project, address: context.clientAddress)
                 var answer = Self.tokens(signedIn, kind: "EmailLinkSigninResponse")
                 answer["isNewUser"] = .bool(signedIn.isNew)
                 return answer

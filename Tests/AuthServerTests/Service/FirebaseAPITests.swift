@@ -284,6 +284,47 @@ import Testing
         }
     }
 
+    /// With an `idToken`, an email link's email becomes the user's (no password), proven; an
+    /// email another user signs in with is `EMAIL_EXISTS`, and a user with another email has its
+    /// password provider already.
+    @Test func anEmailLinkLinksItsEmailToTheSignedInUser() async throws {
+        try await TestServer.run { c in
+            func code(_ email: String) async throws -> EJSON {
+                let sent = try await Self.call(
+                    c, "sendOobCode", ["requestType": "EMAIL_SIGNIN", "email": .string(email), "continueUrl": "https://app.example.com/finish"])
+                #expect(sent.status == 200, "\(sent.body)")
+                return try #require(
+                    try await Self.oobCodes(c).last { $0["email"]?.stringValue == email && $0["requestType"] == "EMAIL_SIGNIN" }?["oobCode"])
+            }
+            let anon = try await Self.call(c, "signUp", [:])
+            let linked = try await Self.call(
+                c, "signInWithEmailLink",
+                ["email": "anon.link@example.com", "oobCode": try await code("anon.link@example.com"), "idToken": anon.body["idToken"]!])
+            #expect(linked.status == 200 && linked["localId"] == anon["localId"], "\(linked.body)")
+            let claims = try Self.parts(linked["idToken"]).claims
+            #expect(claims["email"] == "anon.link@example.com" && claims["email_verified"] == true, "\(claims)")
+            // The email now signs in by link as that user.
+            let back = try await Self.call(
+                c, "signInWithEmailLink", ["email": "anon.link@example.com", "oobCode": try await code("anon.link@example.com")])
+            #expect(back["localId"] == anon["localId"] && back.body["isNewUser"] == false, "\(back.body)")
+
+            let taken = try await Self.call(c, "signUp", ["email": "taken@example.com", "password": "password1"])
+            let other = try await Self.call(c, "signUp", [:])
+            Self.expectError(
+                try await Self.call(
+                    c, "signInWithEmailLink",
+                    ["email": "taken@example.com", "oobCode": try await code("taken@example.com"), "idToken": other.body["idToken"]!]),
+                400, "EMAIL_EXISTS")
+            // The other user's password still works: nothing of theirs changed.
+            #expect(try await Self.call(c, "signInWithPassword", ["email": "taken@example.com", "password": "password1"]).status == 200)
+            Self.expectError(
+                try await Self.call(
+                    c, "signInWithEmailLink",
+                    ["email": "fresh@example.com", "oobCode": try await code("fresh@example.com"), "idToken": taken.body["idToken"]!]),
+                400, "PROVIDER_ALREADY_LINKED")
+        }
+    }
+
     /// A mail's `continueUrl` must be of an origin the app lists: never somebody else's page.
     @Test func aContinueURLMustBeAnOriginTheAppAllows() async throws {
         var config = Self.production()

@@ -248,49 +248,6 @@ struct FirebaseActions {
         return (email, try await store.user(app: app.id, providerType: ProviderType.userpass, externalId: account.identityId))
     }
 
-    /// `accounts:signInWithEmailLink`: the code of a sign-in link for `email` used once, and the
-    /// account of the email signed in (made, without a password, when there is none): the
-    /// mailbox is proven. An account whose email was not proven yet loses the password someone
-    /// set on it and every session, as at a reset by mail: whoever registered the address
-    /// before its owner cannot keep a way in.
-    func signInWithEmailLink(email: String, code: String, project: FirebaseProjects.Project, address: String) async throws
-        -> FirebaseAccounts.SignedIn
-    {
-        let app = project.app
-        let store = accounts.store
-        let (tokenId, token) = try await parts(code, project: project, address: address)
-        let now = accounts.clock.now
-        guard let owner = try await store.tokenEmail(app: app.id, kind: .signIn, id: tokenId, digest: Secrets.digest(token), now: now)
-        else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
-        guard owner.lowercased() == email.lowercased() else {
-            throw FirebaseError.invalid("INVALID_EMAIL", "The email provided does not match the sign-in email address.")
-        }
-        guard try await store.consumeToken(app: app.id, kind: .signIn, id: tokenId, digest: Secrets.digest(token), now: now) != nil else {
-            throw FirebaseError.invalid("INVALID_OOB_CODE")
-        }
-        if let existing = try await store.userpassAccount(app: app.id, email: owner) {
-            if !existing.emailVerified || !existing.confirmed {
-                try await store.resetPassword(app: app.id, email: owner, hash: PasswordHasher.noPassword)
-                try await store.confirmUserpassAccount(app: app.id, email: owner)
-            }
-        } else {
-            let made = UserpassAccount(
-                appId: app.id, email: owner, passwordHash: PasswordHasher.noPassword, identityId: accounts.clock.newId(), confirmed: true,
-                createdAt: now, emailVerified: true)
-            do {
-                try await store.insertUserpassAccount(made)
-            } catch let error as StoreError where error.isConflict {
-                // Made at the same moment by another request: signed in below all the same.
-            }
-        }
-        guard let account = try await store.userpassAccount(app: app.id, email: owner) else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
-        var proof = LoginService.proof(of: account, app: app)
-        // The mailbox, proven through a link: no method of RFC 8176's (as an identity
-        // provider's login), so a TOTP code may still be the second factor.
-        proof.methods = []
-        return try await accounts.signIn(proof, project: project, address: address)
-    }
-
     /// A code's parts, after the rate limit on tokens; `INVALID_OOB_CODE` for no code.
     func parts(_ code: String, project: FirebaseProjects.Project, address: String) async throws -> (tokenId: String, token: String) {
         guard let parts = Self.parts(code) else { throw FirebaseError.invalid("INVALID_OOB_CODE") }
