@@ -78,7 +78,7 @@ enum Help {
                     .help User, .help User:unlink)
         .users      the users this client knows (* marks the current one)
         .whoami     the current user and its identities (provider, email, id)
-        .outbox [EMAIL]  the dev server's outbox (confirmation and reset mails)
+        .outbox [EMAIL]  the dev server's outbox (mails, and codes texted to phones)
         .save FILE  write the statements that ran without an error as a script (authsh FILE
                     replays it; auth.password() prompts again)
         signIn("github")  sign in with GitHub (the dev identity provider on the embedded

@@ -6,7 +6,7 @@ extension AppConfiguration {
     /// auth; the App Services API has none).
     ///
     /// ```json
-    /// "phone": { "testNumbers": { "+15555550100": "123456" } }
+    /// "phone": { "testNumbers": { "+15555550100": "123456" }, "allowedRegions": ["+1", "+44"] }
     /// ```
     ///
     /// A text goes out through the app's `sendSms` hook (in dev mode, to the outbox too); a
@@ -15,6 +15,13 @@ extension AppConfiguration {
     public struct Phone: Sendable, Equatable {
         /// Fixed codes of numbers that get no text, by E.164 number.
         public var testNumbers: [String: String] = [:]
+        /// The prefixes (`+` and 1 to 6 digits: a calling code, or more of a number) of the
+        /// numbers the app texts; empty: any. Texts to premium numbers abroad are what an SMS
+        /// pumping attack sells.
+        public var allowedRegions: [String] = []
+
+        /// Whether a text may go to `number`.
+        func allows(_ number: String) -> Bool { allowedRegions.isEmpty || allowedRegions.contains { number.hasPrefix($0) } }
 
         public init() {}
 
@@ -27,6 +34,19 @@ extension AppConfiguration {
 
         init(reader p: inout ConfigReader) throws(ConfigError) {
             self.init()
+            if let v = p.value("allowedRegions"), v != .null {
+                guard case .array(let items) = v, items.count <= 300 else {
+                    throw p.mismatch("allowedRegions", "an array of at most 300 prefixes", v)
+                }
+                for item in items {
+                    guard let prefix = item.stringValue, prefix.hasPrefix("+"), (2...7).contains(prefix.utf8.count),
+                        prefix.utf8.dropFirst().allSatisfy({ (48...57).contains($0) })
+                    else {
+                        throw ConfigError(key: p.keyPath("allowedRegions"), reason: "a prefix is + and 1 to 6 digits, as \"+1\" or \"+44\"")
+                    }
+                    allowedRegions.append(prefix)
+                }
+            }
             guard let v = p.value("testNumbers"), v != .null else { return }
             guard case .document(let numbers) = v else { throw p.mismatch("testNumbers", "an object of numbers and codes", v) }
             guard numbers.count <= 100 else { throw ConfigError(key: p.keyPath("testNumbers"), reason: "lists at most 100 numbers") }
@@ -44,7 +64,7 @@ extension AppConfiguration {
 
         var ejson: EJSON {
             [
-                "enabled": true,
+                "enabled": true, "allowedRegions": .array(allowedRegions.map(EJSON.string)),
                 "testNumbers": .document(EJSONDocument(testNumbers.sorted { $0.key < $1.key }.map { ($0.key, EJSON.string($0.value)) })),
             ]
         }

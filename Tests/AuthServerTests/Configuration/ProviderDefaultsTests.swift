@@ -54,3 +54,29 @@ import Testing
         }
     }
 }
+
+/// The `phone` provider's config: its test numbers and regions, checked at load; it is a
+/// Firebase sign-in, which the App Services API does not take.
+extension ProviderDefaultsTests {
+    @Test func thePhoneProvidersConfigIsCheckedAndServesNoAppServicesLogin() async throws {
+        let config = try Self.config(
+            #"{"apps": [{"id": "local", "providers": {"phone": {"testNumbers": {"+15555550100": "123456"}, "allowedRegions": ["+1", "+44"]}}}]}"#)
+        #expect(config.apps[0].providers.phone?.testNumbers == ["+15555550100": "123456"])
+        #expect(config.apps[0].providers.phone?.allowedRegions == ["+1", "+44"])
+        for (bad, names) in [
+            (#"{"testNumbers": {"5555550100": "123456"}}"#, "E.164"), (#"{"testNumbers": {"+15555550100": "12345"}}"#, "6 digits"),
+            (#"{"allowedRegions": ["1"]}"#, "prefix"), (#"{"allowedRegions": "+1"}"#, "allowedRegions"),
+        ] {
+            do {
+                _ = try Self.config(#"{"apps": [{"id": "local", "providers": {"phone": "# + bad + #"}}]}"#)
+                Issue.record("\(bad) was taken")
+            } catch {
+                #expect("\(error)".contains(names) && "\(error)".contains("providers.phone"), "\(error)")
+            }
+        }
+        try await TestServer.run(config) { (c: Client) async throws in
+            let r = try await c.login("phone", ["phoneNumber": "+15555550100", "code": "123456"])
+            #expect(r.status == 404 && r.code == "AuthProviderNotFound", "\(r.status) \(r.body)")
+        }
+    }
+}

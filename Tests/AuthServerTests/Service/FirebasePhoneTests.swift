@@ -106,6 +106,7 @@ import Testing
         app.firebase = FirebaseConfiguration(projectId: "phones", apiKeys: ["phone-key"])
         var phone = AppConfiguration.Phone()
         phone.testNumbers = ["+15555550100": "123456"]
+        phone.allowedRegions = ["+1555"]
         app.providers.phone = phone
         app.rateLimits.enabled = true
         app.rateLimits.limits[.sms] = .init(perAddress: 100, perAccount: 2, windowSeconds: 3600)
@@ -148,6 +149,11 @@ import Testing
             let inside = try await API.call(c, "signInWithPhoneNumber", key: "phone-key", ["sessionInfo": sent.body["sessionInfo"]!, "code": code])
             #expect(inside.status == 200 && inside.body["isNewUser"] == true, "\(inside.body)")
 
+            // A number outside the app's regions gets no text.
+            let abroad = try await send("+8821234567")
+            FirebaseAPITests.expectError(abroad, 400, "OPERATION_NOT_ALLOWED")
+            #expect(abroad.body["error"]?["message"]?.stringValue?.contains("region") == true, "\(abroad.body)")
+            #expect(try await c.function("lastText", token: token).body["number"] == "+15550100004", "the hook was not called")
             // The hook refuses a number; the rate limit per number holds.
             API.expectError(try await send("+15550100099"), 400, "BLOCKING_FUNCTION_ERROR_RESPONSE")
             #expect(try await send("+15550100004").status == 200)

@@ -31,8 +31,11 @@ struct FirebasePhoneSignIn {
         guard let number = phoneNumber, AppConfiguration.Phone.isValid(number) else {
             throw FirebaseError.invalid("INVALID_PHONE_NUMBER", "Invalid format.")
         }
-        try await accounts.abuse.checkRate(.sms, app: app, address: address, account: number)
         let test = phone.testNumbers[number]
+        guard test != nil || phone.allows(number) else {
+            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "SMS unable to be sent until this region enabled by the app developer.")
+        }
+        try await accounts.abuse.checkRate(.sms, app: app, address: address, account: number)
         let code = test ?? Self.newCode()
         let now = accounts.clock.now
         let sessionInfo = try states.seal(
