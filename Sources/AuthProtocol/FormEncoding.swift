@@ -31,8 +31,12 @@ public enum FormEncoding {
     /// or a value is not UTF-8. Split on the bytes, not on characters: a body of long tokens
     /// (a refresh) costs a pass over its bytes.
     public static func decode(_ text: some StringProtocol) -> [(String, String)]? {
+        decode(bytes: Array(text.utf8))
+    }
+
+    /// ``decode(_:)`` of a body's bytes, read once (a refresh's form is mostly its 600-byte token).
+    public static func decode(bytes: [UInt8]) -> [(String, String)]? {
         var out: [(String, String)] = []
-        let bytes = Array(text.utf8)
         for pair in bytes.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: true) {
             let equals = pair.firstIndex(of: UInt8(ascii: "=")) ?? pair.endIndex
             guard let key = unescape(pair[..<equals]),
@@ -49,6 +53,10 @@ public enum FormEncoding {
     }
 
     static func unescape(_ text: ArraySlice<UInt8>) -> String? {
+        // Nothing escaped (a token, most values): the bytes as they are.
+        if !text.contains(where: { $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "%") }) {
+            return String(validating: text, as: UTF8.self)
+        }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.count)
         var it = text.makeIterator()

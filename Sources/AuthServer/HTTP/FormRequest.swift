@@ -20,14 +20,14 @@ enum FormRequest {
         } catch is NIOTooManyBytesError {
             throw ServiceError(.payloadTooLarge, "request body is larger than 64 KiB")
         }
-        let text = String(buffer: buffer)
-        if text.hasPrefix("{") {
-            guard case .document(let d)? = try? EJSON(parsing: Array(text.utf8)) else {
+        let bytes = Array(buffer.readableBytesView)
+        if bytes.first == UInt8(ascii: "{") {
+            guard case .document(let d)? = try? EJSON(parsing: bytes) else {
                 throw ServiceError(.badRequest, "request body is not valid JSON")
             }
             return d.compactMap { k, v in v.stringValue.map { (k, $0) } }
         }
-        guard let fields = FormEncoding.decode(text) else { throw ServiceError(.badRequest, "request body is not a valid form") }
+        guard let fields = FormEncoding.decode(bytes: bytes) else { throw ServiceError(.badRequest, "request body is not a valid form") }
         return fields
     }
 }
