@@ -338,8 +338,8 @@ struct FirebaseAccounts {
         }
         let before = update.email == nil ? nil : try await userpassAccount(of: user, app: project.app)?.email
         let after = try await apply(update, to: user, app: project.app, keepSession: token.sessionId)
-        let now = try await userpassAccount(of: after, app: project.app)?.email
-        return (after, before != now ? before : nil)
+        let moved = try await userpassAccount(of: after, app: project.app)?.email
+        return (after, before != moved ? before : nil)
     }
 
     /// The changes a user's `accounts:update` and the Admin API's both make: the email and the

@@ -42,14 +42,16 @@ struct FirebasePhoneSignIn {
             ["p": .string(number), "d": .string(Hex.encode(Secrets.digest(code)))], kind: .phone, app: app.id, expires: now + Self.lifetime)
         guard test == nil else { return sessionInfo }
         let message = "\(code) is your code for \(app.id)."
-        outbox?.keep(
+        let sent = try await hooks.sendSms(to: number, code: code, message: message, address: address, app: app)
+        guard let outbox else {
+            guard sent else { throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "the app has no sendSms hook: it cannot send text messages") }
+            return sessionInfo
+        }
+        // Dev mode: the text is kept (once the hook, if any, sent it).
+        outbox.keep(
             OutboxMessage(
                 to: number, subject: "", body: message, kind: Self.outboxKind, token: code, tokenId: "", link: sessionInfo, sentAt: now),
             app: app.id)
-        let sent = try await hooks.sendSms(to: number, code: code, message: message, address: address, app: app)
-        guard sent || outbox != nil else {
-            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "the app has no sendSms hook: it cannot send text messages")
-        }
         return sessionInfo
     }
 
