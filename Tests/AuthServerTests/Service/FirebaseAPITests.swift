@@ -456,7 +456,8 @@ import Testing
         }
     }
 
-    /// With `recentLoginSeconds`, a password change and a deletion need a recent login.
+    /// With `recentLoginSeconds`, a password change, both ways of changing the email and a
+    /// deletion need a recent login.
     @Test func oldLoginsChangeNoPasswordAndDeleteNothing() async throws {
         var app = AppConfiguration(id: "local")
         app.recentLoginSeconds = 300
@@ -468,6 +469,12 @@ import Testing
             let idToken = try #require(refreshed["id_token"])
             Self.expectError(
                 try await Self.call(c, "update", ["idToken": .string(idToken), "password": "password2"]), 400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            Self.expectError(
+                try await Self.call(c, "update", ["idToken": .string(idToken), "email": "new@example.com"]), 400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
+            Self.expectError(
+                try await Self.call(
+                    c, "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": .string(idToken), "newEmail": "new@example.com"]),
+                400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             Self.expectError(try await Self.call(c, "delete", ["idToken": .string(idToken)]), 400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
             // The profile is no secret: it changes.
             #expect(try await Self.call(c, "update", ["idToken": .string(idToken), "displayName": "Old"]).status == 200)

@@ -117,25 +117,6 @@ import Testing
         }
     }
 
-    /// With `recentLoginSeconds`, both ways of changing the email need a recent login.
-    @Test func anEmailChangeNeedsARecentLogin() async throws {
-        var app = AppConfiguration(id: "local")
-        app.recentLoginSeconds = 300
-        try await TestServer.run(TestServer.configuration(apps: [app])) { c in
-            let up = try await API.call(c, "signUp", ["email": "old@example.com", "password": "password1"])
-            try await TOTPHarness.now(c, advancing: 301)
-            let refreshed = try await c.call(
-                .post, API.token + "?key=k", json: ["grant_type": "refresh_token", "refresh_token": up.body["refreshToken"]!])
-            let idToken = try #require(refreshed.body["id_token"])
-            API.expectError(
-                try await API.call(c, "update", ["idToken": idToken, "email": "new@example.com"]), 400, "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-            API.expectError(
-                try await API.call(
-                    c, "sendOobCode", ["requestType": "VERIFY_AND_CHANGE_EMAIL", "idToken": idToken, "newEmail": "new@example.com"]), 400,
-                "CREDENTIAL_TOO_OLD_LOGIN_AGAIN")
-        }
-    }
-
     /// The Admin API changes a user's email (every session ends) and makes change links.
     @Test func theAdminAPIChangesEmailsAndMakesChangeLinks() async throws {
         try await TestServer.run { c in
