@@ -143,7 +143,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     FirebaseController(
         projects: s.firebaseProjects, accounts: s.firebase, actions: s.firebaseActions,
         emailChange: FirebaseEmailChange(actions: s.firebaseActions), phone: s.firebasePhone, idp: FirebaseIdpSignIn(accounts: s.firebase),
-        secondFactors: FirebaseSecondFactors(accounts: s.firebase, factors: s.secondFactors),
+        secondFactors: FirebaseSecondFactors(accounts: s.firebase, factors: s.secondFactors, phone: s.firebasePhone),
         origin: s.origin
     ).addRoutes(to: router)
     if configuration.dev || !configuration.adminKeys.isEmpty {

@@ -132,12 +132,13 @@ struct ServerServices {
         self.sessions = sessions
         self.userpass = userpass
         self.sweeper = sweeper
+        let phoneCodes = PhoneCodes(hooks: hooks, abuse: abuse, clock: c.clock, outbox: outbox)
         let passkeys = PasskeyService(store: store, states: states, clock: c.clock, sessions: sessions, abuse: abuse, dev: c.dev)
         self.passkeys = passkeys
         login = LoginService(
             store: store, clock: c.clock, sessions: sessions, passwords: passwords, abuse: abuse, functions: functions,
             hooks: hooks, triggers: triggers, flows: flows,
-            mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff, passkeys: passkeys),
+            mfa: MFALogin(store: store, clock: c.clock, abuse: abuse, backoff: backoff, passkeys: passkeys, phones: phoneCodes),
             passkeys: passkeys)
         signIn = OAuthSignIn(
             apps: apps, flows: flows, clock: c.clock, login: login, sessions: sessions, abuse: abuse,
@@ -147,7 +148,7 @@ struct ServerServices {
             store: store, clock: c.clock, login: login, sessions: sessions, passwords: passwords, abuse: abuse,
             idTokens: FirebaseIDTokens(tokens: tokens, clock: c.clock, dev: c.dev), triggers: triggers)
         firebaseActions = FirebaseActions(accounts: firebase, userpass: userpass)
-        firebasePhone = FirebasePhoneSignIn(accounts: firebase, states: states, hooks: hooks, outbox: outbox)
+        firebasePhone = FirebasePhoneSignIn(accounts: firebase, states: states, codes: phoneCodes)
         secondFactors = SecondFactorService(store: store, clock: c.clock, sessions: sessions, dev: c.dev)
         accounts = AccountService(store: store, sessions: sessions, passwords: passwords, abuse: abuse, triggers: triggers)
         apiKeys = APIKeyService(store: store, clock: c.clock, sessions: sessions)

@@ -52,8 +52,10 @@ public struct PortableUser: Sendable, Equatable {
     public var user: UserRecord
     public var lastLoginAt: Int64?
     public var accounts: [UserpassAccount] = []
-    /// The user's TOTP factor, the digests of their unused recovery codes, and their passkeys.
+    /// The user's TOTP factor, phone factors, the digests of their unused recovery codes, and
+    /// their passkeys.
     public var totp: TOTPFactor? = nil
+    public var phones: [PhoneFactor] = []
     public var recoveryCodes: [[UInt8]] = []
     public var passkeys: [PasskeyRecord] = []
 

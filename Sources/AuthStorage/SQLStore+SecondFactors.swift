@@ -1,15 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
-/// Second factors: TOTP enrolments and recovery codes. Each use of a code is one conditional
+/// Second factors: TOTP enrolments, phone factors and recovery codes. Each use of a code is one conditional
 /// statement, so two requests racing with the same code cannot both succeed, on any instance.
 extension SQLStore {
     public func secondFactors(userId: String) async throws -> SecondFactors {
         try await engine.read("read second factors") { r in
-            let totp = try await r.first(TOTPFactorsTable.select, [.text(userId)], TOTPFactorsTable.factor)
+            var totp: TOTPFactor?
+            var phones: [PhoneFactor] = []
+            try await r.each(PhoneFactorsTable.selectWithTOTP, [.text(userId), .text(userId)]) { row in
+                if try row.text("kind") == "totp" {
+                    totp = TOTPFactor(
+                        userId: userId, appId: try row.text("app_id"), secret: try row.bytes("secret"),
+                        confirmedAt: try row.optionalInt64("confirmed_at"), lastStep: try row.int64("last_step"),
+                        createdAt: try row.int64("created_at"))
+                } else {
+                    phones.append(try PhoneFactorsTable.factor(row, userId: userId))
+                }
+            }
             // A user who never enrolled (nearly every login) costs one read.
-            guard totp != nil else { return SecondFactors(totp: nil, recoveryCodes: 0) }
+            guard totp != nil || !phones.isEmpty else { return SecondFactors(recoveryCodes: 0) }
             let codes = try await r.first(RecoveryCodesTable.count, [.text(userId)]) { try $0.int64("n") } ?? 0
             let passkeys = try await r.first(PasskeysTable.count, [.text(userId)]) { try $0.int64("n") } ?? 0
-            return SecondFactors(totp: totp, recoveryCodes: Int(codes), passkeys: Int(passkeys))
+            return SecondFactors(
+                totp: totp, phones: phones.sorted { ($0.enrolledAt, $0.enrollmentId) < ($1.enrolledAt, $1.enrollmentId) },
+                recoveryCodes: Int(codes), passkeys: Int(passkeys))
+        }
+    }
+
+    public func addPhoneFactor(_ factor: PhoneFactor) async throws -> Bool {
+        try await engine.write("enrol phone factor") { r in
+            try await r.count(PhoneFactorsTable.insert, PhoneFactorsTable.arguments(factor)) > 0
+        }
+    }
+
+    public func deletePhoneFactor(userId: String, enrollmentId: String) async throws -> Bool {
+        try await engine.write("remove phone factor") { r in
+            try await r.count(PhoneFactorsTable.delete, [.text(userId), .text(enrollmentId)]) > 0
         }
     }
 

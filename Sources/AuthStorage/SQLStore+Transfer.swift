@@ -35,6 +35,10 @@ extension SQLStore {
                 let factor = try TOTPFactorsTable.factor(row)
                 if let i = index[factor.userId] { users[i].totp = factor }
             }
+            try await r.each(TransferStatements.phonesPage, range) { row in
+                let userId = try row.text("user_id")
+                if let i = index[userId] { users[i].phones.append(try PhoneFactorsTable.factor(row, userId: userId)) }
+            }
             try await r.each(TransferStatements.recoveryCodesPage, range) { row in
                 if let i = index[try row.text("user_id")] { users[i].recoveryCodes.append(try row.bytes("digest")) }
             }
@@ -81,6 +85,7 @@ extension SQLStore {
                         TransferStatements.insertTOTP,
                         [.text(u.id), .text(t.appId), .blob(t.secret), .integer(t.confirmedAt), .integer(t.lastStep), .integer(t.createdAt)])
                 }
+                for phone in p.phones { try await r.run(PhoneFactorsTable.insert, PhoneFactorsTable.arguments(phone)) }
                 for digest in p.recoveryCodes { try await r.run(RecoveryCodesTable.insert, [.text(u.id), .blob(digest)]) }
                 for passkey in p.passkeys { try await r.run(PasskeysTable.insert, PasskeysTable.insertArguments(passkey)) }
                 counts.imported += 1

@@ -56,7 +56,10 @@ struct FirebaseAdmin {
         var seen = Set<String>()
         var found: [Shown] = []
         for id in ids where seen.insert(id).inserted {
-            if let shown = try await user(id: id, project: project) { found.append(shown) }
+            if var shown = try await user(id: id, project: project) {
+                shown.admin.mfaInfo = FirebaseSecondFactors.mfaInfo(try await store.secondFactors(userId: id))
+                found.append(shown)
+            }
         }
         return found
     }

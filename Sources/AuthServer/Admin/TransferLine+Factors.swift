@@ -6,6 +6,8 @@ import AuthProtocol
 ///
 /// - `totp`: `{"secret": base64, "confirmedAt", "lastStep", "createdAt"}`, the shared secret
 ///   as it is (an export holds it: the file is 0600, as it holds password hashes too);
+/// - `phones`: `[{"id", "phoneNumber", "displayName", "enrolledAt"}]`, numbers enrolled as
+///   second factors (E.164);
 /// - `recoveryCodes`: the base64 SHA-256 digests of the unused codes (the codes were never kept);
 /// - `passkeys`: `[{"id", "name", "publicKey", "algorithm", "signCount", "aaguid",
 ///   "transports", "backupEligible", "createdAt", "lastUsedAt"}]`, ids base64url and keys
@@ -14,7 +16,7 @@ import AuthProtocol
 /// An import checks each as the server would when it made it: a secret of 16 to 64 bytes,
 /// 32-byte digests, a public key that is a COSE key of an accepted algorithm.
 extension TransferLine {
-    static let factorKeys: Set<String> = ["totp", "recoveryCodes", "passkeys"]
+    static let factorKeys: Set<String> = ["totp", "phones", "recoveryCodes", "passkeys"]
 
     static func factors(_ p: PortableUser) -> EJSONDocument {
         var d = EJSONDocument()
@@ -23,6 +25,15 @@ extension TransferLine {
                 "secret": .string(Base64.encode(t.secret)), "confirmedAt": t.confirmedAt.map(EJSON.int64) ?? .null,
                 "lastStep": .int64(t.lastStep), "createdAt": .int64(t.createdAt),
             ]
+        }
+        if !p.phones.isEmpty {
+            d["phones"] = .array(
+                p.phones.map { f in
+                    [
+                        "id": .string(f.enrollmentId), "phoneNumber": .string(f.phoneNumber), "displayName": f.displayName.map(EJSON.string) ?? .null,
+                        "enrolledAt": .int64(f.enrolledAt),
+                    ]
+                })
         }
         if !p.recoveryCodes.isEmpty { d["recoveryCodes"] = .array(p.recoveryCodes.map { .string(Base64.encode($0)) }) }
         if !p.passkeys.isEmpty {
@@ -49,6 +60,26 @@ extension TransferLine {
             p.totp = TOTPFactor(
                 userId: p.user.id, appId: app, secret: secret, confirmedAt: try time(t, "confirmedAt", path: "totp."),
                 lastStep: try time(t, "lastStep", path: "totp.") ?? 0, createdAt: try time(t, "createdAt", path: "totp.") ?? now)
+        }
+        if let value = d["phones"], value != .null {
+            guard case .array(let items) = value, items.count <= 20 else { throw Invalid("'phones' must be an array of at most 20") }
+            for (n, item) in items.enumerated() {
+                let path = "phones[\(n)]."
+                guard case .document(let f) = item else { throw Invalid("'phones[\(n)]' must be an object") }
+                try known(f, ["id", "phoneNumber", "displayName", "enrolledAt"], path: path)
+                let id = try string(f, "id", path: path, max: 128)
+                guard !id.isEmpty, id.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else { throw Invalid("'\(path)id' must be printable ASCII") }
+                let number = try string(f, "phoneNumber", path: path, max: 16)
+                guard AppConfiguration.Phone.isValid(number), !p.phones.contains(where: { $0.phoneNumber == number || $0.enrollmentId == id }) else {
+                    throw Invalid("'\(path)phoneNumber' must be an E.164 number (+ and 7 to 15 digits), once, and 'id' once")
+                }
+                let name = try optionalString(f, "displayName", path: path)
+                guard (name?.count ?? 0) <= 100 else { throw Invalid("'\(path)displayName' must be at most 100 characters") }
+                p.phones.append(
+                    PhoneFactor(
+                        userId: p.user.id, appId: app, enrollmentId: id, phoneNumber: number, displayName: name,
+                        enrolledAt: try time(f, "enrolledAt", path: path) ?? now))
+            }
         }
         if let value = d["recoveryCodes"], value != .null {
             guard case .array(let items) = value, items.count <= 100 else { throw Invalid("'recoveryCodes' must be an array of at most 100") }

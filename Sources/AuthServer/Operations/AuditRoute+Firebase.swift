@@ -29,6 +29,7 @@ extension AuditRoute {
         case "mfaEnrollment:start": return "totp_enrolment_started"
         case "mfaEnrollment:finalize": return "totp_enrolled"
         case "mfaEnrollment:withdraw": return "totp_removed"
+        case "mfaSignIn:start": return "sms_requested"
         case "mfaSignIn:finalize": return "login"
         default: return nil
         }

@@ -27,6 +27,8 @@ struct AuditRoute: Equatable {
         }
         guard method != .get else { return nil }
         switch (method, parts.count, parts.first) {
+        case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[4] == "mfa" && parts[5] == "sms":
+            self.init(event: "sms_requested", appId: parts[1], provider: parts[4])
         case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[5] == "login":
             self.init(event: linking() ? "link" : "login", appId: parts[1], provider: parts[4])
         case (.post, 6, "app") where parts[2] == "auth" && parts[3] == "providers" && parts[4] == ProviderType.userpass:

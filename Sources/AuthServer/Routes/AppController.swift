@@ -20,6 +20,7 @@ struct AppController {
         group.get(".well-known/jwks.json", use: keys)
         group.post("auth/providers/:provider/login", use: login)
         group.post("auth/providers/passkey/options", use: passkeyOptions)
+        group.post("auth/providers/mfa/sms", use: textMFACode)
         group.get("auth/methods", use: signInMethods)
         group.group().add(middleware: CallerMiddleware(sessions: sessions, token: .access)).post("functions/call", use: callFunction)
     }
@@ -53,6 +54,23 @@ struct AppController {
         let body = try await InputFields.read(request, context: context)
         return JSONResponse.make(
             try await login.login(app: app, provider: provider, credentials: body, linking: caller, address: context.clientAddress))
+    }
+
+    /// `{mfaToken, enrollmentId?}`: texts a code to a phone factor of the login waiting for its
+    /// second step (``MFALogin/sendPhoneCode(token:enrollmentId:app:address:)``); the login
+    /// then completes at `mfa/login` with that `code`. `{phoneNumber}`, all but its last 4
+    /// digits hidden.
+    @Sendable func textMFACode(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let app = try context.app
+        let body = try await InputFields.read(request, context: context)
+        do {
+            let sent = try await login.mfa.sendPhoneCode(
+                token: try body.string("mfaToken"), enrollmentId: try body.optionalString("enrollmentId"), app: app,
+                address: context.clientAddress)
+            return JSONResponse.make(["phoneNumber": .string(MFALogin.obscured(sent.phoneNumber))])
+        } catch let refusal as PhoneCodes.Refusal {
+            throw refusal.serviceError
+        }
     }
 
     /// The options of a passkey login (`navigator.credentials.get`), in plain JSON.

@@ -164,7 +164,10 @@ struct FirebaseController {
                 return ["kind": "identitytoolkit#DeleteAccountResponse"]
             default:
                 let user = try await accounts.user(idToken: try Self.string(body, "idToken", missing: "INVALID_ID_TOKEN"), project: project)
-                return ["kind": "identitytoolkit#GetAccountInfoResponse", "users": [.document(FirebaseUserInfo.describe(user))]]
+                let factors = FirebaseSecondFactors.mfaInfo(try await accounts.store.secondFactors(userId: user.id))
+                return [
+                    "kind": "identitytoolkit#GetAccountInfoResponse", "users": [.document(FirebaseUserInfo.describe(user, mfaInfo: factors))],
+                ]
             }
         }
     }

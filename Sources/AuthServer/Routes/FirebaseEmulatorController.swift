@@ -110,7 +110,7 @@ struct FirebaseEmulatorController {
     @Sendable func verificationCodes(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let project: FirebaseProjects.Project
         do { project = try self.project(context) } catch { return error.response }
-        let codes: [EJSON] = outbox.messages(app: project.app.id, kind: FirebasePhoneSignIn.outboxKind).map { message in
+        let codes: [EJSON] = outbox.messages(app: project.app.id, kind: PhoneCodes.outboxKind).map { message in
             ["phoneNumber": .string(message.to), "sessionInfo": .string(message.link), "code": .string(message.token)]
         }
         return JSONResponse.make(["verificationCodes": .array(codes)], mode: .relaxed)

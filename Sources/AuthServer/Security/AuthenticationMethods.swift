@@ -13,6 +13,8 @@ enum AuthenticationMethods {
     static let password = "pwd"
     /// A one-time password: a TOTP code or a recovery code.
     static let oneTimePassword = "otp"
+    /// A code texted to a phone number: a phone sign-in or a phone second factor.
+    static let textMessage = "sms"
     /// Proof of possession of a key: a passkey.
     static let keyPossession = "pop"
     /// More than one factor (a passkey whose authenticator verified the user counts as two).
@@ -24,14 +26,19 @@ enum AuthenticationMethods {
     }
 
     /// The method a second factor of `type` (a name of ``SecondFactors/usable``) proves:
-    /// `otp` for a TOTP or recovery code, `pop` for a passkey.
+    /// `otp` for a TOTP or recovery code, `sms` for a phone, `pop` for a passkey.
     static func method(ofFactor type: String) -> String {
-        type == "passkey" ? keyPossession : oneTimePassword
+        switch type {
+        case "passkey": keyPossession
+        case "phone": textMessage
+        default: oneTimePassword
+        }
     }
 
     /// The factor types of `usable` that may complete a login whose first step proved `first`:
     /// those of another kind of proof. After a passkey (`pop`) no passkey may answer, not even
-    /// another one: a stolen security key must not stand for both steps.
+    /// another one: a stolen security key must not stand for both steps; after a phone sign-in
+    /// no phone factor.
     static func secondFactors(_ usable: [String], after first: [String]) -> [String] {
         usable.filter { !first.contains(method(ofFactor: $0)) }
     }

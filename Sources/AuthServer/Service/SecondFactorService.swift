@@ -3,11 +3,13 @@ import AuthStorage
 import AuthProtocol
 
 /// A user's own second factors (`/auth/mfa`): enrolling TOTP, its recovery codes, and removing
-/// it. The login side is ``MFALogin``.
+/// it; phone factors (enrolled through Firebase's API, ``FirebaseSecondFactors``). The login
+/// side is ``MFALogin``.
 ///
 /// Changing factors needs a recent login (the app's `recentLoginSeconds`, else 10 minutes), so
 /// a stolen session cannot enrol a factor of its own and lock the person out; removing one, or
-/// making new recovery codes, needs a recent login that used the factor (`amr` holds `mfa`).
+/// making new recovery codes, needs a recent login that used the factor (`amr` holds `mfa`);
+/// so does adding a factor for a user who has one, or a stolen session would add its own.
 struct SecondFactorService {
     let store: any SecondFactorStore
     let clock: ServerClock
@@ -22,7 +24,10 @@ struct SecondFactorService {
 
     /// `POST /auth/mfa/totp`: a new secret and its `otpauth://` URI; confirm with a code.
     func startTOTP(_ caller: Caller) async throws -> EJSON {
-        try await sessions.requireFactorChange(caller, needingSecondFactor: false)
+        if try await store.secondFactors(userId: caller.userId).totp?.confirmedAt != nil {
+            throw ServiceError(.mfaFactorExists, "TOTP is enrolled already: remove it first")
+        }
+        try await requireFactorAddition(caller)
         let app = caller.app
         guard app.config.mfa.offersTOTP(dev: dev) else {
             throw ServiceError(.badRequest, "this app does not offer TOTP (its config's mfa.totp.enabled)")
@@ -67,6 +72,31 @@ struct SecondFactorService {
         }
     }
 
+    /// May the caller add a factor (a phone)? As for TOTP: a recent login, one that used a
+    /// second factor if the user has one.
+    func requireFactorAddition(_ caller: Caller) async throws {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: true)
+    }
+
+    /// Enrols a phone factor whose number a texted code proved; false when the user holds it
+    /// already. The caller was checked (``requireFactorAddition(_:)``) when the code was sent,
+    /// and is again.
+    func addPhone(_ caller: Caller, number: String, displayName: String?) async throws -> PhoneFactor? {
+        try await requireFactorAddition(caller)
+        let factor = PhoneFactor(
+            userId: caller.userId, appId: caller.app.id, enrollmentId: Secrets.randomHex(bytes: 14), phoneNumber: number,
+            displayName: displayName, enrolledAt: clock.now)
+        return try await store.addPhoneFactor(factor) ? factor : nil
+    }
+
+    /// Removes a phone factor: as removing TOTP, a recent login that used a second factor.
+    func removePhone(_ caller: Caller, enrollmentId: String) async throws {
+        try await sessions.requireFactorChange(caller, needingSecondFactor: true)
+        guard try await store.deletePhoneFactor(userId: caller.userId, enrollmentId: enrollmentId) else {
+            throw ServiceError(.mfaFactorNotFound, "this user has no such phone factor")
+        }
+    }
+
     /// `POST /auth/mfa/recovery_codes`: a new set, replacing every unused one.
     func replaceRecoveryCodes(_ caller: Caller) async throws -> EJSON {
         try await sessions.requireFactorChange(caller, needingSecondFactor: true)
@@ -83,6 +113,14 @@ struct SecondFactorService {
         var list: [EJSON] = []
         if let t = factors.totp {
             list.append(["type": "totp", "confirmed": .bool(t.confirmedAt != nil), "createdAt": .int64(t.createdAt)])
+        }
+        for p in factors.phones {
+            var d: EJSONDocument = [
+                "type": "phone", "id": .string(p.enrollmentId), "phoneNumber": .string(p.phoneNumber), "confirmed": true,
+                "createdAt": .int64(p.enrolledAt),
+            ]
+            if let name = p.displayName { d["displayName"] = .string(name) }
+            list.append(.document(d))
         }
         return ["factors": .array(list), "recoveryCodes": .int64(Int64(factors.recoveryCodes))]
     }

@@ -221,7 +221,7 @@ struct SessionService {
     }
 
     private func hasSecondFactor(_ userId: String) async throws -> Bool {
-        try await store.secondFactors(userId: userId).totp?.confirmedAt != nil
+        try await store.secondFactors(userId: userId).any
     }
 
     /// 401 `RequiresRecentLogin` unless the login at `authTime` is at most the app's

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 
-/// Users' TOTP factors and recovery codes. One area of ``AuthStore``.
+/// Users' TOTP factors, phone factors and recovery codes. One area of ``AuthStore``.
 public protocol SecondFactorStore: Sendable {
-    /// The user's TOTP factor (confirmed or being enrolled) and how many recovery codes they hold.
+    /// The user's TOTP factor (confirmed or being enrolled), phone factors (oldest first) and
+    /// how many recovery codes they hold.
     func secondFactors(userId: String) async throws -> SecondFactors
+    /// Enrols a phone factor; false (nothing written) when the user holds that number already
+    /// or the enrolment id is taken.
+    func addPhoneFactor(_ factor: PhoneFactor) async throws -> Bool
+    /// Removes one of the user's phone factors; false when they hold none with that id.
+    func deletePhoneFactor(userId: String, enrollmentId: String) async throws -> Bool
     /// Starts a TOTP enrolment, replacing one not confirmed yet; false (nothing written) when
     /// the user has a confirmed factor.
     func startTOTPEnrolment(_ factor: TOTPFactor) async throws -> Bool

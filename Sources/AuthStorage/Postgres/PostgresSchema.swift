@@ -202,6 +202,18 @@ package enum PostgresSchema {
                 "ALTER TABLE sessions ADD COLUMN claims TEXT",
             ]
         ),
+        (
+            "v15",
+            [
+                // Phone numbers as second factors (Firebase's phone MFA).
+                """
+                CREATE TABLE phone_factors (
+                    enrollment_id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                    app_id TEXT NOT NULL, phone_number TEXT NOT NULL, display_name TEXT, enrolled_at BIGINT NOT NULL,
+                    UNIQUE (user_id, phone_number))
+                """
+            ]
+        ),
     ]
 
     private static let lock: SQL = "SELECT pg_advisory_xact_lock(?) AS locked"

@@ -182,6 +182,16 @@ package enum SQLiteSchema {
             ALTER TABLE sessions ADD COLUMN claims TEXT;
             """
         ),
+        // Phone numbers as second factors (Firebase's phone MFA).
+        (
+            "v15: phone factors",
+            """
+            CREATE TABLE phone_factors (
+                enrollment_id TEXT PRIMARY KEY, user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                app_id TEXT NOT NULL, phone_number TEXT NOT NULL, display_name TEXT, enrolled_at INTEGER NOT NULL,
+                UNIQUE (user_id, phone_number));
+            """
+        ),
     ]
 
     private static let applied: SQL = "SELECT identifier FROM grdb_migrations"

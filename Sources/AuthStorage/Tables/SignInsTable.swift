@@ -31,7 +31,7 @@ package enum SignInsTable {
 public struct SealedSignIn: Sendable, Equatable {
     /// `mfa`: a login whose first factor was proven, waiting for its second (``MFALogin``);
     /// `passkey`: a WebAuthn challenge waiting for its answer (``PasskeyService``).
-    public enum Kind: String, Sendable { case flow, code, mfa, passkey, phone }
+    public enum Kind: String, Sendable { case flow, code, mfa, passkey, phone, phoneFactor = "phonefactor" }
     /// Hex SHA-256 of the secret (the `state` sent to the IdP, the login code, the `mfaToken`,
     /// the challenge).
     public var id: String

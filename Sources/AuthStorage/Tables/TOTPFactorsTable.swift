@@ -71,23 +71,32 @@ public struct TOTPFactor: Sendable, Equatable {
 public struct SecondFactors: Sendable, Equatable {
     /// The TOTP factor, confirmed or not.
     public var totp: TOTPFactor?
+    /// The phone numbers enrolled as second factors.
+    public var phones: [PhoneFactor] = []
     /// How many unused recovery codes the user holds.
     public var recoveryCodes: Int
-    /// How many passkeys the user holds (counted only with a confirmed TOTP factor: they are a
-    /// second factor only then).
+    /// How many passkeys the user holds (counted only with a second factor: they are a second
+    /// factor only then).
     public var passkeys: Int = 0
 
-    /// The factor types a login may complete with once TOTP is confirmed: `totp`, `passkey`
-    /// when the user holds one, `recovery_code` while any is left; none otherwise (a user
-    /// with passkeys alone logs in with them, and their password alone).
+    /// Whether the user has a second factor a login must ask for: a confirmed TOTP factor or
+    /// an enrolled phone.
+    public var any: Bool { totp?.confirmedAt != nil || !phones.isEmpty }
+
+    /// The factor types a login may complete with once the user has a second factor (``any``):
+    /// `totp` when confirmed, `phone` when a number is enrolled, `passkey` when the user holds
+    /// one, `recovery_code` while any is left; none otherwise (a user with passkeys alone logs
+    /// in with them, and their password alone).
     public var usable: [String] {
-        guard totp?.confirmedAt != nil else { return [] }
-        return ["totp"] + (passkeys > 0 ? ["passkey"] : []) + (recoveryCodes > 0 ? ["recovery_code"] : [])
+        guard any else { return [] }
+        return (totp?.confirmedAt != nil ? ["totp"] : []) + (phones.isEmpty ? [] : ["phone"]) + (passkeys > 0 ? ["passkey"] : [])
+            + (recoveryCodes > 0 ? ["recovery_code"] : [])
     }
 
     /// The memberwise initialiser, for the whole package.
-    package init(totp: TOTPFactor? = nil, recoveryCodes: Int, passkeys: Int = 0) {
+    package init(totp: TOTPFactor? = nil, phones: [PhoneFactor] = [], recoveryCodes: Int, passkeys: Int = 0) {
         self.totp = totp
+        self.phones = phones
         self.recoveryCodes = recoveryCodes
         self.passkeys = passkeys
     }

@@ -51,6 +51,10 @@ package enum TransferStatements {
         SELECT r.user_id, r.digest FROM recovery_codes r JOIN users u ON u.id = r.user_id
         WHERE u.app_id = ? AND r.user_id > ? AND r.user_id <= ? ORDER BY r.user_id, r.digest
         """
+    package static let phonesPage: SQL = """
+        SELECT user_id, app_id, enrollment_id, phone_number, display_name, enrolled_at AS created_at FROM phone_factors
+        WHERE app_id = ? AND user_id > ? AND user_id <= ? ORDER BY user_id, enrolled_at, enrollment_id
+        """
     package static let insertTOTP: SQL = """
         INSERT INTO totp_factors (user_id, app_id, secret, confirmed_at, last_step, created_at) VALUES (?, ?, ?, ?, ?, ?)
         """

@@ -116,6 +116,25 @@ import Testing
         }
     }
 
+    /// A phone factor (enrolled through Firebase's API) moves too: on the new server the
+    /// password alone is refused, and a number that is not E.164 is refused naming the field.
+    @Test func aPhoneFactorMovesWithItsUser() async throws {
+        try await Self.withTwoServers { a, b in
+            let idToken = try await FirebasePhoneFactorTests.verifiedUser(a, "tel@example.com")
+            _ = try await FirebasePhoneFactorTests.enrol(a, idToken, "+15550100051", name: "desk")
+            let text = try await Self.export(a)
+            #expect(text.contains(#""phones":[{"#) && text.contains("+15550100051"), "\(text)")
+            let broken = text.replacingOccurrences(of: "+15550100051", with: "15550100051")
+            let refused = try await Self.importing(b, broken)
+            #expect(refused.status == 400 && "\(refused.body)".contains("phones[0].phoneNumber"), "\(refused.body)")
+
+            #expect(try await Self.importing(b, text).status == 200)
+            let first = try await b.emailLogin("tel@example.com", "password1")
+            #expect(first.code == "MFARequired" && first.body["factors"] == ["phone"], "\(first.body)")
+            #expect(first.body["phones"]?.arrayValue?.first?["phoneNumber"] == "+*******0051")
+        }
+    }
+
     @Test func aBcryptHashLogsInAndBecomesArgon2id() async throws {
         try await Self.withTwoServers { _, b in
             #expect(try await Self.importing(b, Self.bcryptLine + "\n").body["imported"]?.integerValue == 1)

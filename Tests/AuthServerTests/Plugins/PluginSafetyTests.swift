@@ -9,6 +9,14 @@ import Testing
     static let hostile = """
         local m = {}
         function m.spin() while true do end end
+        -- Spins until `release` runs (a store read every million steps: CPU-bound in between).
+        function m.spinUntilReleased()
+          context.store.set("spinning", true)
+          while context.store.get("released") == nil do for _ = 1, 1e6 do end end
+          return "released"
+        end
+        function m.isSpinning() return context.store.get("spinning") == true end
+        function m.release() context.store.set("released", true) return true end
         function m.spinInPcall()
           for _ = 1, 100 do pcall(function() while true do end end) end
           return "escaped"
@@ -84,22 +92,19 @@ import Testing
 
     @Test func otherRequestsAreServedWhileAPluginSpins() async throws {
         let dir = try PluginDirectory(["hostile.lua": Self.hostile, "friendly.lua": Self.friendly])
-        // A long deadline, so that the order below holds on a loaded machine too (3 s was
-        // passed twice in a full run while other tests started SMTP servers and made keys).
-        try await TestServer.run(TestServer.withPlugins(dir.path, timeLimit: .seconds(8))) { (c: Client) async throws in
+        // The spinning call ends only when a later request releases it (or at its deadline, a
+        // bound for a failing test): it returns "released" only if the requests after it were
+        // served while it spun. No guessed time decides the order.
+        try await TestServer.run(TestServer.withPlugins(dir.path, timeLimit: .seconds(60))) { (c: Client) async throws in
             let token = try await c.anonymousToken()
-            let clock = ContinuousClock()
-            async let spinning: ContinuousClock.Instant = {
-                let r = try await c.function("spin", token: token)
-                #expect(r.code == "ExecutionTimeLimitExceeded")
-                return clock.now
-            }()
-            try await Task.sleep(for: .milliseconds(100))
+            async let spinning = c.function("spinUntilReleased", token: token)
+            // Once it spins (a request that waits for the spinning one would never see this).
+            while try await c.function("isSpinning", token: token).body != true { await Task.yield() }
             #expect(try await c.function("greet", ["Ada"], token: token).body == "Hello, Ada!")
             #expect(try await c.call(.get, Routes.location("local")).status == 200)
-            let served = clock.now
+            #expect(try await c.function("release", token: token).body == true)
             let spun = try await spinning
-            #expect(served < spun, "a plugin call and a route waited for the spinning plugin")
+            #expect(spun.body == "released", "a plugin call and a route waited for the spinning plugin: \(spun.body)")
         }
     }
 

@@ -83,14 +83,14 @@ import Testing
         }
     }
 
-    @Test func phoneFactorsAndUnknownCredentialsAreRefused() async throws {
+    @Test func unknownCredentialsAndFactorsAreRefused() async throws {
         try await TestServer.run(TestServer.configuration(apps: [TOTPHarness.app()])) { c in
             let up = try await FirebaseAPITests.call(c, "signUp", ["email": "ph@example.com", "password": "password1"])
             FirebaseAPITests.expectError(
-                try await Self.v2(
-                    c, "mfaEnrollment:start", ["idToken": up.body["idToken"]!, "phoneEnrollmentInfo": ["phoneNumber": "+15555550100"]]),
-                400, "OPERATION_NOT_ALLOWED")
-            FirebaseAPITests.expectError(try await Self.v2(c, "mfaSignIn:start", ["mfaPendingCredential": "x"]), 400, "OPERATION_NOT_ALLOWED")
+                try await Self.v2(c, "mfaSignIn:start", ["mfaPendingCredential": "x"]), 400, "MISSING_MFA_ENROLLMENT_ID")
+            FirebaseAPITests.expectError(
+                try await Self.v2(c, "mfaSignIn:start", ["mfaPendingCredential": "x", "mfaEnrollmentId": "phone-1"]), 400,
+                "INVALID_MFA_PENDING_CREDENTIAL")
             FirebaseAPITests.expectError(
                 try await Self.v2(c, "mfaSignIn:finalize", ["mfaPendingCredential": "nope", "totpVerificationInfo": ["verificationCode": "123456"]]),
                 400, "INVALID_MFA_PENDING_CREDENTIAL")

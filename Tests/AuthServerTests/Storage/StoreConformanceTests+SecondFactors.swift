@@ -4,7 +4,8 @@ import AuthProtocol
 @testable import AuthServer
 import Testing
 
-/// TOTP factors and recovery codes, on every engine: each code is spent once, whoever races.
+/// TOTP factors, phone factors and recovery codes, on every engine: each code is spent once,
+/// whoever races; phone factors are read with TOTP in one statement, and move with their user.
 extension StoreConformanceTests {
     @Test(arguments: Engine.allCases)
     func totpEnrolmentIsConfirmedOnceAndStepsAreSpentInOrder(_ engine: Engine) async throws {
@@ -52,6 +53,45 @@ extension StoreConformanceTests {
             try await store.deleteUser(id: "u1", app: "app")
             try await store.insertUser(Self.user("u1", Self.identity("i2")))
             #expect(try await store.secondFactors(userId: "u1") == SecondFactors(totp: nil, recoveryCodes: 0))
+        }
+    }
+
+    @Test(arguments: Engine.allCases)
+    func phoneFactorsAreEnrolledOncePerNumberReadWithTOTPAndMoveWithTheirUser(_ engine: Engine) async throws {
+        try await Self.withStore(engine) { store in
+            try await store.insertUser(Self.user("u1", Self.identity("i1")))
+            func phone(_ id: String, _ number: String, at time: Int64, name: String? = nil) -> PhoneFactor {
+                PhoneFactor(userId: "u1", appId: "app", enrollmentId: id, phoneNumber: number, displayName: name, enrolledAt: time)
+            }
+            #expect(try await store.addPhoneFactor(phone("e2", "+15550100002", at: 20)))
+            #expect(try await store.addPhoneFactor(phone("e1", "+15550100001", at: 10, name: "work")))
+            #expect(try await !store.addPhoneFactor(phone("e3", "+15550100001", at: 30)), "a number is enrolled once per user")
+            var factors = try await store.secondFactors(userId: "u1")
+            #expect(factors.phones == [phone("e1", "+15550100001", at: 10, name: "work"), phone("e2", "+15550100002", at: 20)], "oldest first")
+            #expect(factors.totp == nil && factors.any && factors.usable == ["phone"])
+
+            // With TOTP (one statement reads both) and a passkey, every kind is usable.
+            #expect(try await store.startTOTPEnrolment(TOTPFactor(userId: "u1", appId: "app", secret: [1], lastStep: 0, createdAt: 5)))
+            #expect(try await store.secondFactors(userId: "u1").usable == ["phone"], "an unconfirmed TOTP is not asked for")
+            #expect(try await store.confirmTOTP(userId: "u1", step: 1, at: 6, recoveryCodes: [[1]]))
+            factors = try await store.secondFactors(userId: "u1")
+            #expect(factors.totp?.confirmedAt == 6 && factors.phones.count == 2 && factors.usable == ["totp", "phone", "recovery_code"])
+
+            // Export carries them; an import into an empty store brings them back.
+            let exported = try await store.exportUsers(app: "app", after: nil, limit: 10)
+            let phones = factors.phones
+            #expect(exported.first?.phones == phones)
+            let (other, closeOther) = try await engine.open()
+            defer { closeOther() }
+            #expect(try await other.importUsers(exported, looseAccounts: []).imported == 1)
+            #expect(try await other.secondFactors(userId: "u1").phones == phones)
+
+            #expect(try await store.deletePhoneFactor(userId: "u1", enrollmentId: "e1"))
+            #expect(try await !store.deletePhoneFactor(userId: "u1", enrollmentId: "e1"))
+            #expect(try await !store.deletePhoneFactor(userId: "someone-else", enrollmentId: "e2"), "only the user's own")
+            #expect(try await store.secondFactors(userId: "u1").phones.map(\.enrollmentId) == ["e2"])
+            try await store.deleteUser(id: "u1", app: "app")
+            #expect(try await store.secondFactors(userId: "u1") == SecondFactors(recoveryCodes: 0), "a deleted user takes them along")
         }
     }
 

@@ -239,6 +239,8 @@ struct FirebaseAccounts {
             done = try await login.logIn(proof, app: project.app, deviceId: clock.newId(), address: address)
         } catch let error as ServiceError where error.code == .mfaRequired {
             throw try await mfaRequired(error, proof: proof, app: project.app)
+        } catch let error as ServiceError where error.code == .authError && error.message == MFALogin.sameKindOnly {
+            throw FirebaseError.invalid("UNSUPPORTED_FIRST_FACTOR", "MFA is not available for the given first factor.")
         }
         return try await signedIn(done, providerType: proof.identity.providerType, project: project)
     }
@@ -252,19 +254,25 @@ struct FirebaseAccounts {
     }
 
     /// Firebase's answer to a login that waits for its second factor: the `mfaToken` as the
-    /// pending credential, the user's TOTP factor as `mfaInfo`. A user whose only usable factor
-    /// here would be a passkey or a recovery code is told to sign in through the App Services API.
+    /// pending credential, the user's TOTP and phone factors as `mfaInfo` (numbers obscured).
+    /// A user whose only usable factor here would be a passkey or a recovery code is told to
+    /// sign in through the App Services API.
     private func mfaRequired(_ error: ServiceError, proof: LoginService.Proof, app: AppRuntime) async throws -> Error {
         let usable = error.details["factors"]?.arrayValue?.compactMap(\.stringValue) ?? []
-        guard usable.contains("totp"), let token = error.details["mfaToken"]?.stringValue else {
+        guard usable.contains("totp") || usable.contains("phone"), let token = error.details["mfaToken"]?.stringValue else {
             return FirebaseError.invalid(
-                "OPERATION_NOT_ALLOWED", "this user's second factors are not TOTP: sign in through the App Services API")
+                "OPERATION_NOT_ALLOWED", "this user's second factors are neither TOTP nor a phone: sign in through the App Services API")
         }
         let identity = proof.identity
         var userId = proof.owner
         if userId == nil { userId = try await store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId) }
         var info: [EJSON] = []
-        if let userId { info = FirebaseSecondFactors.mfaInfo(try await store.secondFactors(userId: userId)) }
+        if let userId {
+            // Only the factors this step may take (never a phone after a phone sign-in).
+            info = FirebaseSecondFactors.mfaInfo(try await store.secondFactors(userId: userId), obscured: true).filter { factor in
+                factor["phoneInfo"] != nil ? usable.contains("phone") : usable.contains("totp")
+            }
+        }
         return FirebaseMFARequired(pendingCredential: token, mfaInfo: info, localId: userId)
     }
 

@@ -59,6 +59,8 @@ struct FirebaseError: Error, Sendable, Equatable {
         case .invalidSession: return invalid("INVALID_ID_TOKEN", error.message)
         case .requiresRecentLogin: return invalid("CREDENTIAL_TOO_OLD_LOGIN_AGAIN", error.message)
         case .invalidMFACode: return invalid("INVALID_CODE", error.message)
+        case .mfaFactorNotFound: return invalid("MFA_ENROLLMENT_NOT_FOUND", error.message)
+        case .mfaFactorExists: return invalid("SECOND_FACTOR_EXISTS", error.message)
         case .payloadTooLarge: return FirebaseError(413, error.message, status: "INVALID_ARGUMENT")
         case .internalServerError, .serviceUnavailable, .maintenanceInProgress:
             return FirebaseError(error.status, error.message, status: "INTERNAL", reason: "backendError")

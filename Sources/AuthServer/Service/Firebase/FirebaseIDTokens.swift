@@ -58,9 +58,14 @@ struct FirebaseIDTokens: Sendable {
         var firebase: EJSONDocument = [
             "identities": .document(FirebaseIdentities.tokenIdentities(of: user)), "sign_in_provider": .string(provider),
         ]
-        if methods.contains(AuthenticationMethods.multipleFactors) {
-            firebase["sign_in_second_factor"] = "totp"
-            firebase["second_factor_identifier"] = .string(FirebaseSecondFactors.totpEnrollmentId)
+        // The second factor's method is the one before `mfa` (AuthenticationMethods.withSecondFactor).
+        if let last = methods.lastIndex(of: AuthenticationMethods.multipleFactors), last > 0 {
+            if methods[last - 1] == AuthenticationMethods.textMessage {
+                firebase["sign_in_second_factor"] = "phone"
+            } else {
+                firebase["sign_in_second_factor"] = "totp"
+                firebase["second_factor_identifier"] = .string(FirebaseSecondFactors.totpEnrollmentId)
+            }
         }
         claims["firebase"] = .document(firebase)
         // The session's claims (its custom token's), the user's custom claims (its custom data),

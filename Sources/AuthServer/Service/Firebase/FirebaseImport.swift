@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 import AuthStorage
+import Foundation
 
 /// `accounts:batchCreate` of the Admin API (Firebase's user import) as authsh's records: each
 /// `UserInfo` becomes a ``PortableUser`` (its password hash in a form of
@@ -139,7 +140,6 @@ struct FirebaseImport: Sendable {
         }
         guard let localId = try string("localId", max: 128), !localId.isEmpty else { throw Refused("localId is missing") }
         guard FirebaseIdentities.isValidUid(localId) else { throw Refused("localId must be 1 to 128 bytes without control characters") }
-        if case .array(let factors)? = d["mfaInfo"], !factors.isEmpty { throw Refused("second factors are not imported yet") }
         var profile: EJSONDocument = [:]
         if let name = try string("displayName") { profile["name"] = .string(name) }
         if let url = try string("photoUrl") { profile["picture_url"] = .string(url) }
@@ -149,6 +149,7 @@ struct FirebaseImport: Sendable {
             do { user.customData = try FirebaseClaims.parse(claims) } catch { throw Refused(error.message) }
         }
         var portable = PortableUser(user: user, lastLoginAt: try millis("lastLoginAt"))
+        portable.phones = try Self.phoneFactors(d["mfaInfo"], user: localId, app: app.id, now: now)
         if let email = try string("email") {
             do { try Emails.check(email) } catch { throw Refused("email is invalid") }
             let verified = try flag("emailVerified") ?? false
@@ -186,5 +187,34 @@ struct FirebaseImport: Sendable {
             portable.user.identities.append(IdentityRecord(externalId: rawId, providerType: type, providerId: app.providerId(type), data: data))
         }
         return portable
+    }
+    /// A user's `mfaInfo` (Firebase's `MfaEnrollment`s) as phone factors: `phoneInfo` (E.164),
+    /// `displayName`, `enrolledAt` (RFC 3339) and `mfaEnrollmentId` (made when missing). TOTP
+    /// factors are not imported: their secrets never leave Firebase.
+    static func phoneFactors(_ value: EJSON?, user: String, app: String, now: Int64) throws(Refused) -> [PhoneFactor] {
+        guard let value, value != .null else { return [] }
+        guard case .array(let items) = value, items.count <= 20 else { throw Refused("mfaInfo must be an array of at most 20 factors") }
+        var factors: [PhoneFactor] = []
+        for (n, item) in items.enumerated() {
+            guard case .document(let m) = item, let number = m["phoneInfo"]?.stringValue else {
+                throw Refused("mfaInfo[\(n)]: only phone factors (phoneInfo) are imported")
+            }
+            guard AppConfiguration.Phone.isValid(number), !factors.contains(where: { $0.phoneNumber == number }) else {
+                throw Refused("mfaInfo[\(n)].phoneInfo must be an E.164 number (+ and 7 to 15 digits), once")
+            }
+            let id = m["mfaEnrollmentId"]?.stringValue ?? Secrets.randomHex(bytes: 14)
+            guard (1...128).contains(id.utf8.count), id.utf8.allSatisfy({ $0 > 32 && $0 < 127 }) else {
+                throw Refused("mfaInfo[\(n)].mfaEnrollmentId must be 1 to 128 printable characters")
+            }
+            let name = m["displayName"]?.stringValue
+            guard (name?.count ?? 0) <= 100 else { throw Refused("mfaInfo[\(n)].displayName must be at most 100 characters") }
+            var enrolled = now
+            if let text = m["enrolledAt"]?.stringValue {
+                guard let date = try? Date(text, strategy: .iso8601) else { throw Refused("mfaInfo[\(n)].enrolledAt must be an RFC 3339 time") }
+                enrolled = Int64(date.timeIntervalSince1970)
+            }
+            factors.append(PhoneFactor(userId: user, appId: app, enrollmentId: id, phoneNumber: number, displayName: name, enrolledAt: enrolled))
+        }
+        return factors
     }
 }

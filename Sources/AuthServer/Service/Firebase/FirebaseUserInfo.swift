@@ -12,9 +12,13 @@ enum FirebaseUserInfo {
     struct AdminFields: Sendable {
         var lastLoginAt: Int64?
         var validSince: Int64?
+        /// The user's second factors (``FirebaseSecondFactors/mfaInfo(_:obscured:)``), where read.
+        var mfaInfo: [EJSON] = []
     }
 
-    static func describe(_ user: UserRecord, admin: AdminFields? = nil) -> EJSONDocument {
+    /// The user as Firebase shows it; `mfaInfo`, the user's second factors, where the caller
+    /// read them (`lookup`).
+    static func describe(_ user: UserRecord, admin: AdminFields? = nil, mfaInfo: [EJSON] = []) -> EJSONDocument {
         var d: EJSONDocument = [
             "localId": .string(user.id), "disabled": .bool(user.disabled), "createdAt": .string(String(user.createdAt * 1000)),
             "providerUserInfo": .array(
@@ -48,6 +52,8 @@ enum FirebaseUserInfo {
             if let last = admin.lastLoginAt { d["lastLoginAt"] = .string(String(last * 1000)) }
             d["validSince"] = .string(String(admin.validSince ?? user.createdAt))
         }
+        let factors = mfaInfo + (admin?.mfaInfo ?? [])
+        if !factors.isEmpty { d["mfaInfo"] = .array(factors) }
         return d
     }
 }
