@@ -164,6 +164,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
             origin: s.origin
         ).addRoutes(to: router)
         FirebaseEmulatorController(projects: s.firebaseProjects, store: s.store, outbox: outbox, dev: s.dev, origin: s.origin).addRoutes(to: router)
+        FirebaseAuthHandlerPage(projects: s.firebaseProjects, store: s.store, origin: s.origin).addRoutes(to: router)
     }
     if configuration.dev {
         DevPasskeyPage(apps: s.apps).addRoutes(to: router)

@@ -11,8 +11,17 @@ extension FirebaseController {
     /// refusal comes as `errorMessage` beside the credential, as Firebase gives it.
     func signInWithIdp(_ body: InputFields, project: FirebaseProjects.Project, address: String) async throws -> EJSONDocument {
         let postBody = try Self.optionalString(body, "postBody")
-        let credential = try postBody.map { text throws(FirebaseError) in try FirebaseIdpSignIn.Credential(postBody: text) }
         let pendingToken = try Self.optionalString(body, "pendingToken")
+        let credential: FirebaseIdpSignIn.Credential?
+        // The popup and redirect flows send the provider's answer in `requestUri`; the SDKs'
+        // own credentials (signInWithCredential) in `postBody`, with `requestUri` the app's page.
+        if let postBody, FormEncoding.decode(postBody).flatMap({ FormEncoding.value("providerId", in: $0) }) != nil {
+            credential = try FirebaseIdpSignIn.Credential(postBody: postBody)
+        } else if pendingToken == nil, let requestUri = try Self.optionalString(body, "requestUri") {
+            credential = try FirebaseIdpSignIn.Credential(requestUri: requestUri, postBody: postBody)
+        } else {
+            credential = try postBody.map { text throws(FirebaseError) in try FirebaseIdpSignIn.Credential(postBody: text) }
+        }
         guard credential != nil || pendingToken != nil else { throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "postBody is missing") }
         let answer: FirebaseIdpSignIn.Answer
         if body.document["idToken"] != nil { AuditTrail.event("link") }

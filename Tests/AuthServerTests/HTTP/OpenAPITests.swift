@@ -16,9 +16,11 @@ import Testing
     static let file = Binary.repository + "/docs/openapi.json"
 
     /// Routes that are not part of the contract: the dev identity provider (it plays third
-    /// parties' servers), the dev server's example passkey page and the admin web page (HTML).
+    /// parties' servers), the dev server's example passkey page, the Auth emulator's sign-in
+    /// pages and the admin web page (HTML).
     static func isContract(_ path: String) -> Bool {
-        !path.hasPrefix("/dev/idp") && !path.hasPrefix("/dev/passkeys/") && !(path == "/admin" || path.hasPrefix("/admin/"))
+        !path.hasPrefix("/dev/idp") && !path.hasPrefix("/dev/passkeys/") && !path.hasPrefix("/emulator/auth/")
+            && !(path == "/admin" || path.hasPrefix("/admin/"))
     }
 
     /// Every (method, path) the server routes with every surface on, paths in OpenAPI's form

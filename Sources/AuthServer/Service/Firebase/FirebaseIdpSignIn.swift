@@ -32,7 +32,9 @@ struct FirebaseIdpSignIn {
         var needConfirmation: (pendingToken: String, verifiedProviders: [String])?
     }
 
-    /// A credential as the client sent it: `postBody`'s fields.
+    /// A credential as the client sent it: `postBody`'s fields, or the redirect flow's
+    /// `requestUri` (the page the provider sent the browser back to, its query and fragment)
+    /// with `postBody`'s fields beside them, as Firebase reads them.
     struct Credential: Sendable {
         var providerId: String
         var idToken: String?
@@ -44,15 +46,64 @@ struct FirebaseIdpSignIn {
             guard let fields = FormEncoding.decode(postBody) else {
                 throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "postBody is not form-encoded")
             }
+            try self.init(fields: fields, from: "postBody")
+        }
+
+        /// A `requestUri` that carries the provider's answer (the emulator's handler page
+        /// sends `...?providerId=google.com&id_token=...`), with `postBody`'s fields if any.
+        /// `INVALID_REQUEST_URI` for what is no absolute http(s) URL.
+        init(requestUri: String, postBody: String?) throws(FirebaseError) {
+            guard requestUri.utf8.count <= 16_384, let url = URLParts(requestUri) else {
+                throw FirebaseError.invalid("INVALID_REQUEST_URI", "requestUri must be an absolute http or https URL")
+            }
+            var fields: [(String, String)] = []
+            for part in [url.query, url.fragment, postBody] {
+                guard let part, !part.isEmpty else { continue }
+                guard let decoded = FormEncoding.decode(part) else {
+                    throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "requestUri's query or fragment, or postBody, is not form-encoded")
+                }
+                fields += decoded
+            }
+            if FormEncoding.value("id_token", in: fields) == nil, FormEncoding.value("access_token", in: fields) == nil,
+                FormEncoding.value("code", in: fields) != nil
+            {
+                throw FirebaseError.invalid(
+                    "INVALID_IDP_RESPONSE",
+                    "requestUri carries an authorization code, which authsh does not exchange: send the provider's id_token or access_token in postBody"
+                )
+            }
+            try self.init(fields: fields, from: "requestUri")
+        }
+
+        private init(fields: [(String, String)], from source: String) throws(FirebaseError) {
             guard let provider = FormEncoding.value("providerId", in: fields)?.lowercased(), !provider.isEmpty else {
-                throw FirebaseError.invalid("INVALID_CREDENTIAL_OR_PROVIDER_ID", "postBody names no providerId")
+                throw FirebaseError.invalid("INVALID_CREDENTIAL_OR_PROVIDER_ID", "\(source) names no providerId")
             }
             providerId = provider
             idToken = FormEncoding.value("id_token", in: fields).flatMap { $0.isEmpty ? nil : $0 }
             accessToken = FormEncoding.value("access_token", in: fields).flatMap { $0.isEmpty ? nil : $0 }
             guard idToken != nil || accessToken != nil else {
-                throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "postBody holds neither id_token nor access_token")
+                throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "\(source) holds neither id_token nor access_token")
             }
+        }
+    }
+
+    /// The query and fragment of an absolute http(s) URL.
+    struct URLParts {
+        var query: String?
+        var fragment: String?
+
+        init?(_ text: String) {
+            let lower = text.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://"), !text.contains(where: { $0.isWhitespace }) else { return nil }
+            var rest = Substring(text)
+            if let hash = rest.firstIndex(of: "#") {
+                fragment = String(rest[rest.index(after: hash)...])
+                rest = rest[..<hash]
+            }
+            if let mark = rest.firstIndex(of: "?") { query = String(rest[rest.index(after: mark)...]) }
+            let host = rest.dropFirst(lower.hasPrefix("https://") ? 8 : 7).prefix { $0 != "/" && $0 != "?" }
+            guard !host.isEmpty else { return nil }
         }
     }
 
