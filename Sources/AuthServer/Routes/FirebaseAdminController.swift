@@ -141,13 +141,15 @@ struct FirebaseAdminController {
     }
 
     /// `accounts:query`: every user by id, ascending (`limit` up to 500, `offset`), or only
-    /// their count with `returnUserInfo: false`. Expressions and other orders are not built.
+    /// their count with `returnUserInfo: false`. With `expression`, as Firebase has it, the
+    /// first `SqlExpression` alone: the users whose `userId`, `email` and `phoneNumber` are
+    /// those it gives (each one it gives). Other orders are not built.
     private func query(_ body: InputFields, project: FirebaseProjects.Project) async throws -> EJSONDocument {
         if try Self.flag(body, "returnUserInfo") == false {
             return ["recordsCount": .string(String(try await admin.count(project: project)))]
         }
-        if !(try Self.array(body, "expression", atMost: 100)).isEmpty {
-            throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "query expressions are not built yet")
+        if let first = try Self.array(body, "expression", atMost: 100).first {
+            return try await matching(first, project: project)
         }
         let sortBy = try FirebaseController.optionalString(body, "sortBy") ?? "USER_ID"
         let order = try FirebaseController.optionalString(body, "order") ?? "ASC"
@@ -173,6 +175,33 @@ struct FirebaseAdminController {
             "recordsCount": .string(String(page.users.count)),
             "userInfo": .array(page.users.map { .document(FirebaseUserInfo.describe($0.user, admin: $0.admin)) }),
         ]
+    }
+
+    /// The users an `accounts:query` `SqlExpression` names: each field it gives must match.
+    private func matching(_ expression: EJSON, project: FirebaseProjects.Project) async throws -> EJSONDocument {
+        guard case .document(let d) = expression, d.allSatisfy({ ["userId", "email", "phoneNumber"].contains($0.0) }) else {
+            throw FirebaseError.invalid("INVALID_ARGUMENT", "an expression is an object of userId, email and phoneNumber")
+        }
+        func field(_ key: String) throws(FirebaseError) -> String? {
+            guard let value = d[key], value != .null else { return nil }
+            guard let text = value.stringValue, !text.isEmpty, text.utf8.count <= 256 else {
+                throw FirebaseError.invalid("INVALID_ARGUMENT", "expression's \(key) must be a string of 1 to 256 bytes")
+            }
+            return text
+        }
+        let id = try field("userId"), email = try field("email"), phone = try field("phoneNumber")
+        guard id != nil || email != nil || phone != nil else {
+            throw FirebaseError.invalid("INVALID_ARGUMENT", "an expression gives userId, email or phoneNumber")
+        }
+        let found = try await admin.lookup(
+            localIds: id.map { [$0] } ?? [], emails: email.map { [$0] } ?? [], phoneNumbers: phone.map { [$0] } ?? [], federated: [],
+            project: project)
+        let users = found.map { FirebaseUserInfo.describe($0.user, admin: $0.admin) }.filter { user in
+            (id == nil || user["localId"]?.stringValue == id)
+                && (email == nil || user["email"]?.stringValue?.lowercased() == email?.lowercased())
+                && (phone == nil || user["phoneNumber"]?.stringValue == phone)
+        }
+        return ["recordsCount": .string(String(users.count)), "userInfo": .array(users.map(EJSON.document))]
     }
 
     /// `accounts:sendOobCode`: with `returnOobLink`, the action link of `email`'s account

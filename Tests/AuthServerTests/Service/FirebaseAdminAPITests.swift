@@ -219,4 +219,28 @@ import Testing
             #expect(try await Self.call(c, "accounts:query", ["returnUserInfo": false])["recordsCount"] == "3")
         }
     }
+
+    /// `query` with an expression: the first one alone, each field it gives matching.
+    @Test func queryExpressionsFindUsersByIdEmailAndPhone() async throws {
+        try await TestServer.run { c in
+            let users: [EJSON] = [
+                ["localId": "q-1", "email": "q1@example.com", "phoneNumber": "+15550100061"],
+                ["localId": "q-2", "email": "q2@example.com"],
+            ]
+            #expect(try await Self.call(c, "accounts:batchCreate", ["users": .array(users)]).status == 200)
+            func ids(_ expression: EJSON) async throws -> [String]? {
+                let found = try await Self.call(c, "accounts:query", ["expression": expression])
+                #expect(found.status == 200, "\(found.body)")
+                return found.body["userInfo"]?.arrayValue?.compactMap { $0["localId"]?.stringValue }
+            }
+            #expect(try await ids([["email": "q1@example.com"]]) == ["q-1"])
+            #expect(try await ids([["phoneNumber": "+15550100061"]]) == ["q-1"])
+            #expect(try await ids([["userId": "q-2"]]) == ["q-2"])
+            #expect(try await ids([["userId": "q-2", "email": "q1@example.com"]]) == [], "every field must match")
+            #expect(try await ids([["email": "q2@example.com"], ["email": "q1@example.com"]]) == ["q-2"], "the first expression alone")
+            #expect(try await ids([["email": "nobody@example.com"]]) == [])
+            let refused = try await Self.call(c, "accounts:query", ["expression": [["displayName": "x"]]])
+            #expect(refused.status == 400 && "\(refused.body)".contains("userId, email and phoneNumber"), "\(refused.body)")
+        }
+    }
 }
