@@ -17,6 +17,9 @@ extension App {
 
     /// Sends a request and returns the parsed body (`{}` for an empty one).
     func request(_ method: String, _ path: String, body: EJSON?, auth: Auth) async throws(AuthClientError) -> EJSON {
+        // Every App Services request comes here: one that a Firebase app reaches is an
+        // operation its protocol has not (API keys, functions, passkeys, ...).
+        if firebase != nil { throw onlyAppServices("\(method) \(path.prefix { $0 != "?" })") }
         switch auth {
         case .none:
             return try await send(method, path, body: body, token: nil)
@@ -59,6 +62,7 @@ extension App {
             if let task = running[userId] { return task }
             let task = Task<String, any Error> {
                 defer { _ = self.refreshes.withLock { $0.removeValue(forKey: userId) } }
+                if let firebase = self.firebase { return try await self.firebaseRefresh(firebase, userId: userId) }
                 let reply = try await self.request("POST", Routes.session, body: nil, auth: .refresh(userId: userId))
                 guard let access = reply["access_token"]?.stringValue else { throw self.malformed("the refresh answer has no access token") }
                 try self.change(userId) { $0?.accessToken = access }

@@ -16,10 +16,15 @@ public final class App: Sendable {
         public var requestTimeout: Duration
         /// Where the user store lives; nil keeps users in memory only.
         public var storageDirectory: String?
-        public init(baseURL: String, requestTimeout: Duration = .seconds(60), storageDirectory: String? = nil) {
+        /// The Firebase project the app speaks Firebase Auth's API to; nil: App Services' API.
+        public var firebase: FirebaseProject?
+        public init(
+            baseURL: String, requestTimeout: Duration = .seconds(60), storageDirectory: String? = nil, firebase: FirebaseProject? = nil
+        ) {
             self.baseURL = baseURL.hasSuffix("/") ? String(baseURL.dropLast()) : baseURL
             self.requestTimeout = requestTimeout
             self.storageDirectory = storageDirectory
+            self.firebase = firebase
         }
     }
 
@@ -53,6 +58,19 @@ public final class App: Sendable {
             store = nil
             storeProblems = []
         }
+    }
+
+    /// An app of a Firebase project, which speaks Firebase Auth's REST API (``FirebaseProject``);
+    /// its id is the project's.
+    public convenience init(
+        firebase project: FirebaseProject, requestTimeout: Duration = .seconds(60), storageDirectory: String? = nil,
+        transport: (any AuthTransport)? = nil
+    ) throws(AuthClientError) {
+        try self.init(
+            id: project.projectId,
+            configuration: Configuration(
+                baseURL: project.origin, requestTimeout: requestTimeout, storageDirectory: storageDirectory, firebase: project),
+            transport: transport)
     }
 
     /// Changes one user's record (nil removes it), in the store first when there is one.
@@ -104,7 +122,12 @@ public final class App: Sendable {
             return User(id: existing.id, app: self)
         }
         let device = users.withLock { $0.current?.deviceId }
-        let reply = try await loginRequest(credentials, deviceId: device)
+        let reply =
+            if let firebase {
+                try await firebaseLogin(firebase, credentials)
+            } else {
+                try await loginRequest(credentials, deviceId: device)
+            }
         try change(reply.userId) { record in
             if record == nil { record = UserRecord(id: reply.userId, state: .loggedIn, deviceId: ObjectId.zero.hex, seq: Self.now()) }
             reply.apply(to: &record!)
@@ -178,6 +201,13 @@ public final class App: Sendable {
     /// The providers the holder of `email` signs in with (Firebase's `fetchSignInMethods`);
     /// empty when nobody holds it. `EnumerationProtected` when the app hides it.
     public func signInMethods(email: String) async throws(AuthClientError) -> [String] {
+        if let firebase {
+            let reply = try await firebaseCall(
+                firebase, "accounts:createAuthUri", ["identifier": .string(email), "continueUri": "http://localhost"])
+            return (reply["signinMethods"]?.arrayValue ?? []).compactMap(\.stringValue).map {
+                $0 == "emailLink" ? ProviderType.userpass : Self.providerType(firebase: $0)
+            }
+        }
         let query = FormEncoding.encode([("email", email)])
         let reply = try await request("GET", Routes.signInMethods(id) + "?" + query, body: nil, auth: .none)
         guard let providers = reply["providers"]?.arrayValue else { throw malformed("the sign-in methods answer has no providers") }

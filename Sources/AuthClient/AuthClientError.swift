@@ -60,6 +60,10 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     /// `MFARequired`: what the login may be completed with (`totp`, `passkey`, `recovery_code`).
     public var factors: [String] { details["factors"]?.arrayValue?.compactMap(\.stringValue) ?? [] }
 
+    /// The Firebase SDKs' name of the error (`auth/wrong-password`, ...), for an app that
+    /// speaks Firebase Auth; nil otherwise.
+    public var firebaseCode: String? { details["firebaseCode"]?.stringValue }
+
     public var description: String { "\(code): \(message)" }
 
     // Client-side codes (realm-core's names).
@@ -77,6 +81,9 @@ public struct AuthClientError: Error, Sendable, Equatable, CustomStringConvertib
     public static let malformedResponse = "MalformedResponse"
     /// A reauthentication whose credentials belong to another user (nothing changed).
     public static let userMismatch = "UserMismatch"
+    /// An operation the app's protocol has not (an API key or a function over Firebase's API):
+    /// the message names the protocol.
+    public static let notInProtocol = "NotInProtocol"
     // Sign-in codes.
     /// The sign-in was cancelled (the task, or Ctrl-C in the REPL).
     public static let cancelled = "Cancelled"

@@ -2,6 +2,13 @@
 import AuthProtocol
 
 /// Email/password registration, confirmation and reset (docs/protocol/wire-protocol.md section 6).
+///
+/// Over Firebase Auth's API (``App/firebase``): registration is `accounts:signUp` (the user is
+/// not logged in here, as after App Services' registration), a confirmation applies the
+/// `oobCode` of a VERIFY_EMAIL mail (`token`; `tokenId` is not used), a reset mail is
+/// `sendOobCode` PASSWORD_RESET and a reset takes its `oobCode` as `token`. What Firebase has not
+/// (a confirmation sent again by email alone, the Lua confirmation and reset functions) fails
+/// naming the protocol.
 public struct EmailPasswordAuth: Sendable {
     let app: App
 
@@ -10,10 +17,18 @@ public struct EmailPasswordAuth: Sendable {
     }
 
     public func registerUser(email: String, password: String) async throws(AuthClientError) {
+        if let firebase = app.firebase {
+            _ = try await app.firebaseCall(firebase, "accounts:signUp", ["email": .string(email), "password": .string(password)])
+            return
+        }
         try await post("register", ["email": .string(email), "password": .string(password)])
     }
 
     public func confirmUser(token: String, tokenId: String) async throws(AuthClientError) {
+        if let firebase = app.firebase {
+            _ = try await app.firebaseCall(firebase, "accounts:update", ["oobCode": .string(token)])
+            return
+        }
         try await post("confirm", ["token": .string(token), "tokenId": .string(tokenId)])
     }
 
@@ -27,10 +42,18 @@ public struct EmailPasswordAuth: Sendable {
     }
 
     public func sendResetPasswordEmail(email: String) async throws(AuthClientError) {
+        if let firebase = app.firebase {
+            _ = try await app.firebaseCall(firebase, "accounts:sendOobCode", ["requestType": "PASSWORD_RESET", "email": .string(email)])
+            return
+        }
         try await post("reset/send", ["email": .string(email)])
     }
 
     public func resetPassword(token: String, tokenId: String, password: String) async throws(AuthClientError) {
+        if let firebase = app.firebase {
+            _ = try await app.firebaseCall(firebase, "accounts:resetPassword", ["oobCode": .string(token), "newPassword": .string(password)])
+            return
+        }
         try await post("reset", ["token": .string(token), "tokenId": .string(tokenId), "password": .string(password)])
     }
 

@@ -45,7 +45,8 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     /// no key), or nil without a token. An app's `accessTokenClaims` hook adds its own here.
     public var accessTokenClaims: EJSONDocument? {
         guard let token = accessToken else { return nil }
-        let parts = token.split(separator: ".")
+        // An unsigned token (a Firebase emulator's: `alg: none`) has an empty third part.
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64.decode(String(parts[1])), case .document(let claims)? = try? EJSON(parsing: bytes)
         else { return nil }
         return claims
@@ -62,6 +63,8 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     public func logOut() async throws(AuthClientError) {
         guard let record, record.state == .loggedIn, let refresh = record.refreshToken else { return }
         try app.logOutLocally(id)
+        // Firebase's clients sign out locally: its API revokes no session for them.
+        guard app.firebase == nil else { return }
         _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(refresh))
     }
 
@@ -78,7 +81,11 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     /// failure nothing changes locally.
     public func delete() async throws(AuthClientError) {
         _ = try app.loggedIn(id)
-        _ = try await app.request("DELETE", Routes.deleteUser, body: nil, auth: .access(userId: id))
+        if let firebase = app.firebase {
+            _ = try await app.firebaseCall(firebase, "accounts:delete", [:], as: id)
+        } else {
+            _ = try await app.request("DELETE", Routes.deleteUser, body: nil, auth: .access(userId: id))
+        }
         try app.change(id) { $0 = nil }
     }
 
@@ -90,6 +97,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
         guard credentials.provider != ProviderType.anonymous else {
             throw AuthClientError(code: AuthClientError.userAlreadyNamed, message: "Cannot add anonymous credentials to an existing user.")
         }
+        if let firebase = app.firebase { return try await linkFirebase(firebase, credentials) }
         let reply = try await app.request(
             "POST", Routes.login(app.id, provider: credentials.provider) + "?link=true",
             body: .document(credentials.body), auth: .access(userId: id))
@@ -113,7 +121,12 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
     /// Reads the profile and identities from the server again.
     @discardableResult
     public func refreshProfile() async throws(AuthClientError) -> UserProfile {
-        let fetched = try await app.fetchProfile(auth: .access(userId: id))
+        let fetched: (profile: UserProfile, identities: [UserIdentity])
+        if let firebase = app.firebase {
+            fetched = try await app.firebaseProfile(firebase, of: id)
+        } else {
+            fetched = try await app.fetchProfile(auth: .access(userId: id))
+        }
         try app.change(id) { record in
             record?.profile = fetched.profile
             record?.identities = fetched.identities
@@ -129,7 +142,8 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
 
     /// Calls a server function with EJSON arguments; returns its EJSON result.
     public func callFunction(name: String, arguments: [EJSON] = []) async throws(AuthClientError) -> EJSON {
-        try await app.request(
+        if app.firebase != nil { throw app.onlyAppServices("calling a function") }
+        return try await app.request(
             "POST", Routes.functionsCall(app.id), body: ["name": .string(name), "arguments": .array(arguments)],
             auth: .access(userId: id))
     }
