@@ -232,6 +232,7 @@ local Credentials = {}
 ---@class AuthError
 ---@field code string the wire `error_code` (`InvalidPassword`, `AccountNameInUse`, ...) or a client code (see the codes below)
 ---@field message string the text
+---@field firebaseCode string? an app that speaks Firebase Auth: the SDKs' name of the error (`auth/wrong-password`, ...); nil otherwise
 ---@field status integer? the HTTP status; nil when there was no answer
 ---@field link string? the server's log link, when it gives one (authsh's server does not)
 ---@field request string? the request that failed, as `METHOD /path` (no host, no query: never a token); nil when the error is no answer to one
@@ -470,8 +471,8 @@ function credentials.oauth(provider, token) end
 ---The rest of the host: other apps, tasks, JSON and EJSON, progress, password prompts, the clock, the dev API, identity-provider sign-in, the admin API and plain HTTP.
 auth = {}
 
----Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; `persist = false` keeps its users in memory only (default: in `DATA/users`).
----@param options? {id: string?, server: string?, persist: boolean?}
+---Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; `persist = false` keeps its users in memory only (default: in `DATA/users`). `firebase = PROJECT` speaks Firebase Auth's API instead (its id is the project's): to the emulator at `emulator` (`HOST:PORT`), else to `server` (authsh's Firebase API, the embedded server's by default), or with `google = true` to Google's hosts (with the project's `apiKey`). What only App Services has fails `NotInProtocol`.
+---@param options? {id: string?, server: string?, persist: boolean?, firebase: string?, emulator: string?, apiKey: string?, google: boolean?}
 ---@return App
 function auth.app(options) end
 

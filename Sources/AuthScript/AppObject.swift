@@ -17,12 +17,22 @@ public final class AppObject: LuaObject {
 
     /// - Parameters:
     ///   - storageDirectory: where users are kept (nil: in memory only).
-    public init(id: String, server: ScriptServer, storageDirectory: String?, requestTimeout: Duration = .seconds(60)) {
+    ///   - firebase: the Firebase project the app speaks Firebase Auth's API to (its id is
+    ///     `id`); nil: App Services' API.
+    public init(
+        id: String, server: ScriptServer, storageDirectory: String?, requestTimeout: Duration = .seconds(60),
+        firebase: FirebaseProject? = nil
+    ) {
         self.id = id
         self.server = server
         dev = DevAPI(server: server, appId: id, requestTimeout: requestTimeout)
         open = { () throws(AuthClientError) -> App in
-            try App(
+            if let firebase {
+                return try App(
+                    firebase: firebase, requestTimeout: requestTimeout, storageDirectory: storageDirectory,
+                    transport: ScriptTransport(server: server))
+            }
+            return try App(
                 id: id,
                 configuration: .init(
                     baseURL: server.baseURL, requestTimeout: requestTimeout,

@@ -15,11 +15,18 @@ enum AuthModule {
                 + "identity-provider sign-in, the admin API and plain HTTP.")
         t.add(
             LuaFunction(
-                "auth.app", "(options?: {id: string?, server: string?, persist: boolean?}): App",
+                "auth.app",
+                "(options?: {id: string?, server: string?, persist: boolean?, firebase: string?, emulator: string?, apiKey: string?, "
+                    + "google: boolean?}): App",
                 "Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; "
-                    + "`persist = false` keeps its users in memory only (default: in `DATA/users`)."
+                    + "`persist = false` keeps its users in memory only (default: in `DATA/users`). "
+                    + "`firebase = PROJECT` speaks Firebase Auth's API instead (its id is the project's): to the emulator at "
+                    + "`emulator` (`HOST:PORT`), else to `server` (authsh's Firebase API, the embedded server's by default), or "
+                    + "with `google = true` to Google's hosts (with the project's `apiKey`). What only App Services has fails "
+                    + "`NotInProtocol`."
             ) { call in
                 let options = call.isNil(1) ? LuaTable() : try call.table(1)
+                if options["firebase"] != .nil { return .one(.object(try firebaseApp(options, configuration: configuration))) }
                 let id = options["id"] == .nil ? configuration.appId : try options.string("id", argument: 1)
                 let server: ScriptServer
                 if options["server"] == .nil {
@@ -72,6 +79,39 @@ enum AuthModule {
         t.add(HTTPBinding.function(server: app.server))
         t.add(AdminObject.function(configuration: configuration))
         return t
+    }
+
+    /// `auth.app{firebase = PROJECT, ...}`: an app that speaks Firebase Auth's API.
+    static func firebaseApp(_ options: LuaTable, configuration: AuthScript.Configuration) throws -> AppObject {
+        let projectId = try options.string("firebase", argument: 1)
+        guard !projectId.isEmpty, projectId.utf8.count <= 128 else {
+            throw LuaArgumentError(index: 1, message: "field 'firebase': a project id of 1 to 128 bytes")
+        }
+        let apiKey = options["apiKey"] == .nil ? nil : try options.string("apiKey", argument: 1)
+        let project: FirebaseProject
+        var server = configuration.server
+        if options["google"].isTruthy {
+            guard let apiKey else { throw LuaArgumentError(index: 1, message: "field 'apiKey': Google's hosts need the project's Web API key") }
+            project = FirebaseProject(projectId: projectId, apiKey: apiKey)
+            server = ScriptServer(url: project.identityToolkit)
+        } else if options["emulator"] != .nil {
+            let host = try options.string("emulator", argument: 1)
+            let url = host.contains("://") ? host : "http://" + host
+            if let problem = ScriptServer.problem(with: url) { throw LuaArgumentError(index: 1, message: "field 'emulator': \(problem)") }
+            project = FirebaseProject(projectId: projectId, apiKey: apiKey ?? "fake-api-key", emulator: url)
+            server = ScriptServer(url: url)
+        } else {
+            if options["server"] != .nil {
+                let url = try options.string("server", argument: 1)
+                if let problem = ScriptServer.problem(with: url) { throw LuaArgumentError(index: 1, message: "field 'server': \(problem)") }
+                server = ScriptServer(url: url)
+            }
+            project = FirebaseProject(projectId: projectId, apiKey: apiKey ?? "fake-api-key", emulator: server.baseURL)
+        }
+        let persist = options["persist"] == .nil || options["persist"].isTruthy
+        return AppObject(
+            id: projectId, server: server, storageDirectory: persist ? configuration.dataDirectory : nil,
+            requestTimeout: configuration.requestTimeout, firebase: project)
     }
 
     /// `outbox{email=, kind=}`: the dev outbox's messages (the verb `outbox` and `auth.dev.outbox`).

@@ -72,6 +72,10 @@ public final class AuthErrorObject: LuaObject {
                 "the wire `error_code` (`InvalidPassword`, `AccountNameInUse`, ...) or a client code (see the codes below)"
             ) { .string(LuaString($0.error.code)) },
             .property("message", "string", "the text") { .string(LuaString($0.error.message)) },
+            .property(
+                "firebaseCode", "string?",
+                "an app that speaks Firebase Auth: the SDKs' name of the error (`auth/wrong-password`, ...); nil otherwise"
+            ) { $0.error.firebaseCode.map { .string(LuaString($0)) } ?? .nil },
             .property("status", "integer?", "the HTTP status; nil when there was no answer") {
                 $0.error.status.map { .integer(Int64($0)) } ?? .nil
             },
