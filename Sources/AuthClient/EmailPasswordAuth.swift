@@ -5,8 +5,10 @@ import AuthProtocol
 ///
 /// Over Firebase Auth's API (``App/firebase``): registration is `accounts:signUp` (the user is
 /// not logged in here, as after App Services' registration), a confirmation applies the
-/// `oobCode` of a VERIFY_EMAIL mail (`token`; `tokenId` is not used), a reset mail is
-/// `sendOobCode` PASSWORD_RESET and a reset takes its `oobCode` as `token`. What Firebase has not
+/// `oobCode` of a VERIFY_EMAIL mail, a reset mail is `sendOobCode` PASSWORD_RESET and a reset
+/// takes its `oobCode`: the code is `tokenId + token`, so an emulator's code passes as `token`
+/// with an empty `tokenId`, and authsh's dev outbox's mail (whose code it splits in two) as it
+/// comes. What Firebase has not
 /// (a confirmation sent again by email alone, the Lua confirmation and reset functions) fails
 /// naming the protocol.
 public struct EmailPasswordAuth: Sendable {
@@ -26,7 +28,7 @@ public struct EmailPasswordAuth: Sendable {
 
     public func confirmUser(token: String, tokenId: String) async throws(AuthClientError) {
         if let firebase = app.firebase {
-            _ = try await app.firebaseCall(firebase, "accounts:update", ["oobCode": .string(token)])
+            _ = try await app.firebaseCall(firebase, "accounts:update", ["oobCode": .string(tokenId + token)])
             return
         }
         try await post("confirm", ["token": .string(token), "tokenId": .string(tokenId)])
@@ -51,7 +53,8 @@ public struct EmailPasswordAuth: Sendable {
 
     public func resetPassword(token: String, tokenId: String, password: String) async throws(AuthClientError) {
         if let firebase = app.firebase {
-            _ = try await app.firebaseCall(firebase, "accounts:resetPassword", ["oobCode": .string(token), "newPassword": .string(password)])
+            _ = try await app.firebaseCall(
+                firebase, "accounts:resetPassword", ["oobCode": .string(tokenId + token), "newPassword": .string(password)])
             return
         }
         try await post("reset", ["token": .string(token), "tokenId": .string(tokenId), "password": .string(password)])

@@ -17,6 +17,16 @@ public struct AuthScript: LuaLibrary {
         /// Root of the client's user store; nil keeps users in memory.
         public var dataDirectory: String?
         public var requestTimeout: Duration
+        /// The Firebase project the default app speaks Firebase Auth's API to (`--firebase`);
+        /// nil: App Services' API.
+        public var firebase: FirebaseProject?
+
+        /// The default app speaks Firebase Auth's API as `project` (its id), to this
+        /// configuration's server, as to an emulator (which takes any `apiKey`).
+        public mutating func speakFirebase(project: String, apiKey: String?) {
+            appId = project
+            firebase = FirebaseProject(projectId: project, apiKey: apiKey ?? "fake-api-key", emulator: server.baseURL)
+        }
 
         public init(appId: String = "local", server: ScriptServer, dataDirectory: String?, requestTimeout: Duration = .seconds(60)) {
             self.appId = appId
@@ -34,7 +44,7 @@ public struct AuthScript: LuaLibrary {
         self.configuration = configuration
         app = AppObject(
             id: configuration.appId, server: configuration.server, storageDirectory: configuration.dataDirectory,
-            requestTimeout: configuration.requestTimeout)
+            requestTimeout: configuration.requestTimeout, firebase: configuration.firebase)
     }
 
     public func install(into state: LuaState) throws {

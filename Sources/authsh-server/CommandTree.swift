@@ -66,6 +66,18 @@ struct CommandLineReference: ParsableCommand {
 
     @Option(
         help: ArgumentHelp(
+            "Speak Firebase Auth's API as this project: to the embedded server (its app is then the project), --server, or --emulator.",
+            valueName: "project"))
+    var firebase: String?
+
+    @Option(name: .customLong("api-key"), help: ArgumentHelp("The Firebase project's Web API key (an emulator takes any).", valueName: "key"))
+    var apiKey: String?
+
+    @Option(help: ArgumentHelp("The Firebase Auth emulator to talk to (with --firebase).", valueName: "host:port"))
+    var emulator: String?
+
+    @Option(
+        help: ArgumentHelp(
             "Where authsh keeps its data (default $AUTHSH_DATA, else $XDG_DATA_HOME/authsh, else ~/.local/share/authsh).",
             valueName: "dir"),
         completion: .directory)

@@ -20,6 +20,9 @@ struct EmbeddedCommand: ParsableCommand {
 
     @Option(name: .long, help: "The plugins directory.")
     var plugins: String?
+
+    @Option(name: .long, help: "The playground app's id (default: local; authsh --firebase names the project).")
+    var app: String?
 }
 
 enum Embedded {
@@ -52,6 +55,7 @@ enum Embedded {
         config.apps = config.apps.map {
             var app = $0
             app.oneAccountPerEmail = true
+            if let id = command.app { app.id = id }
             return app
         }
         config.database = .directory(command.data)

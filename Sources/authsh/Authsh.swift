@@ -88,17 +88,26 @@ extension Authsh {
     /// The default app: `--server`/`--app` (or AUTHSH_SERVER/AUTHSH_APP), else the embedded
     /// server's `local` app. (`--server` was checked when parsed; AUTHSH_SERVER is here.)
     static func scriptConfiguration(_ invocation: Invocation, dataDirectory: String) throws(UsageError) -> AuthScript.Configuration {
-        let appId = invocation.appId ?? Paths.environment("AUTHSH_APP") ?? "local"
+        let appId = invocation.firebase ?? invocation.appId ?? Paths.environment("AUTHSH_APP") ?? "local"
         let server: ScriptServer
-        if let url = invocation.server ?? Paths.environment("AUTHSH_SERVER") {
+        if let emulator = invocation.emulator {
+            server = ScriptServer(url: emulator.contains("://") ? emulator : "http://" + emulator)
+        } else if let url = invocation.server ?? Paths.environment("AUTHSH_SERVER") {
             if let problem = ScriptServer.problem(with: url) { throw UsageError("AUTHSH_SERVER: \(problem)") }
             server = ScriptServer(url: url)
         } else {
+            // The embedded server's playground app is the default app (with --firebase, the
+            // project: any API key then reaches it, as any reaches the emulator's one project).
             let key = EmbeddedServer.AdminKey(), child = EmbeddedServer.Child()
-            let start = EmbeddedServer.starter(dataDirectory: dataDirectory, plugins: invocation.plugins, adminKey: key, child: child)
+            let start = EmbeddedServer.starter(
+                dataDirectory: dataDirectory, plugins: invocation.plugins, appId: invocation.firebase, adminKey: key, child: child)
             server = ScriptServer(embedded: start, adminKey: { key.value }, isRunning: { child.isRunning })
         }
-        return AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
+        var configuration = AuthScript.Configuration(appId: appId, server: server, dataDirectory: dataDirectory)
+        if let project = invocation.firebase {
+            configuration.speakFirebase(project: project, apiKey: invocation.apiKey)
+        }
+        return configuration
     }
 
     /// LUA_INIT_5_4, else LUA_INIT, as lua.c runs it before any option: `@FILE` runs that

@@ -27,13 +27,16 @@ enum EmbeddedServer {
     /// A function that starts the server and returns its origin. `adminKey` opens its admin
     /// API to this process's scripts (`auth.admin()`), under the name `embedded`.
     /// `child` learns which process it is, for `Child.isRunning`.
-    static func starter(dataDirectory: String, plugins: String?, adminKey: AdminKey, child: Child) -> @Sendable () async throws -> String {
+    /// `appId`: the playground app's id, when it is not `local`.
+    static func starter(dataDirectory: String, plugins: String?, appId: String? = nil, adminKey: AdminKey, child: Child)
+        -> @Sendable () async throws -> String
+    {
         {
             let key = adminKey.value
             // Waiting for the child blocks: on a thread of its own, not one async code shares.
             return try await BlockingThread.run {
                 Result { () throws(EmbeddedServerError) in
-                    let started = try start(serverDirectory: dataDirectory + "/server", plugins: plugins, adminKey: key)
+                    let started = try start(serverDirectory: dataDirectory + "/server", plugins: plugins, appId: appId, adminKey: key)
                     child.started(pid: started.pid, stdin: started.stdin)
                     return started.origin
                 }
@@ -46,7 +49,7 @@ enum EmbeddedServer {
 
     /// Spawns the server and waits for its origin; `stdin` is the write end of the child's
     /// standard input, kept open while it runs (its closing stops the server).
-    static func start(serverDirectory: String, plugins: String?, adminKey: String)
+    static func start(serverDirectory: String, plugins: String?, appId: String? = nil, adminKey: String)
         throws(EmbeddedServerError) -> (origin: String, pid: pid_t, stdin: Int32)
     {
         var toChild: [Int32] = [-1, -1]
@@ -72,6 +75,7 @@ enum EmbeddedServer {
         }
         var arguments = ["authsh-server", "embedded", "--data", serverDirectory]
         if let plugins { arguments += ["--plugins", plugins] }
+        if let appId { arguments += ["--app", appId] }
         let program = ServerProgram.path
         var pid: pid_t = 0
         let status = program.map { spawn($0, arguments, standardInput: toChild[0], standardOutput: fromChild[1], pid: &pid) } ?? ENOENT

@@ -36,6 +36,12 @@ enum Help {
           -h, --help      print this help
           --server URL    talk to the server at URL instead of the embedded one
           --app ID        the app to use (default: local)
+          --firebase PROJECT
+                          speak Firebase Auth's API as PROJECT: to the embedded server (its
+                          app is then PROJECT), --server, or --emulator HOST:PORT
+          --api-key KEY   the Firebase project's Web API key (an emulator takes any)
+          --emulator HOST:PORT
+                          the Firebase Auth emulator to talk to (with --firebase)
           --data DIR      where authsh keeps its data: the user store, the embedded server's
                           database (DIR/server) and the REPL history; default $AUTHSH_DATA,
                           else $XDG_DATA_HOME/authsh, else ~/.local/share/authsh

@@ -24,6 +24,12 @@ struct Invocation {
     var server: String?
     /// `--app ID`: the default app's id.
     var appId: String?
+    /// `--firebase PROJECT`: the default app speaks Firebase Auth's API, as that project.
+    var firebase: String?
+    /// `--api-key KEY`: the Firebase project's Web API key.
+    var apiKey: String?
+    /// `--emulator HOST:PORT`: the Firebase Auth emulator to talk to.
+    var emulator: String?
     /// `--plugins DIR`: the embedded server's plugins.
     var plugins: String?
     /// `--json`: `print` writes tables as JSON.
@@ -67,6 +73,9 @@ struct Invocation {
             case "--data": result.dataDirectory = try value(for: option)
             case "--server": result.server = try value(for: option)
             case "--app": result.appId = try value(for: option)
+            case "--firebase": result.firebase = try value(for: option)
+            case "--api-key": result.apiKey = try value(for: option)
+            case "--emulator": result.emulator = try value(for: option)
             case "--plugins": result.plugins = try value(for: option)
             case "-i" where inline == nil: result.interactive = true
             case "-v" where inline == nil, "--version" where inline == nil: result.showVersion = true
@@ -86,6 +95,20 @@ struct Invocation {
             throw UsageError("--server: \(problem)")
         }
         if result.appId?.isEmpty == true { throw UsageError("--app needs an app id") }
+        if let project = result.firebase {
+            guard !project.isEmpty, project.utf8.count <= 128, project.utf8.allSatisfy({ $0 > 32 && $0 < 127 && $0 != UInt8(ascii: "/") }) else {
+                throw UsageError("--firebase needs a project id (1 to 128 printable characters, no /)")
+            }
+            if result.appId != nil { throw UsageError("--firebase names the app: leave out --app") }
+        } else if result.apiKey != nil || result.emulator != nil {
+            throw UsageError("--api-key and --emulator go with --firebase PROJECT")
+        }
+        if let emulator = result.emulator {
+            if result.server != nil { throw UsageError("--emulator names the server: leave out --server") }
+            if let problem = ScriptServer.problem(with: emulator.contains("://") ? emulator : "http://" + emulator) {
+                throw UsageError("--emulator: \(problem)")
+            }
+        }
         return result
     }
 }

@@ -70,6 +70,32 @@ import Testing
         #expect(r.stdout == "local\tNotInProtocol\n")
     }
 
+    /// `authsh --firebase demo-project` with no server named: the embedded server's app is the
+    /// project, and the verbs speak Firebase's API to it, the outbox included.
+    @Test func firebaseOnTheCommandLineNeedsNoSetup() async throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try await Binary.script(
+            """
+            assert(app.id == "demo-project")
+            local guest = login(credentials.anonymous())
+            assert(guest.claims.aud == "demo-project" and guest.claims.firebase.sign_in_provider == "anonymous", auth.json.encode(guest.claims))
+            register{ email = "d@example.com", password = "password1" }
+            local user = login(credentials.emailPassword("d@example.com", "password1"))
+            app.emailPasswordAuth:sendResetPasswordEmail("d@example.com")
+            local mail = outbox{ email = "d@example.com", kind = "reset" }
+            assert(#mail == 1, #mail)
+            resetPassword{ token = mail[1].token, tokenId = mail[1].tokenId, password = "password2" }
+            assert(login(credentials.emailPassword("d@example.com", "password2")) == user)
+            print(#users(), user.profile.email)
+            """, data: data, options: ["--firebase", "demo-project"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "2\td@example.com\n")
+        let bad = try await Binary.run(["--firebase", "demo-project", "--app", "local", "-e", "print(1)"])
+        #expect(bad.status == 64 && bad.stderr.contains("--firebase names the app"), "\(bad.stderr)")
+        let lonely = try await Binary.run(["--emulator", "127.0.0.1:9099", "-e", "print(1)"])
+        #expect(lonely.status == 64 && lonely.stderr.contains("go with --firebase"), "\(lonely.stderr)")
+    }
+
     /// The account names of docs/protocol/identity-providers.md section 7 that the recipes do not run:
     /// unlink, one session ended, the others ended, a password change, app:signInMethods.
     @Test func usersManageTheirIdentitiesAndSessions() async throws {
