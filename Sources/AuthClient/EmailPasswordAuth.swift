@@ -3,8 +3,9 @@ import AuthProtocol
 
 /// Email/password registration, confirmation and reset (docs/protocol/wire-protocol.md section 6).
 ///
-/// Over Firebase Auth's API (``App/firebase``): registration is `accounts:signUp` (the user is
-/// not logged in here, as after App Services' registration), a confirmation applies the
+/// Over Firebase Auth's API (``App/firebase``): registration is `accounts:signUp` and a
+/// VERIFY_EMAIL mail, as App Services' registration mails a confirmation (the user is not
+/// logged in here, as after App Services' registration), a confirmation applies the
 /// `oobCode` of a VERIFY_EMAIL mail, a reset mail is `sendOobCode` PASSWORD_RESET and a reset
 /// takes its `oobCode`: the code is `tokenId + token`, so an emulator's code passes as `token`
 /// with an empty `tokenId`, and authsh's dev outbox's mail (whose code it splits in two) as it
@@ -20,7 +21,10 @@ public struct EmailPasswordAuth: Sendable {
 
     public func registerUser(email: String, password: String) async throws(AuthClientError) {
         if let firebase = app.firebase {
-            _ = try await app.firebaseCall(firebase, "accounts:signUp", ["email": .string(email), "password": .string(password)])
+            let made = try await app.firebaseCall(
+                firebase, "accounts:signUp", ["email": .string(email), "password": .string(password), "returnSecureToken": true])
+            guard let idToken = made["idToken"] else { throw app.malformed("the sign-up answer has no idToken") }
+            _ = try await app.firebaseCall(firebase, "accounts:sendOobCode", ["requestType": "VERIFY_EMAIL", "idToken": idToken])
             return
         }
         try await post("register", ["email": .string(email), "password": .string(password)])

@@ -142,6 +142,15 @@ struct TestCommandLine: ParsableCommand {
     @Option(help: ArgumentHelp("The default app's id.", valueName: "id"))
     var app: String?
 
+    @Option(help: ArgumentHelp("Speak Firebase Auth's API as this project (each embedded server's app is then the project).", valueName: "project"))
+    var firebase: String?
+
+    @Option(name: .customLong("api-key"), help: ArgumentHelp("The Firebase project's Web API key.", valueName: "key"))
+    var apiKey: String?
+
+    @Option(help: ArgumentHelp("The Firebase Auth emulator to run every file against.", valueName: "host:port"))
+    var emulator: String?
+
     @Argument(help: "Spec files or directories.", completion: .file())
     var paths: [String] = []
 }

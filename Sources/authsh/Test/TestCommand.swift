@@ -21,6 +21,10 @@ enum TestCommand {
           --server URL          run every file against this server (no isolation then)
           --plugins DIR         the embedded servers' plugins
           --app ID              the default app's id
+          --firebase PROJECT    speak Firebase Auth's API as PROJECT (each embedded server's
+                                app is then PROJECT)
+          --api-key KEY         the Firebase project's Web API key
+          --emulator HOST:PORT  run every file against this Firebase Auth emulator
           -h, --help            this text
         """
 
@@ -145,7 +149,8 @@ struct TestOptions {
             case "--filter", "--filter-out", "--exclude-tags":
                 options.bustedOptions += [option, try value(option)]
             case "-t", "--tags": options.bustedOptions += ["--tags", try value(option)]
-            case "--server", "--plugins", "--app": options.authshOptions += [option, try value(option)]
+            case "--server", "--plugins", "--app", "--firebase", "--api-key", "--emulator":
+                options.authshOptions += [option, try value(option)]
             default: throw TestUsageError("unrecognized option '\(argv[i])'")
             }
             i += 1

@@ -53,6 +53,35 @@ import Testing
         #expect(!r.stdout.contains("AccountNameInUse"), "one file's user leaked into another's server")
     }
 
+    /// The same spec file passes under `authsh test` and `authsh test --firebase`: each file's
+    /// embedded server answers as the project, through Firebase's API.
+    @Test func oneSpecPassesOverBothProtocols() async throws {
+        let dir = try Binary.temporaryDirectory()
+        try Binary.write(
+            """
+            describe("a reset", function()
+              it("signs up, resets by mail and signs in with the new password", function()
+                register("both@example.com", "password1")
+                confirm(outbox{ email = "both@example.com", kind = "confirm" }[1])
+                local user = login(credentials.emailPassword("both@example.com", "password1"))
+                app.emailPasswordAuth:sendResetPasswordEmail("both@example.com")
+                local mail = outbox{ email = "both@example.com", kind = "reset" }
+                resetPassword{ token = mail[#mail].token, tokenId = mail[#mail].tokenId, password = "password2" }
+                assert.are.equal(user, login(credentials.emailPassword("both@example.com", "password2")))
+                assert.auth_error("InvalidPassword", function()
+                  login(credentials.emailPassword("both@example.com", "password1"))
+                end)
+                print(app.id)
+              end)
+            end)
+            """, to: dir + "/reset_spec.lua")
+        for (options, app) in [([String](), "local"), (["--firebase", "demo-project"], "demo-project")] {
+            let r = try await Binary.run(["test", "-o", "plainTerminal"] + options, directory: dir)
+            #expect(r.status == 0, "\(options): \(r.stdout)\n\(r.stderr)")
+            #expect(r.stdout.contains(app + "\n") && r.stdout.hasSuffix("1 success / 0 failures / 0 errors / 0 pending\n"), "\(r.stdout)")
+        }
+    }
+
     @Test func onlyPassingSpecsExitZero() async throws {
         let dir = try Self.specDirectory()
         let r = try await Binary.run(["test", "spec/one_spec.lua", "spec/nested"], directory: dir)
