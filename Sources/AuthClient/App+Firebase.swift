@@ -22,9 +22,13 @@ extension App {
             message: "\(what) is App Services' only: app '\(id)' speaks Firebase Auth")
     }
 
-    /// POSTs `body` to Identity Toolkit's `method` (`accounts:signUp`, ...) with the API key.
+    /// POSTs `body` to Identity Toolkit's `method` (`accounts:signUp`, ...; `v2/...` for the
+    /// v2 API) with the API key.
     func firebaseCall(_ project: FirebaseProject, _ method: String, _ body: EJSONDocument) async throws(AuthClientError) -> EJSON {
-        try await firebaseExchange(project, project.identityToolkit + "/" + method, body: EJSON.document(body).encoded(.relaxed), form: false)
+        let base =
+            method.hasPrefix("v2/") && project.identityToolkit.hasSuffix("/v1")
+            ? project.identityToolkit.dropLast(3) + "/" : project.identityToolkit + "/"
+        return try await firebaseExchange(project, base + method, body: EJSON.document(body).encoded(.relaxed), form: false)
     }
 
     /// ``firebaseCall(_:_:_:)`` as the user of `userId`, their ID token in `idToken`: refreshed
@@ -42,6 +46,13 @@ extension App {
             sent["idToken"] = .string(try await refreshAccessToken(userId: userId, replacing: token))
             return try await firebaseCall(project, method, sent)
         }
+    }
+
+    /// An ID token's `sub` (unverified: the client holds no key), or nil.
+    static func subject(_ token: String) -> String? {
+        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, let bytes = Base64.decode(String(parts[1])), let claims = try? EJSON(parsing: bytes) else { return nil }
+        return claims["sub"]?.stringValue
     }
 
     /// Whether an ID token expires within 5 minutes (or cannot be read).
@@ -94,6 +105,12 @@ extension App {
             )
         case ProviderType.customToken:
             return ("accounts:signInWithCustomToken", ["token": given["token"] ?? "", "returnSecureToken": true])
+        case "mfa" where given["code"] != nil:
+            // The second step of a sign-in that answered MFARequired: a TOTP code (the v2 API).
+            return (
+                "v2/accounts/mfaSignIn:finalize",
+                ["mfaPendingCredential": given["mfaToken"] ?? "", "totpVerificationInfo": ["verificationCode": given["code"] ?? ""]]
+            )
         case let type where type.hasPrefix("oauth2-"):
             var fields = [("providerId", Self.firebaseProviderId(type))]
             if let token = given["id_token"]?.stringValue ?? given["idToken"]?.stringValue {
@@ -117,14 +134,23 @@ extension App {
 
     /// A sign-in's answer as a login's: its tokens and the user's profile.
     func firebaseLoginReply(_ project: FirebaseProject, _ reply: EJSON) async throws(AuthClientError) -> LoginReply {
-        guard let idToken = reply["idToken"]?.stringValue, let refresh = reply["refreshToken"]?.stringValue,
-            let userId = reply["localId"]?.stringValue, !userId.isEmpty
-        else {
-            if reply["mfaPendingCredential"] != nil {
-                throw AuthClientError(code: "MFARequired", message: "this user has a second factor: not built over Firebase in this client yet")
-            }
-            throw malformed("the sign-in answer has no tokens")
+        if let pending = reply["mfaPendingCredential"]?.stringValue {
+            // Firebase answers 200 with the pending credential; the SDKs raise it as
+            // auth/multi-factor-auth-required, and so does this client, as MFARequired.
+            var error = AuthClientError(
+                code: "MFARequired", message: "this user has a second factor: complete the sign-in with a code", status: 200)
+            let info = reply["mfaInfo"]?.arrayValue ?? []
+            error.details = [
+                "mfaToken": .string(pending), "mfaInfo": .array(info),
+                "factors": .array(info.map { $0["phoneInfo"] != nil ? "phone" : "totp" }),
+                "firebaseCode": "auth/multi-factor-auth-required",
+            ]
+            throw error
         }
+        // mfaSignIn:finalize answers the tokens alone: the user is the ID token's.
+        guard let idToken = reply["idToken"]?.stringValue, let refresh = reply["refreshToken"]?.stringValue,
+            let userId = reply["localId"]?.stringValue ?? Self.subject(idToken), !userId.isEmpty
+        else { throw malformed("the sign-in answer has no tokens") }
         let (profile, identities) = try await firebaseProfile(project, idToken: idToken, userId: userId)
         return LoginReply(
             userId: userId, access: idToken, refresh: refresh, deviceId: ObjectId.zero.hex, profile: profile, identities: identities,

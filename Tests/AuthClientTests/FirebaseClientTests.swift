@@ -102,6 +102,33 @@ import Testing
         }
     }
 
+    /// A sign-in of a user with TOTP (enrolled through App Services: one factor for both APIs)
+    /// throws `MFARequired` with the pending credential, and `.mfa(token:code:)` completes it
+    /// through the v2 API's `mfaSignIn:finalize`.
+    @Test func aSecondFactorCompletesTheSignIn() async throws {
+        try await LiveServer.run(SecondFactorTests.withTOTP) { h in
+            let services = try h.app()
+            try await h.registerConfirmed(services, "mf@example.com")
+            let first = try await services.login(credentials: .emailPassword(email: "mf@example.com", password: "password1"))
+            let totp = try await first.secondFactors.enrollTOTP()
+            let generator = try #require(TOTP(base32: totp.secret))
+            _ = try await first.secondFactors.confirmTOTP(code: generator.code(at: try await SecondFactorTests.now(h)))
+
+            let app = try Self.app(h)
+            do throws(AuthClientError) {
+                try await app.login(credentials: .emailPassword(email: "mf@example.com", password: "password1"))
+                Issue.record("the password alone signed in")
+            } catch {
+                #expect(error.code == "MFARequired" && error.factors == ["totp"] && error.firebaseCode == "auth/multi-factor-auth-required")
+                let token = try #require(error.mfaToken)
+                try await h.advanceClock(30)
+                let later = try await SecondFactorTests.now(h)
+                let user = try await app.login(credentials: .mfa(token: token, code: generator.code(at: later)))
+                #expect(user.id == first.id && user.accessTokenClaims?["firebase"]?["sign_in_second_factor"] == "totp")
+            }
+        }
+    }
+
     /// An ID token the server finds expired is refreshed (Secure Token) and the request sent
     /// again; the new token is kept, in the user store too.
     @Test func anExpiredIDTokenIsRefreshedAndKept() async throws {
