@@ -22,6 +22,20 @@ import Testing
         }
     }
 
+    /// The recipes that use nothing only one protocol has run over Firebase's API too
+    /// (`--firebase`), unchanged. The others show App Services' own flows (a login refused
+    /// before confirmation, an existing account linked, functions, API keys, passkeys).
+    static let firebaseRecipes = ["reset-by-email", "switch-users"]
+
+    @Test(arguments: firebaseRecipes)
+    func recipeRunsOverFirebase(_ name: String) async throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try await Binary.run(
+            ["--data", data, "--firebase", "demo-project", Binary.repository + "/scripts/recipes/\(name).lua"], directory: Binary.repository)
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasSuffix("ok: \(name)\n"), "\(r.stdout)")
+    }
+
     @Test func everyRecipeIsTested() async throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Binary.repository + "/scripts/recipes")
         #expect(Set(files.filter { $0.hasSuffix(".lua") }.map { String($0.dropLast(4)) }) == Set(RecipeTests.recipes))
