@@ -102,6 +102,8 @@ public struct AppConfiguration: Sendable, Equatable {
         var signingKeySources: [EJSON]?
         /// A JWKS URL to fetch RS256 keys from instead.
         public var jwkURI: String?
+        /// How long a fetch of `jwkURI` may take, in seconds (1 to 120; default 5).
+        public var timeoutSeconds: Int64 = 5
         /// Accepted `aud` values; nil accepts any.
         public var audience: [String]?
         /// Claims copied into profile `data`.
@@ -239,7 +241,7 @@ extension AppConfiguration {
             p[ProviderType.customToken] = [
                 "enabled": true, "signingAlgorithm": .string(t.signingAlgorithm),
                 "signingKeys": .array(t.signingKeySources ?? t.signingKeys.map(EJSON.string)),
-                "jwkURI": t.jwkURI.map(EJSON.string) ?? .null,
+                "jwkURI": t.jwkURI.map(EJSON.string) ?? .null, "timeoutSeconds": .int64(t.timeoutSeconds),
                 "audience": t.audience.map { .array($0.map(EJSON.string)) } ?? .null,
                 "metadataFields": AppConfiguration.MetadataField.ejson(t.metadataFields),
             ]
@@ -368,6 +370,7 @@ extension AppConfiguration.CustomToken {
         signingKeys = secrets.map(\.value)
         signingKeySources = secrets.map(\.source)
         jwkURI = try p.string("jwkURI")
+        timeoutSeconds = try p.integer("timeoutSeconds", in: 1...120) ?? timeoutSeconds
         audience = try p.strings("audience")
         metadataFields = try AppConfiguration.MetadataField.list(&p)
         if signingKeys.isEmpty && jwkURI == nil {

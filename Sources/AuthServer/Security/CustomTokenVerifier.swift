@@ -10,10 +10,11 @@ final class CustomTokenVerifier: Sendable {
     let config: AppConfiguration.CustomToken
     private let clock: ServerClock
     private let staticKeys: JWTKeyCollection?
-    private let jwksCache = JWKSCache()
+    private let jwksCache: JWKSCache
 
     init(_ config: AppConfiguration.CustomToken, clock: ServerClock) async throws(ConfigError) {
         self.config = config
+        jwksCache = JWKSCache(timeout: .seconds(config.timeoutSeconds))
         self.clock = clock
         if config.signingKeys.isEmpty {
             staticKeys = nil
@@ -108,8 +109,12 @@ final class CustomTokenVerifier: Sendable {
 /// down is not asked again by every login.
 actor JWKSCache {
     static let failureMemory: Int64 = 10
+    /// How long a fetch may take (the config's `timeoutSeconds`).
+    let timeout: TimeAmount
     private var cached: (keys: JWTKeyCollection, fetchedAt: Int64)?
     private var failure: (error: any Error, at: Int64)?
+
+    init(timeout: TimeAmount) { self.timeout = timeout }
 
     func keys(from uri: String, now: Int64) async throws -> JWTKeyCollection {
         if let cached, now - cached.fetchedAt < 600 { return cached.keys }
@@ -128,7 +133,7 @@ actor JWKSCache {
     private func fetch(_ uri: String) async throws -> JWTKeyCollection {
         var request = HTTPClientRequest(url: uri)
         request.method = .GET
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(5))
+        let response = try await HTTPClient.shared.execute(request, timeout: timeout)
         guard response.status == .ok else {
             throw ServiceError(.authError, "invalid custom token: the JWKS URL answered \(response.status.code)")
         }

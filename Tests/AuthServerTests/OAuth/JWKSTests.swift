@@ -66,6 +66,9 @@ import Testing
             var custom = AppConfiguration.CustomToken()
             custom.signingAlgorithm = "RS256"
             custom.jwkURI = url
+            // A bound for a failing test, not a wait: the suite's first burst once held the
+            // fetch from this loopback server past the default 5 s.
+            custom.timeoutSeconds = 60
             app.providers.customToken = custom
             try await TestServer.run(TestServer.configuration(apps: [app])) { (c: Client) async throws in
                 let first = try await c.login("custom-token", ["provider": "custom-token", "token": .string(ada)])

@@ -17,6 +17,10 @@ import Testing
             #"{"apps":[{"id":"a","providers":{"custom-token":{"signingAlgorithm":"RS256","signingKeys":["not a pem"]}}}]}"#,
             "not an RSA public key in PEM"
         ),
+        (
+            #"{"apps":[{"id":"a","providers":{"custom-token":{"jwkURI":"https://idp.example.com/jwks","timeoutSeconds":0}}}]}"#,
+            "apps[0].providers.custom-token.timeoutSeconds"
+        ),
         (#"{"app":[]}"#, "apps: missing"),
         (#"{"apps": [}"#, "invalid JSON"),
     ])
