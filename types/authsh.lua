@@ -304,6 +304,11 @@ function Admin:factors(id) end
 ---@param id string
 function Admin:removeTOTP(id) end
 
+---removes one of the user's phone factors (its `id` in `factors`: a lost phone)
+---@param id string
+---@param enrollmentId string
+function Admin:removePhoneFactor(id, enrollmentId) end
+
 ---mails the user a password reset
 ---@param id string
 function Admin:sendReset(id) end

@@ -98,6 +98,11 @@ public struct AdminClient: Sendable {
         _ = try await send("DELETE", "/users/\(Self.escape(id))/factors/totp")
     }
 
+    /// Removes one of the user's phone factors (its `id` in ``secondFactors(_:)``: they lost that phone).
+    public func removePhoneFactor(_ id: String, enrollmentId: String) async throws(AuthClientError) {
+        _ = try await send("DELETE", "/users/\(Self.escape(id))/factors/phone/\(Self.escape(enrollmentId))")
+    }
+
     /// Sends the user's email/password account its reset mail.
     public func sendReset(_ id: String) async throws(AuthClientError) {
         _ = try await send("POST", "/users/\(Self.escape(id))/reset")

@@ -135,6 +135,15 @@ final class AdminObject: LuaObject {
                     try await a.client.removeTOTP(id); return []
                 }
             },
+            .method(
+                "removePhoneFactor", "(id: string, enrollmentId: string)",
+                "removes one of the user's phone factors (its `id` in `factors`: a lost phone)"
+            ) { a, call in
+                let id = try call.string(2), enrollment = try call.string(3)
+                return perform(call) {
+                    try await a.client.removePhoneFactor(id, enrollmentId: enrollment); return []
+                }
+            },
             .method("sendReset", "(id: string)", "mails the user a password reset") { a, call in
                 let id = try call.string(2)
                 return perform(call) {

@@ -21,6 +21,7 @@ struct AdminController {
         group.post("users/:id/reset", use: sendReset)
         group.get("users/:id/factors", use: factors)
         group.delete("users/:id/factors/totp", use: removeTOTP)
+        group.delete("users/:id/factors/phone/:enrollmentId", use: removePhone)
         group.post("confirm", use: confirm)
         group.get("triggers", use: triggerRuns)
     }
@@ -84,6 +85,14 @@ struct AdminController {
         let id = Self.id(context)
         try await admin.adminRemoveTOTP(app: try context.app, id: id, by: AdminActor(request, context))
         return AdminRoutes.json(["id": .string(id), "removed": "totp"])
+    }
+
+    /// Removes one of the user's phone factors (they lost that phone).
+    @Sendable func removePhone(_ request: Request, context: AuthRequestContext) async throws -> Response {
+        let id = Self.id(context)
+        let enrollment = context.parameters.get("enrollmentId") ?? ""
+        try await admin.adminRemovePhoneFactor(app: try context.app, id: id, enrollmentId: enrollment, by: AdminActor(request, context))
+        return AdminRoutes.json(["id": .string(id), "removed": "phone", "enrollmentId": .string(enrollment)])
     }
 
     /// Confirms the pending email/password account of `{"email"}`.

@@ -16,6 +16,7 @@ import Hummingbird
 /// | POST `users/{id}/reset` | sends the reset mail of the user's email/password account |
 /// | GET `users/{id}/factors` | `{"factors": [...], "recoveryCodes": N}` |
 /// | DELETE `users/{id}/factors/totp` | removes TOTP and the recovery codes |
+/// | DELETE `users/{id}/factors/phone/{enrollmentId}` | removes a phone factor |
 /// | POST `confirm` `{"email"}` | confirms a pending email/password account |
 /// | GET `export`, POST `import` | NDJSON (``AdminTransferController``) |
 ///

@@ -100,6 +100,14 @@ struct AdminService {
         await adminRecord("totp_removed", app: app, user: id, by: actor)
     }
 
+    func adminRemovePhoneFactor(app: AppRuntime, id: String, enrollmentId: String, by actor: AdminActor) async throws {
+        guard try await store.user(id: id, app: app.id) != nil else { throw Self.noSuchUser }
+        guard try await store.deletePhoneFactor(userId: id, enrollmentId: enrollmentId) else {
+            throw ServiceError(.mfaFactorNotFound, "this user has no such phone factor")
+        }
+        await adminRecord("phone_factor_removed", app: app, user: id, by: actor)
+    }
+
     func adminRevokeSession(app: AppRuntime, id: String, session: String, by actor: AdminActor) async throws {
         guard try await store.deleteSession(id: session, userId: id, app: app.id) else {
             throw ServiceError(.sessionNotFound, "the user has no such session")

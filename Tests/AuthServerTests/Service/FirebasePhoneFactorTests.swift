@@ -208,6 +208,27 @@ import Testing
         }
     }
 
+    /// An administrator lists a user's phone factors and removes one (a lost phone), audited
+    /// with the key's name; the next sign-in needs no code.
+    @Test func anAdministratorRemovesALostPhone() async throws {
+        try await AdminHarness.withServer { c, _ in
+            let idToken = try await Self.verifiedUser(c, "lost@example.com")
+            let enrolled = try await Self.enrol(c, idToken, "+15550100071", name: "old phone")
+            let userId = try #require(try API.parts(enrolled).claims["sub"]?.stringValue)
+            let listed = try await AdminHarness.admin(c, .get, "/users/\(userId)/factors")
+            let phone = try #require(listed.body["factors"]?.arrayValue?.first, "\(listed.body)")
+            #expect(phone["type"] == "phone" && phone["phoneNumber"] == "+15550100071" && phone["displayName"] == "old phone")
+            let id = try #require(phone["id"]?.stringValue)
+            #expect(try await AdminHarness.admin(c, .delete, "/users/\(userId)/factors/phone/nope").code == "MFAFactorNotFound")
+            let removed = try await AdminHarness.admin(c, .delete, "/users/\(userId)/factors/phone/\(id)")
+            #expect(removed.status == 200 && removed["removed"] == "phone" && removed["enrollmentId"] == id, "\(removed.body)")
+            let events = try #require(try await AdminHarness.admin(c, .get, "/users/\(userId)").body["audit"]?.arrayValue)
+            #expect(events.contains { $0["event"] == "phone_factor_removed" && $0["actor"] == "admin:ops" }, "\(events)")
+            let plain = try await V2.signIn(c, "lost@example.com")
+            #expect(plain["idToken"] != nil && plain["mfaPendingCredential"] == nil, "\(plain.body)")
+        }
+    }
+
     /// The Admin API imports phone factors (`mfaInfo`), shows them (`lookup`), and an imported
     /// factor is asked for at the next sign-in.
     @Test func anImportedPhoneFactorIsAskedFor() async throws {
