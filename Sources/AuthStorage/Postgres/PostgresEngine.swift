@@ -12,6 +12,9 @@ package final class PostgresEngine: SQLEngine {
     package let client: PostgresClient
     package let logger: Logger
     package let poolSize: Int
+    /// How long an operation may wait for a connection (``PostgresLease/deadline``; tests on a
+    /// loaded machine give a longer bound).
+    package let leaseDeadline: Duration
     package static let updatesInReads = true
     private let running: Task<Void, Never>
     private let committed = CommitCount()
@@ -24,15 +27,19 @@ package final class PostgresEngine: SQLEngine {
     /// - Parameter startupTimeout: how long the first connection and the migrations may take
     ///   (the pool itself retries an unreachable database for a minute before it gives up).
     /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated in time.
-    package init(configuration: PostgresClient.Configuration, logger: Logger, startupTimeout: Duration) async throws {
+    package init(
+        configuration: PostgresClient.Configuration, logger: Logger, startupTimeout: Duration, leaseDeadline: Duration = PostgresLease.deadline
+    ) async throws {
         // The pool's own logs say nothing of passwords or bound values; the configuration,
         // which holds the password, is never logged here.
         let client = PostgresClient(configuration: configuration, backgroundLogger: logger)
         self.client = client
         self.logger = logger
         poolSize = configuration.options.maximumConnections
+        self.leaseDeadline = leaseDeadline
         running = Task { await client.run() }
-        batches = PostgresStatementBatches(runner: Self.batchRunner(client: client, logger: logger, committed: committed))
+        batches = PostgresStatementBatches(
+            runner: Self.batchRunner(client: client, logger: logger, committed: committed, deadline: leaseDeadline))
         do {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask { [self] in try await PostgresSchema.migrate(self, deadline: startupTimeout) }
@@ -56,7 +63,9 @@ package final class PostgresEngine: SQLEngine {
 
     package func read<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
         do {
-            return try await PostgresLease.run(client, transaction: false, logger: logger, operation: operation) { connection in
+            return try await PostgresLease.run(
+                client, transaction: false, logger: logger, operation: operation, deadline: leaseDeadline
+            ) { connection in
                 try await body(PostgresRunner(connection: connection, logger: logger))
             }
         } catch {
@@ -65,7 +74,7 @@ package final class PostgresEngine: SQLEngine {
     }
 
     package func snapshot<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
-        try await transaction(operation, deadline: PostgresLease.deadline) { runner in
+        try await transaction(operation, deadline: leaseDeadline) { runner in
             try await runner.run(Self.readSnapshot, [])
             return try await body(runner)
         }
@@ -74,7 +83,7 @@ package final class PostgresEngine: SQLEngine {
     private static let readSnapshot: SQL = "SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY"
 
     package func write<T: Sendable>(_ operation: String, _ body: (PostgresRunner) async throws -> T) async throws -> T {
-        try await write(operation, deadline: PostgresLease.deadline, body)
+        try await write(operation, deadline: leaseDeadline, body)
     }
 
     /// ``write(_:_:)`` with its own deadline for a connection.
@@ -95,17 +104,21 @@ package final class PostgresEngine: SQLEngine {
     /// The runner of ``batches``: one statement alone outside a transaction (one round trip),
     /// several in one. It holds the pool, not the engine.
     private static func batchRunner(
-        client: PostgresClient, logger: Logger, committed: CommitCount
+        client: PostgresClient, logger: Logger, committed: CommitCount, deadline: Duration
     ) -> PostgresStatementBatches.Runner {
         PostgresStatementBatches.Runner(
             alone: { statement in
-                try await PostgresLease.run(client, transaction: false, logger: logger, operation: statement.operation) {
+                try await PostgresLease.run(
+                    client, transaction: false, logger: logger, operation: statement.operation, deadline: deadline
+                ) {
                     try await PostgresRunner(connection: $0, logger: logger).run(statement.sql, statement.arguments)
                 }
                 committed.add()
             },
             together: { batch in
-                try await PostgresLease.run(client, transaction: true, logger: logger, operation: batch[0].operation) {
+                try await PostgresLease.run(
+                    client, transaction: true, logger: logger, operation: batch[0].operation, deadline: deadline
+                ) {
                     let runner = PostgresRunner(connection: $0, logger: logger)
                     for statement in batch { try await runner.run(statement.sql, statement.arguments) }
                 }
@@ -220,8 +233,10 @@ extension SQLStore where Engine == PostgresEngine {
     /// - Throws: `StoreError.unavailable` when the database cannot be reached or migrated in time.
     package convenience init(
         configuration: PostgresClient.Configuration, logger: Logger,
-        startupTimeout: Duration = .seconds(30)
+        startupTimeout: Duration = .seconds(30), leaseDeadline: Duration = PostgresLease.deadline
     ) async throws {
-        self.init(engine: try await PostgresEngine(configuration: configuration, logger: logger, startupTimeout: startupTimeout))
+        self.init(
+            engine: try await PostgresEngine(
+                configuration: configuration, logger: logger, startupTimeout: startupTimeout, leaseDeadline: leaseDeadline))
     }
 }

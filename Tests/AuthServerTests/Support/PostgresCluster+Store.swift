@@ -9,6 +9,9 @@ extension PostgresCluster {
     func makeStore() async throws -> PostgresStore {
         var logger = Logger(label: "test.postgres")
         logger.logLevel = .critical
-        return try await PostgresStore(configuration: configuration(database: try await makeDatabase()), logger: logger)
+        // A bound for a failing test, not a wait: a fresh clone's first burst once held 24
+        // racing leases past the server's 5 s.
+        return try await PostgresStore(
+            configuration: configuration(database: try await makeDatabase()), logger: logger, leaseDeadline: .seconds(60))
     }
 }
