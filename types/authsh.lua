@@ -137,6 +137,21 @@ function User:renamePasskey(id, name) end
 ---@param id string
 function User:removePasskey(id) end
 
+---Firebase only: sets the display name and photo URL (an empty string removes one, a missing field leaves it); the profile here follows
+---@param profile {displayName: string?, photoURL: string?}
+function User:updateProfile(profile) end
+
+---Firebase only: moves the email/password account to `email` at once (a recent login; refused where the project protects emails from enumeration: use `verifyBeforeUpdateEmail`)
+---@param email string
+function User:updateEmail(email) end
+
+---Firebase only: mails `email` a link that moves the account there once followed (a recent login)
+---@param email string
+function User:verifyBeforeUpdateEmail(email) end
+
+---Firebase only: mails the user's email a link that verifies it
+function User:sendEmailVerification() end
+
 ---`app.emailPasswordAuth`: registration, confirmation and passwords. Each method returns nothing and raises on failure.
 ---@class EmailPasswordAuth
 local EmailPasswordAuth = {}
@@ -187,6 +202,11 @@ function EmailPasswordAuth:callResetPasswordFunction(email, password, ...) end
 ---@param newPassword string
 ---@overload fun(options: {password: string, newPassword: string})
 function EmailPasswordAuth:changePassword(password, newPassword) end
+
+---Firebase only: mails a sign-in link, which `credentials.emailLink(email, link)` signs in with
+---@param email string
+---@param continueURL string?
+function EmailPasswordAuth:sendSignInLink(email, continueURL) end
 
 ---`user.apiKeys`: the user's API keys (not for anonymous users).
 ---@class APIKeys
@@ -433,6 +453,13 @@ function credentials.serverApiKey(key) end
 ---@return Credentials
 ---@overload fun(err: AuthError, authenticator: Authenticator): Credentials
 function credentials.mfa(mfaTokenOrError, code) end
+
+---`email-link`, Firebase only: the link of a mail `app.emailPasswordAuth:sendSignInLink(email)` sent (or its `oobCode`) and the email it went to.
+---@param email string
+---@param link string
+---@return Credentials
+---@overload fun(options: {email: string, link: string}): Credentials
+function credentials.emailLink(email, link) end
 
 ---`passkey`: a login with no user name; the server's options are asked for at login, and the authenticator answers with its newest credential for the server.
 ---@param authenticator Authenticator

@@ -103,6 +103,8 @@ extension App {
                 "accounts:signInWithPassword",
                 ["email": given["username"] ?? "", "password": given["password"] ?? "", "returnSecureToken": true]
             )
+        case Credentials.emailLinkProvider:
+            return ("accounts:signInWithEmailLink", ["email": given["email"] ?? "", "oobCode": given["oobCode"] ?? ""])
         case ProviderType.customToken:
             return ("accounts:signInWithCustomToken", ["token": given["token"] ?? "", "returnSecureToken": true])
         case "mfa" where given["code"] != nil:
@@ -110,6 +112,16 @@ extension App {
             return (
                 "v2/accounts/mfaSignIn:finalize",
                 ["mfaPendingCredential": given["mfaToken"] ?? "", "totpVerificationInfo": ["verificationCode": given["code"] ?? ""]]
+            )
+        case let type where type.hasPrefix("oauth2-") && given["pendingCredential"] != nil:
+            // The account-exists conflict's credential (AuthClientError.pendingCredential),
+            // linked by its pendingToken once the person signed in the other way.
+            return (
+                "accounts:signInWithIdp",
+                [
+                    "pendingToken": given["pendingCredential"] ?? "", "requestUri": "http://localhost", "returnSecureToken": true,
+                    "returnIdpCredential": true,
+                ]
             )
         case let type where type.hasPrefix("oauth2-"):
             var fields = [("providerId", Self.firebaseProviderId(type))]
@@ -147,6 +159,15 @@ extension App {
             ]
             throw error
         }
+        if reply["needConfirmation"]?.boolValue == true {
+            var error = Self.accountExists(reply)
+            // Firebase lists only the identity providers that verified the email; a password
+            // account is in the sign-in methods (unless the project hides them).
+            if error.providers.isEmpty, let email = error.email, let methods = try? await signInMethods(email: email) {
+                error.details["providers"] = .array(methods.map(EJSON.string))
+            }
+            throw error
+        }
         // mfaSignIn:finalize answers the tokens alone: the user is the ID token's.
         guard let idToken = reply["idToken"]?.stringValue, let refresh = reply["refreshToken"]?.stringValue,
             let userId = reply["localId"]?.stringValue ?? Self.subject(idToken), !userId.isEmpty
@@ -155,6 +176,27 @@ extension App {
         return LoginReply(
             userId: userId, access: idToken, refresh: refresh, deviceId: ObjectId.zero.hex, profile: profile, identities: identities,
             providerTokens: nil)
+    }
+
+    /// signInWithIdp's `needConfirmation` answer (another account holds the credential's
+    /// verified email) as App Services' `AccountExistsWithDifferentCredential`, which the SDKs
+    /// raise as `auth/account-exists-with-different-credential`: the email, the providers that
+    /// verified it (`verifiedProvider`), and the credential as a pending one to link once the
+    /// person signed in the other way (its `pendingToken`).
+    static func accountExists(_ reply: EJSON) -> AuthClientError {
+        let email = reply["email"]?.stringValue ?? ""
+        var error = AuthClientError(
+            code: "AccountExistsWithDifferentCredential",
+            message: "an account with the email \(email) exists: sign in with one of its providers, then link this credential",
+            status: 200)
+        let provider = providerType(firebase: reply["providerId"]?.stringValue ?? "")
+        let providers = (reply["verifiedProvider"]?.arrayValue ?? []).compactMap(\.stringValue).map(providerType(firebase:))
+        error.details = [
+            "email": .string(email), "provider": .string(provider), "providers": .array(providers.map(EJSON.string)),
+            "firebaseCode": "auth/account-exists-with-different-credential",
+        ]
+        if let token = reply["pendingToken"]?.stringValue { error.details["pendingCredential"] = .string(token) }
+        return error
     }
 
     /// The user's profile and identities from `accounts:lookup`, in App Services' shapes: the

@@ -36,6 +36,9 @@ public final class App: Sendable {
     let hostname = Mutex<String?>(nil)
     /// Refreshes in flight, per user: concurrent requests that hit an expired token share one.
     let refreshes = Mutex<[String: Task<String, any Error>]>([:])
+    /// Firebase TOTP enrolments under way, per user: the `sessionInfo` their confirmation sends
+    /// (in memory: an enrolment is confirmed by the process that started it).
+    let firebaseEnrolments = Mutex<[String: String]>([:])
 
     let store: UserStore?
     /// Store files that could not be read when the app opened its store: each was set aside
@@ -122,12 +125,7 @@ public final class App: Sendable {
             return User(id: existing.id, app: self)
         }
         let device = users.withLock { $0.current?.deviceId }
-        let reply =
-            if let firebase {
-                try await firebaseLogin(firebase, credentials)
-            } else {
-                try await loginRequest(credentials, deviceId: device)
-            }
+        let reply = try await loginReply(credentials, deviceId: device)
         try change(reply.userId) { record in
             if record == nil { record = UserRecord(id: reply.userId, state: .loggedIn, deviceId: ObjectId.zero.hex, seq: Self.now()) }
             reply.apply(to: &record!)
@@ -156,6 +154,14 @@ public final class App: Sendable {
             record.identities = identities
             if let providerTokens { record.providerTokens = providerTokens }
         }
+    }
+
+    /// A login over the app's protocol (``loginRequest(_:deviceId:)``, or Firebase's sign-in);
+    /// changes nothing here.
+    func loginReply(_ credentials: Credentials, deviceId device: String?) async throws(AuthClientError) -> LoginReply {
+        if let firebase { return try await firebaseLogin(firebase, credentials) }
+        if credentials.provider == Credentials.emailLinkProvider { throw onlyFirebase("an email sign-in link") }
+        return try await loginRequest(credentials, deviceId: device)
     }
 
     /// Sends a login (with `deviceId` when it is a real one) and reads the profile from its

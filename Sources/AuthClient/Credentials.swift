@@ -36,6 +36,26 @@ public struct Credentials: Sendable, Equatable {
     /// and `authenticator` answers them with its newest credential for the server's RP id.
     public static func passkey(_ authenticator: SoftwareAuthenticator) -> Credentials { Credentials(passkey: authenticator) }
 
+    /// The provider name of ``emailLink(email:link:)``'s credentials (Firebase's `emailLink`
+    /// sign-in method).
+    public static let emailLinkProvider = "email-link"
+
+    /// A sign-in link of a mail ``EmailPasswordAuth/sendSignInLink(email:continueURL:)`` sent
+    /// (or the `oobCode` it carries), with the email it went to: Firebase's
+    /// `signInWithEmailLink`. Firebase Auth's API only.
+    public static func emailLink(email: String, link: String) -> Credentials {
+        Credentials(
+            provider: emailLinkProvider,
+            body: ["provider": .string(emailLinkProvider), "email": .string(email), "oobCode": .string(oobCode(in: link))])
+    }
+
+    /// The `oobCode` parameter of a link, or `text` itself when it carries none.
+    static func oobCode(in text: String) -> String {
+        guard let query = text.firstIndex(of: "?") else { return text }
+        let fields = FormEncoding.decode(String(text[text.index(after: query)...].prefix { $0 != "#" })) ?? []
+        return FormEncoding.value("oobCode", in: fields) ?? text
+    }
+
     /// The second step of a login that answered `MFARequired` offering a passkey (its
     /// `passkeyOptions`): `authenticator`'s assertion over them.
     public static func mfa(_ error: AuthClientError, authenticator: SoftwareAuthenticator) throws(AuthClientError) -> Credentials {

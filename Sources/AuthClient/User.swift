@@ -98,6 +98,7 @@ public struct User: Sendable, Hashable, CustomStringConvertible {
             throw AuthClientError(code: AuthClientError.userAlreadyNamed, message: "Cannot add anonymous credentials to an existing user.")
         }
         if let firebase = app.firebase { return try await linkFirebase(firebase, credentials) }
+        if credentials.provider == Credentials.emailLinkProvider { throw app.onlyFirebase("an email sign-in link") }
         let reply = try await app.request(
             "POST", Routes.login(app.id, provider: credentials.provider) + "?link=true",
             body: .document(credentials.body), auth: .access(userId: id))

@@ -21,6 +21,7 @@ extension User {
     /// one cannot go (`CannotUnlinkLastIdentity`). The profile and identities here follow.
     @discardableResult
     public func unlink(providerType: String, id identityId: String) async throws(AuthClientError) -> User {
+        if let firebase = app.firebase { return try await unlinkFirebase(firebase, providerType: providerType) }
         let reply = try await app.request(
             "POST", Routes.unlink, body: ["provider_type": .string(providerType), "id": .string(identityId)],
             auth: .access(userId: id))
@@ -44,9 +45,10 @@ extension User {
         guard credentials.provider != ProviderType.anonymous else {
             throw AuthClientError(code: AuthClientError.userMismatch, message: "anonymous credentials always name a new user")
         }
-        let reply = try await app.loginRequest(credentials, deviceId: old.deviceId)
+        let reply = try await app.loginReply(credentials, deviceId: old.deviceId)
         guard reply.userId == id else {
-            _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(reply.refresh))
+            // Firebase's API ends no session for a client: its tokens are only forgotten.
+            if app.firebase == nil { _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(reply.refresh)) }
             throw AuthClientError(
                 code: AuthClientError.userMismatch,
                 message: "the credentials are those of another user (\(reply.userId)), not \(id)")
@@ -55,7 +57,7 @@ extension User {
             guard record != nil else { return }
             reply.apply(to: &record!)
         }
-        if let stale = old.refreshToken, stale != reply.refresh {
+        if app.firebase == nil, let stale = old.refreshToken, stale != reply.refresh {
             _ = try? await app.request("DELETE", Routes.session, body: nil, auth: .token(stale))
         }
         return self
@@ -100,6 +102,7 @@ extension EmailPasswordAuth {
         guard let user = user ?? app.currentUser else {
             throw AuthClientError(code: AuthClientError.userNotLoggedIn, message: "changePassword: no user is logged in")
         }
+        if let firebase = app.firebase { return try await user.changePasswordFirebase(firebase, from: old, to: new) }
         _ = try await app.request(
             "POST", Routes.userpass(app.id, "change"),
             body: ["password": .string(old), "newPassword": .string(new)], auth: .access(userId: user.id))

@@ -12,16 +12,21 @@ public struct TOTPEnrolment: Sendable, Equatable {
 
 /// A user's second factor, as the server lists it.
 public struct SecondFactor: Sendable, Equatable {
-    /// `totp`.
+    /// `totp`, or `phone` (over Firebase's API).
     public var type: String
     /// False while an enrolment waits for its confirming code.
     public var confirmed: Bool
     /// Unix seconds.
     public var createdAt: Int64
+    /// Firebase's `mfaEnrollmentId` (over Firebase's API; nil over App Services').
+    public var enrollmentId: String?
+    /// A phone factor's number (over Firebase's API).
+    public var phoneNumber: String?
 }
 
-/// The second factors of a user (`/auth/mfa`, with the access token). Changing them needs a
-/// recent login, and removing one a recent login that used it: `RequiresRecentLogin` otherwise.
+/// The second factors of a user (`/auth/mfa`, with the access token; over Firebase's API, the
+/// v2 API's `mfaEnrollment` and the user's `mfaInfo`). Changing them needs a recent login, and
+/// removing one a recent login that used it: `RequiresRecentLogin` otherwise.
 public struct UserSecondFactors: Sendable {
     let user: User
 
@@ -31,6 +36,7 @@ public struct UserSecondFactors: Sendable {
 
     /// The user's factors and how many unused recovery codes they hold.
     public func list() async throws(AuthClientError) -> (factors: [SecondFactor], recoveryCodes: Int) {
+        if let firebase = user.app.firebase { return (try await listFirebase(firebase), 0) }
         let reply = try await request("GET", "")
         guard let items = reply["factors"]?.arrayValue else { throw user.app.malformed("the factor list has no factors") }
         var factors: [SecondFactor] = []
@@ -45,6 +51,7 @@ public struct UserSecondFactors: Sendable {
 
     /// Starts enrolling TOTP: a fresh secret (replacing an enrolment not confirmed yet).
     public func enrollTOTP() async throws(AuthClientError) -> TOTPEnrolment {
+        if let firebase = user.app.firebase { return try await enrollTOTPFirebase(firebase) }
         let reply = try await request("POST", "/totp")
         guard let secret = reply["secret"]?.stringValue, let uri = reply["uri"]?.stringValue else {
             throw user.app.malformed("the enrolment answer lacks secret or uri")
@@ -55,11 +62,13 @@ public struct UserSecondFactors: Sendable {
     /// Confirms the enrolment with the code the authenticator shows now; returns the 10
     /// recovery codes, which the server never shows again.
     public func confirmTOTP(code: String) async throws(AuthClientError) -> [String] {
-        try codes(try await request("POST", "/totp/confirm", body: ["code": .string(code)]))
+        if let firebase = user.app.firebase { return try await confirmTOTPFirebase(firebase, code: code) }
+        return try codes(try await request("POST", "/totp/confirm", body: ["code": .string(code)]))
     }
 
     /// Removes TOTP and the recovery codes.
     public func removeTOTP() async throws(AuthClientError) {
+        if let firebase = user.app.firebase { return try await removeTOTPFirebase(firebase) }
         _ = try await request("DELETE", "/totp")
     }
 

@@ -153,6 +153,7 @@ final class EmailPasswordAuthObject: LuaObject {
                 "changePassword",
                 EmailPasswordOperation(["password", "newPassword"]) { try await $0.changePassword(from: $1[0], to: $1[1]) },
                 "the current user's password: the old one is checked as a login checks it, and the user's other sessions end"),
+            FirebaseBindings.sendSignInLink,
         ],
         description: { "EmailPasswordAuth(\($0.app.id))" })
 }

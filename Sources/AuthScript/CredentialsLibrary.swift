@@ -66,6 +66,12 @@ enum CredentialsLibrary {
             overloads: ["(err: AuthError, authenticator: Authenticator)"]
         ) { call in try SecondFactorBindings.credential(call) }
         add(
+            "emailLink", "(email: string, link: string)",
+            "`email-link`, Firebase only: the link of a mail `app.emailPasswordAuth:sendSignInLink(email)` sent (or its "
+                + "`oobCode`) and the email it went to.",
+            overloads: ["(options: {email: string, link: string})"]
+        ) { call in try FirebaseBindings.emailLink(call) }
+        add(
             "passkey", "(authenticator: Authenticator)",
             "`passkey`: a login with no user name; the server's options are asked for at login, and the authenticator answers "
                 + "with its newest credential for the server.",

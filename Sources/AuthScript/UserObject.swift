@@ -168,7 +168,7 @@ public final class UserObject: LuaObject {
                 let arguments = try call.ejsonArguments(from: 3)
                 return { [LuaEJSON.lua(try await object.user.callFunction(name: name, arguments: arguments))] }
             },
-        ] + SecondFactorBindings.userMembers() + PasskeyBindings.userMembers(),
+        ] + SecondFactorBindings.userMembers() + PasskeyBindings.userMembers() + FirebaseBindings.userMembers(),
         description: { $0.user.description })
 }
 

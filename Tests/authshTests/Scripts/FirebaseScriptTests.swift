@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import Testing
+
+/// The Lua bindings over Firebase Auth's API (`authsh --firebase`, the embedded server as the
+/// emulator): the account operations the client maps to Firebase's, and the ones only Firebase
+/// has, refused over App Services naming the protocol.
+@Suite(.binary, .timeLimit(.minutes(5))) struct FirebaseScriptTests {
+    @Test func accountOperationsAndFirebasesOwn() async throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try await Binary.script(
+            """
+            register{ email = "ada@example.com", password = "password1" }
+            local ada = login(credentials.emailPassword("ada@example.com", "password1"))
+            ada:updateProfile{ displayName = "Ada", photoURL = "https://example.com/ada.png" }
+            assert(ada.profile.name == "Ada" and ada.profile.picture_url == "https://example.com/ada.png", auth.json.encode(ada.profile))
+            ada:updateProfile{ displayName = "" }
+            assert(ada.profile.name == nil)
+            local ok, err = pcall(ada.updateProfile, ada, { displayName = 7 })
+            assert(not ok and tostring(err):find("displayName", 1, true), tostring(err))
+
+            -- A GitHub identity linked, then unlinked by its provider.
+            ada:linkIdentity(credentials.oauth("github", { idToken = '{"sub":"gh-ada","email":"ada@gh.example.com"}' }))
+            assert(#ada.identities == 2)
+            ada:unlink("oauth2-github", "gh-ada")
+            assert(#ada.identities == 1 and ada.identities[1].providerType == "local-userpass")
+
+            -- A sign-in link from the outbox signs a new user in.
+            app.emailPasswordAuth:sendSignInLink("link@example.com")
+            local mail = outbox{ email = "link@example.com" }
+            assert(#mail == 1, #mail)
+            local linked = login(credentials.emailLink("link@example.com", mail[1].link))
+            assert(linked ~= ada and linked.profile.email == "link@example.com")
+
+            -- Reauthentication keeps the user; a password change checks the old one.
+            switchUser(ada)
+            assert(ada:reauthenticate(credentials.emailPassword("ada@example.com", "password1")) == ada)
+            ok, err = pcall(app.emailPasswordAuth.changePassword, app.emailPasswordAuth, { password = "wrong", newPassword = "password2" })
+            assert(not ok and err.code == "InvalidPassword", tostring(err))
+            app.emailPasswordAuth:changePassword{ password = "password1", newPassword = "password2" }
+            assert(login(credentials.emailPassword("ada@example.com", "password2")) == ada)
+
+            -- Only Firebase has these: an App Services app refuses them, naming its protocol.
+            local services = auth.app{ id = "demo-project", persist = false }
+            local guest = services:login(credentials.anonymous())
+            ok, err = pcall(guest.updateProfile, guest, { displayName = "x" })
+            assert(not ok and err.code == "NotInProtocol" and err.message:find("App Services", 1, true), tostring(err))
+            ok, err = pcall(services.login, services, credentials.emailLink("x@example.com", "code"))
+            assert(not ok and err.code == "NotInProtocol", tostring(err))
+            print(ada.profile.email, linked.identities[1].providerType)
+            """, data: data, options: ["--firebase", "demo-project"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "ada@example.com\tlocal-userpass\n")
+    }
+}
