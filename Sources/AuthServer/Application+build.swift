@@ -142,7 +142,8 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     OAuthController(apps: s.apps, signIn: s.signIn, adminChannel: s.adminChannel).addRoutes(to: router)
     FirebaseController(
         projects: s.firebaseProjects, accounts: s.firebase, actions: s.firebaseActions,
-        emailChange: FirebaseEmailChange(actions: s.firebaseActions), phone: s.firebasePhone, idp: FirebaseIdpSignIn(accounts: s.firebase),
+        emailChange: FirebaseEmailChange(actions: s.firebaseActions), phone: s.firebasePhone,
+        idp: FirebaseIdpSignIn(accounts: s.firebase, oauth: s.signIn),
         secondFactors: FirebaseSecondFactors(accounts: s.firebase, factors: s.secondFactors, phone: s.firebasePhone),
         origin: s.origin
     ).addRoutes(to: router)

@@ -18,7 +18,8 @@ extension FirebaseController {
         if let postBody, FormEncoding.decode(postBody).flatMap({ FormEncoding.value("providerId", in: $0) }) != nil {
             credential = try FirebaseIdpSignIn.Credential(postBody: postBody)
         } else if pendingToken == nil, let requestUri = try Self.optionalString(body, "requestUri") {
-            credential = try FirebaseIdpSignIn.Credential(requestUri: requestUri, postBody: postBody)
+            credential = try FirebaseIdpSignIn.Credential(
+                requestUri: requestUri, postBody: postBody, sessionId: try Self.optionalString(body, "sessionId"))
         } else {
             credential = try postBody.map { text throws(FirebaseError) in try FirebaseIdpSignIn.Credential(postBody: text) }
         }

@@ -61,8 +61,11 @@ struct FirebaseController {
                 answer["isNewUser"] = .bool(signedIn.isNew)
                 return answer
             case "createAuthUri":
-                if body.document["providerId"] != nil {
-                    throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "createAuthUri for a provider's redirect is not built yet")
+                if let providerId = try Self.optionalString(body, "providerId") {
+                    return try await idp.createAuthUri(
+                        providerId: providerId, continueUri: try Self.string(body, "continueUri", missing: "MISSING_CONTINUE_URI"),
+                        scopes: try Self.optionalString(body, "oauthScope").map(Self.scopes),
+                        parameters: try Self.customParameters(body), project: project, address: context.clientAddress)
                 }
                 let email = try Self.string(body, "identifier", missing: "MISSING_IDENTIFIER")
                 var answer: EJSONDocument = ["kind": "identitytoolkit#CreateAuthUriResponse", "sessionId": .string(accounts.clock.newId())]
@@ -276,6 +279,40 @@ struct FirebaseController {
             guard let text = item.stringValue else { throw FirebaseError.invalid("INVALID_ARGUMENT", "'\(key)' must hold strings") }
             found.append(text)
         }
+        return found
+    }
+
+    /// `oauthScope`'s scopes: separated by commas or spaces, or Firebase's JSON form
+    /// (`{"github.com": "repo,user"}`), whose values are taken.
+    static func scopes(_ text: String) -> [String] {
+        var text = text
+        if text.hasPrefix("{"), case .document(let d)? = try? EJSON(parsing: Array(text.utf8)) {
+            text = d.compactMap { $0.1.stringValue }.joined(separator: ",")
+        }
+        return text.split(whereSeparator: { $0 == "," || $0 == " " }).map(String.init)
+    }
+
+    /// `customParameter`: an object of strings (the JS SDK's), or a list of `{key, value}`
+    /// (the REST reference's); at most 20.
+    static func customParameters(_ body: InputFields) throws(FirebaseError) -> [(String, String)] {
+        var found: [(String, String)] = []
+        switch body.document["customParameter"] {
+        case nil, .null?: return []
+        case .document(let d)?:
+            for (key, value) in d {
+                guard let text = value.stringValue else { throw FirebaseError.invalid("INVALID_ARGUMENT", "customParameter holds strings") }
+                found.append((key, text))
+            }
+        case .array(let items)?:
+            for item in items {
+                guard let key = item["key"]?.stringValue, let value = item["value"]?.stringValue else {
+                    throw FirebaseError.invalid("INVALID_ARGUMENT", "customParameter's entries are {key, value} strings")
+                }
+                found.append((key, value))
+            }
+        default: throw FirebaseError.invalid("INVALID_ARGUMENT", "customParameter must be an object of strings")
+        }
+        guard found.count <= 20 else { throw FirebaseError.invalid("INVALID_ARGUMENT", "customParameter holds at most 20 entries") }
         return found
     }
 

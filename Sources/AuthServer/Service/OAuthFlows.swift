@@ -65,15 +65,16 @@ struct OAuthFlows: Sendable {
     }
 
     /// The proof a login code stands for. The code is spent whatever the outcome; it must be
-    /// this app's and provider's, unexpired, and `verifier` must match its challenge (S256).
-    func redeem(_ code: String, verifier: String, app: String, provider: String, now: Int64) async throws -> LoginService.Proof {
+    /// this app's and `provider`'s (any provider's when nil: the proof names it), unexpired, and
+    /// `verifier` must match its challenge (S256).
+    func redeem(_ code: String, verifier: String, app: String, provider: String?, now: Int64) async throws -> LoginService.Proof {
         guard let found = try await store.takeSignIn(id: SealedStates.id(code), kind: .code), found.expiresAt > now,
             let content = Self.open(found, secret: code), let challenge = content["challenge"]?.stringValue,
             let proof = content["proof"]?.documentValue.flatMap(Self.proof)
         else {
             throw ServiceError(.authError, "login code is unknown, used or expired")
         }
-        guard found.appId == app, content["provider"]?.stringValue == provider else {
+        guard found.appId == app, provider == nil || content["provider"]?.stringValue == provider else {
             throw ServiceError(.authError, "login code was issued for another app or provider")
         }
         guard Secrets.constantTimeEqual(Array(Self.challenge(of: verifier).utf8), Array(challenge.utf8)) else {

@@ -16,6 +16,8 @@ import AuthStorage
 /// person signs in as that user.
 struct FirebaseIdpSignIn {
     let accounts: FirebaseAccounts
+    /// The redirect flows `createAuthUri` starts (``OAuthSignIn``).
+    let oauth: OAuthSignIn
 
     /// What `signInWithIdp` answers: the tokens, or the account-exists answer.
     struct Answer: Sendable {
@@ -39,6 +41,10 @@ struct FirebaseIdpSignIn {
         var providerId: String
         var idToken: String?
         var accessToken: String?
+        /// A redirect's answer (``FirebaseIdpSignIn/createAuthUri(providerId:continueUri:sessionId:scopes:parameters:project:address:)``):
+        /// the login code authsh's callback sent to the page, and the `sessionId` that started
+        /// it, which the code is bound to.
+        var loginCode: (code: String, sessionId: String)?
 
         /// `postBody` (`providerId=google.com&id_token=...`); `INVALID_CREDENTIAL_OR_PROVIDER_ID`
         /// without a provider, `INVALID_IDP_RESPONSE` without a token.
@@ -50,9 +56,11 @@ struct FirebaseIdpSignIn {
         }
 
         /// A `requestUri` that carries the provider's answer (the emulator's handler page
-        /// sends `...?providerId=google.com&id_token=...`), with `postBody`'s fields if any.
-        /// `INVALID_REQUEST_URI` for what is no absolute http(s) URL.
-        init(requestUri: String, postBody: String?) throws(FirebaseError) {
+        /// sends `...?providerId=google.com&id_token=...`; a redirect started by
+        /// `createAuthUri` lands with `?code=...&state=...`, the code redeemed with
+        /// `sessionId`), with `postBody`'s fields if any. `INVALID_REQUEST_URI` for what is no
+        /// absolute http(s) URL.
+        init(requestUri: String, postBody: String?, sessionId: String? = nil) throws(FirebaseError) {
             guard requestUri.utf8.count <= 16_384, let url = URLParts(requestUri) else {
                 throw FirebaseError.invalid("INVALID_REQUEST_URI", "requestUri must be an absolute http or https URL")
             }
@@ -65,14 +73,22 @@ struct FirebaseIdpSignIn {
                 fields += decoded
             }
             if FormEncoding.value("id_token", in: fields) == nil, FormEncoding.value("access_token", in: fields) == nil,
-                FormEncoding.value("code", in: fields) != nil
+                let code = FormEncoding.value("code", in: fields)
             {
-                throw FirebaseError.invalid(
-                    "INVALID_IDP_RESPONSE",
-                    "requestUri carries an authorization code, which authsh does not exchange: send the provider's id_token or access_token in postBody"
-                )
+                guard let sessionId, !sessionId.isEmpty else {
+                    throw FirebaseError.invalid(
+                        "INVALID_IDP_RESPONSE",
+                        "requestUri carries a redirect's code: send the sessionId createAuthUri answered beside it")
+                }
+                self.init(providerId: FormEncoding.value("providerId", in: fields)?.lowercased() ?? "", loginCode: (code, sessionId))
+                return
             }
             try self.init(fields: fields, from: "requestUri")
+        }
+
+        private init(providerId: String, loginCode: (code: String, sessionId: String)) {
+            self.providerId = providerId
+            self.loginCode = loginCode
         }
 
         private init(fields: [(String, String)], from source: String) throws(FirebaseError) {
@@ -126,10 +142,16 @@ struct FirebaseIdpSignIn {
             return try await link(proof, to: idToken, project: project)
         }
         guard let credential else { throw FirebaseError.invalid("INVALID_IDP_RESPONSE", "postBody is missing") }
-        guard let type = FirebaseIdentities.providerType(credential.providerId), type.hasPrefix("oauth2-") else {
-            throw FirebaseError.invalid("INVALID_PROVIDER_ID", "\(credential.providerId) is no identity provider of this server")
+        let proof: LoginService.Proof
+        if let (code, sessionId) = credential.loginCode {
+            // The code names its provider.
+            proof = try await redeem(code, sessionId: sessionId, app: app, address: address)
+        } else {
+            guard let type = FirebaseIdentities.providerType(credential.providerId), type.hasPrefix("oauth2-") else {
+                throw FirebaseError.invalid("INVALID_PROVIDER_ID", "\(credential.providerId) is no identity provider of this server")
+            }
+            proof = try await self.proof(credential, type: type, app: app)
         }
-        let proof = try await self.proof(credential, type: type, app: app)
         if let idToken { return try await link(proof, to: idToken, project: project) }
         var answer = Self.answer(proof, credential: credential)
         do {
