@@ -113,6 +113,15 @@ extension App {
                 "v2/accounts/mfaSignIn:finalize",
                 ["mfaPendingCredential": given["mfaToken"] ?? "", "totpVerificationInfo": ["verificationCode": given["code"] ?? ""]]
             )
+        case let type where type.hasPrefix("oauth2-") && given["requestUri"] != nil:
+            // The page a redirect landed on, with the session that started it (signIn).
+            return (
+                "accounts:signInWithIdp",
+                [
+                    "requestUri": given["requestUri"] ?? "", "sessionId": given["sessionId"] ?? "", "returnSecureToken": true,
+                    "returnIdpCredential": true,
+                ]
+            )
         case let type where type.hasPrefix("oauth2-") && given["pendingCredential"] != nil:
             // The account-exists conflict's credential (AuthClientError.pendingCredential),
             // linked by its pendingToken once the person signed in the other way.
@@ -173,9 +182,11 @@ extension App {
             let userId = reply["localId"]?.stringValue ?? Self.subject(idToken), !userId.isEmpty
         else { throw malformed("the sign-in answer has no tokens") }
         let (profile, identities) = try await firebaseProfile(project, idToken: idToken, userId: userId)
+        // signInWithIdp's oauthAccessToken / oauthIdToken: the provider's own tokens.
+        let access = reply["oauthAccessToken"]?.stringValue, id = reply["oauthIdToken"]?.stringValue
         return LoginReply(
             userId: userId, access: idToken, refresh: refresh, deviceId: ObjectId.zero.hex, profile: profile, identities: identities,
-            providerTokens: nil)
+            providerTokens: access == nil && id == nil ? nil : ProviderTokens(accessToken: access, idToken: id))
     }
 
     /// signInWithIdp's `needConfirmation` answer (another account holds the credential's

@@ -13,7 +13,7 @@ final class LoopbackListener: Sendable {
     private let fd: Int32
     private let closed = Atomic<Bool>(false)
     /// The `state` the callback must carry; a request with another one is refused on its page.
-    private let expectedState: String
+    private let expectedState: Mutex<String>
 
     /// Binds 127.0.0.1 on a port the kernel picks.
     init(expectedState: String) throws(AuthClientError) {
@@ -34,8 +34,12 @@ final class LoopbackListener: Sendable {
         }
         self.fd = fd
         self.port = Int(UInt16(bigEndian: address.sin_port))
-        self.expectedState = expectedState
+        self.expectedState = Mutex(expectedState)
     }
+
+    /// Names the `state` the callback must carry, once it is known (a Firebase redirect's
+    /// comes from the server's answer, after the listener's address went into it).
+    func expect(state: String) { expectedState.withLock { $0 = state } }
 
     deinit { close() }
 
@@ -69,7 +73,7 @@ final class LoopbackListener: Sendable {
                 Self.answer(client, status: "404 Not Found", page: Self.page("Not found", "This address only takes the sign-in callback."))
                 continue
             }
-            guard FormEncoding.value("state", in: fields) == expectedState else {
+            guard FormEncoding.value("state", in: fields) == expectedState.withLock({ $0 }) else {
                 Self.answer(
                     client, status: "400 Bad Request",
                     page: Self.page("Sign-in failed", "The answer does not belong to this sign-in (state differs). Start again."))

@@ -60,6 +60,12 @@ extension App {
         presenter: SignInPresenter, timeout: Duration = .seconds(300)
     ) async throws(AuthClientError) -> User {
         let type = Credentials.oauthProviderType(provider)
+        if let firebase {
+            if case .device = presenter { throw onlyAppServices("the device sign-in") }
+            if case .devIdentity(_, device: true) = presenter { throw onlyAppServices("the device sign-in") }
+            return try await firebaseRedirectSignIn(
+                firebase, type, scopes: scopes, customParameters: customParameters, presenter: presenter, timeout: timeout)
+        }
         switch presenter {
         case .device(let show):
             return try await deviceSignIn(type, scopes: scopes, timeout: timeout) { auth throws(AuthClientError) in show(auth) }
@@ -90,7 +96,21 @@ extension App {
         if let scopes { query.append(("scopes", scopes.joined(separator: ","))) }
         for (key, value) in customParameters.sorted(by: { $0.key < $1.key }) { query.append(("idp_" + key, value)) }
         let url = try await origin() + Routes.login(id, provider: type) + "?" + FormEncoding.encode(query)
+        let fields = try await callback(on: listener, presenting: url, presenter, timeout: timeout)
+        if let error = FormEncoding.value("error", in: fields) {
+            throw AuthClientError(code: AuthClientError.signInFailed, message: error)
+        }
+        guard let code = FormEncoding.value("code", in: fields) else {
+            throw malformed("the sign-in callback has neither code nor error")
+        }
+        return try await login(credentials: .loginCode(provider: type, code: code, verifier: verifier))
+    }
 
+    /// Presents `url` and waits for the browser's answer on `listener`: its query.
+    /// `SignInTimedOut` after `timeout`, `Cancelled` when the task is cancelled.
+    func callback(
+        on listener: LoopbackListener, presenting url: String, _ presenter: SignInPresenter, timeout: Duration
+    ) async throws(AuthClientError) -> [(String, String)] {
         let timedOut = Atomic<Bool>(false)
         let serving = Task { () async -> Result<[(String, String)], AuthClientError> in
             do throws(AuthClientError) { return .success(try await listener.callback()) } catch { return .failure(error) }
@@ -118,16 +138,10 @@ extension App {
             if let e = error as? AuthClientError { throw e }
             throw AuthClientError(code: AuthClientError.cancelled, message: "the sign-in was cancelled")
         }
-        if let error = FormEncoding.value("error", in: fields) {
-            throw AuthClientError(code: AuthClientError.signInFailed, message: error)
-        }
-        guard let code = FormEncoding.value("code", in: fields) else {
-            throw malformed("the sign-in callback has neither code nor error")
-        }
-        return try await login(credentials: .loginCode(provider: type, code: code, verifier: verifier))
+        return fields
     }
 
-    private func present(_ url: String, _ presenter: SignInPresenter) async throws(AuthClientError) {
+    func present(_ url: String, _ presenter: SignInPresenter) async throws(AuthClientError) {
         switch presenter {
         case .browser(let tell):
             if BrowserOpener.open(url) {
@@ -140,7 +154,9 @@ extension App {
                 throw AuthClientError(code: AuthClientError.signInFailed, message: "\(error)")
             }
         case .devIdentity(let identity, _):
-            try await approveAsDev(url, identity)
+            // App Services' start is the server's URL, which redirects to the IdP; a Firebase
+            // redirect's authUri is the IdP's own.
+            try await approveAsDev(url, identity, startsAtServer: firebase == nil)
         case .device:
             break
         }
@@ -149,11 +165,17 @@ extension App {
     /// Plays the person at the dev identity provider: follows the server's redirect to the
     /// IdP, approves there as `identity`, and follows the IdP's redirect through the server's
     /// callback to this client's listener.
-    private func approveAsDev(_ url: String, _ identity: DevIdentity) async throws(AuthClientError) {
-        let start = try await hop("GET", url)
-        guard let authorize = start.header("Location") else { throw unexpected(start, "the sign-in start") }
+    private func approveAsDev(_ url: String, _ identity: DevIdentity, startsAtServer: Bool) async throws(AuthClientError) {
+        var authorize = url
+        if startsAtServer {
+            let start = try await hop("GET", url)
+            guard let location = start.header("Location") else { throw unexpected(start, "the sign-in start") }
+            authorize = location
+        }
+        var base = firebase?.origin ?? ""
+        if firebase == nil { base = try await origin() }
         let approved = try await hop(
-            "POST", try await origin() + "/dev/idp/api/approve",
+            "POST", base + "/dev/idp/api/approve",
             json: ["url": .string(authorize), "identity": identity.ejson])
         guard let callback = (try? EJSON(parsing: approved.body))?["redirect"]?.stringValue else {
             throw unexpected(approved, "the dev identity provider")

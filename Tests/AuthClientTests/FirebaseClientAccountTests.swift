@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthClient
 import AuthProtocol
+import Synchronization
 import TestSupport
 import Testing
 
@@ -197,6 +198,54 @@ import Testing
             try await Self.refusedOverAppServices { try await services.emailPasswordAuth.sendSignInLink(email: "x@example.com") }
             try await Self.refusedOverAppServices {
                 _ = try await services.login(credentials: .emailLink(email: "x@example.com", link: "c"))
+            }
+        }
+    }
+
+    /// `signIn("github")` over Firebase: `createAuthUri` with the listener as `continueUri`,
+    /// the dev identity provider played, the page back to `signInWithIdp` with the
+    /// `sessionId`; the same person lands on the same user, and keeps GitHub's token for
+    /// GitHub's API. The device flow is App Services' only.
+    @Test func signInRunsTheRedirectThroughSignInWithIdp() async throws {
+        try await LiveServer.run { h in
+            let app = try FirebaseClientTests.app(h)
+            let ada = DevIdentity(email: "ada@example.com", name: "Ada")
+            let user = try await app.signIn(provider: "github", presenter: .devIdentity(ada, device: false))
+            #expect(user.identities.map(\.providerType) == ["oauth2-github"] && user.profile.email == "ada@example.com")
+            #expect(user.accessTokenClaims?["firebase"]?["sign_in_provider"] == "github.com")
+            let token = try #require(user.providerTokens?.accessToken)
+            let me = try await AsyncHTTPTransport().send(
+                TransportRequest(method: "GET", url: h.origin + "/dev/idp/github/api/user", headers: [("Authorization", "Bearer \(token)")]))
+            #expect(try EJSON(parsing: me.body)["name"] == "Ada")
+            try await user.logOut()
+            let again = try await app.signIn(provider: "oauth2-github", presenter: .devIdentity(ada, device: false))
+            #expect(again.id == user.id && app.currentUser == again)
+
+            let seen = Mutex<String?>(nil)
+            let scoped = try await app.signIn(
+                provider: "github", scopes: ["read:user"], customParameters: ["allow_signup": "false"],
+                presenter: .url { url in
+                    seen.withLock { $0 = url }
+                    let t = AsyncHTTPTransport()
+                    let approved = try await t.send(
+                        TransportRequest(
+                            method: "POST", url: h.origin + "/dev/idp/api/approve", headers: [("Content-Type", "application/json")],
+                            body: Array(#"{"url":"\#(url)","identity":{"email":"b@example.com"}}"#.utf8)))
+                    let callback = try #require(try EJSON(parsing: approved.body)["redirect"]?.stringValue)
+                    let loopback = try #require(try await t.send(TransportRequest(method: "GET", url: callback)).header("Location"))
+                    #expect(loopback.hasPrefix("http://127.0.0.1:") && loopback.contains("code="))
+                    _ = try await t.send(TransportRequest(method: "GET", url: loopback))
+                })
+            // Only `read:user` was asked for: GitHub's emails (`user:email`) were not read.
+            #expect(scoped.id != user.id && scoped.profile.email == nil && scoped.identities.map(\.providerType) == ["oauth2-github"])
+            let url = try #require(seen.withLock { $0 })
+            #expect(url.contains("/dev/idp/github/login/oauth/authorize?") && url.contains("allow_signup=false") && url.contains("scope=read%3Auser"))
+
+            do throws(AuthClientError) {
+                try await app.signIn(provider: "github", presenter: .devIdentity(ada, device: true))
+                Issue.record("a device sign-in ran over Firebase")
+            } catch {
+                #expect(error.code == AuthClientError.notInProtocol, "\(error)")
             }
         }
     }

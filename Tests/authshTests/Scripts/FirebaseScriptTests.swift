@@ -40,6 +40,12 @@ import Testing
             app.emailPasswordAuth:changePassword{ password = "password1", newPassword = "password2" }
             assert(login(credentials.emailPassword("ada@example.com", "password2")) == ada)
 
+            -- signIn runs the dev identity provider's flow through signInWithIdp.
+            local octo = signIn("github", { as = { email = "octo@example.com", name = "Octo" } })
+            assert(octo.identities[1].providerType == "oauth2-github" and octo.profile.email == "octo@example.com")
+            assert(octo.claims.firebase.sign_in_provider == "github.com" and whoami() == octo)
+            assert(signIn("github", { as = { email = "octo@example.com" } }) == octo)
+
             -- Only Firebase has these: an App Services app refuses them, naming its protocol.
             local services = auth.app{ id = "demo-project", persist = false }
             local guest = services:login(credentials.anonymous())

@@ -234,7 +234,10 @@ struct FirebaseIdpSignIn {
         let email = identity.email ?? identity.data["email"]?.stringValue
         return Answer(
             providerId: FirebaseIdentities.providerId(identity.providerType), rawId: identity.externalId, email: email,
-            emailVerified: identity.email != nil, profile: proof.profile, oauthIdToken: credential?.idToken,
-            oauthAccessToken: credential?.accessToken)
+            emailVerified: identity.email != nil, profile: proof.profile,
+            // The client's own credential, or a redirect's: the provider's tokens when it has
+            // `returnProviderTokens`, as an App Services login answers them.
+            oauthIdToken: credential?.idToken ?? proof.providerTokens["provider_id_token"]?.stringValue,
+            oauthAccessToken: credential?.accessToken ?? proof.providerTokens["provider_access_token"]?.stringValue)
     }
 }
