@@ -7,7 +7,8 @@ import NIOCore
 
 /// `scripts/bench client`: AuthClient's overhead on an anonymous login against the same two
 /// requests (login, profile) made with AsyncHTTPClient directly, and what the user store costs
-/// per login once it holds 1,000 users. Usage: client-bench ORIGIN [LOGINS]
+/// per login once it holds 1,000 users; and the same login over Firebase Auth's API against
+/// App Services'. Usage: client-bench ORIGIN [LOGINS]
 let arguments = CommandLine.arguments
 
 // `client-bench --store-writer DIR ORIGIN`: logs anonymous users in forever with the store in
@@ -61,6 +62,25 @@ let viaClient = try await perLogin { _ = try await memoryApp.login(credentials: 
 print("anonymous login (login + profile), sequential, \(logins) each:")
 print("  AsyncHTTPClient directly: \(Int(direct)) us; AuthClient (users in memory): \(Int(viaClient)) us")
 print("  AuthClient / direct: \(String(format: "%.2f", viaClient / direct))x (goal: at most 1.2x)")
+
+// The same login over Firebase Auth's API (the dev server answers it as the Auth emulator
+// does, project `local`): `accounts:signUp` against App Services' anonymous login, three
+// alternating rounds, the median ratio (issue 49's goal: at least 0.9).
+let firebaseApp = try App(firebase: FirebaseProject(projectId: "local", emulator: origin))
+var ratios: [Double] = []
+var firebaseTimes: [Double] = []
+var servicesTimes: [Double] = []
+for _ in 0..<3 {
+    let services = try await perLogin { _ = try await memoryApp.login(credentials: .anonymous(reuse: false)) }
+    let firebase = try await perLogin { _ = try await firebaseApp.login(credentials: .anonymous(reuse: false)) }
+    servicesTimes.append(services)
+    firebaseTimes.append(firebase)
+    ratios.append(services / firebase)
+}
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+print("anonymous login over Firebase's API (accounts:signUp) against App Services' (login), AuthClient, 3 alternating rounds:")
+print("  App Services \(Int(median(servicesTimes))) us; Firebase \(Int(median(firebaseTimes))) us per login")
+print("  Firebase / App Services (logins per second): \(String(format: "%.2f", median(ratios))) (goal: at least 0.9)")
 
 let storage = FileManager.default.temporaryDirectory.appendingPathComponent("authsh-client-bench-\(UUID().uuidString)").path
 defer { try? FileManager.default.removeItem(atPath: storage) }

@@ -48,19 +48,19 @@ extension App {
         }
     }
 
-    /// An ID token's `sub` (unverified: the client holds no key), or nil.
-    static func subject(_ token: String) -> String? {
+    /// An ID token's claims (unverified: the client holds no key), or nil.
+    static func claims(_ token: String) -> EJSON? {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let bytes = Base64.decode(String(parts[1])), let claims = try? EJSON(parsing: bytes) else { return nil }
-        return claims["sub"]?.stringValue
+        return claims
     }
+
+    /// An ID token's `sub`, or nil.
+    static func subject(_ token: String) -> String? { claims(token)?["sub"]?.stringValue }
 
     /// Whether an ID token expires within 5 minutes (or cannot be read).
     static func expiresSoon(_ token: String) -> Bool {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3, let bytes = Base64.decode(String(parts[1])), let claims = try? EJSON(parsing: bytes),
-            let exp = claims["exp"]?.integerValue
-        else { return true }
+        guard let exp = claims(token)?["exp"]?.integerValue else { return true }
         return exp - Int64(time(nil)) < 300
     }
 
@@ -181,7 +181,14 @@ extension App {
         guard let idToken = reply["idToken"]?.stringValue, let refresh = reply["refreshToken"]?.stringValue,
             let userId = reply["localId"]?.stringValue ?? Self.subject(idToken), !userId.isEmpty
         else { throw malformed("the sign-in answer has no tokens") }
-        let (profile, identities) = try await firebaseProfile(project, idToken: idToken, userId: userId)
+        let (profile, identities): (UserProfile, [UserIdentity])
+        if Self.claims(idToken)?["firebase"]?["sign_in_provider"]?.stringValue == "anonymous" {
+            // An anonymous sign-in always makes a new user, with no profile and no provider:
+            // the token says all a lookup would.
+            (profile, identities) = (UserProfile(), [UserIdentity(id: userId, providerType: ProviderType.anonymous)])
+        } else {
+            (profile, identities) = try await firebaseProfile(project, idToken: idToken, userId: userId)
+        }
         // signInWithIdp's oauthAccessToken / oauthIdToken: the provider's own tokens.
         let access = reply["oauthAccessToken"]?.stringValue, id = reply["oauthIdToken"]?.stringValue
         return LoginReply(

@@ -250,6 +250,21 @@ import Testing
         }
     }
 
+    /// An anonymous sign-in is one request, as over App Services: its ID token says all a
+    /// lookup would (a new user, no profile, no provider); a password sign-in looks the user up.
+    @Test func anAnonymousSignInIsOneRequest() async throws {
+        try await LiveServer.run { h in
+            let counter = RequestCounter()
+            let app = try App(firebase: FirebaseProject(projectId: "local", emulator: h.origin), transport: counter)
+            let guest = try await app.login(credentials: .anonymous(reuse: false))
+            #expect(counter.total == 1 && guest.isAnonymous && guest.identities.first?.id == guest.id, "\(counter.counts.withLock { $0 })")
+            try await app.emailPasswordAuth.registerUser(email: "one@example.com", password: "password1")
+            let before = counter.total
+            _ = try await app.login(credentials: .emailPassword(email: "one@example.com", password: "password1"))
+            #expect(counter.total - before == 2, "signInWithPassword, then lookup")
+        }
+    }
+
     /// Expects `body` to fail with `NotInProtocol` naming App Services.
     static func refusedOverAppServices(_ body: () async throws -> Void) async throws {
         do {
