@@ -406,16 +406,17 @@ local APIKey = {}
 ---@field lastUsedAt integer? Unix seconds, when it was last used
 local Passkey = {}
 
----A table: one message of the dev server's outbox.
+---A table: one message of the dev server's outbox. For an app that speaks Firebase Auth's API, an action code of the emulator's `oobCodes` (on authsh or on the Auth emulator): no subject, body or time; `token` is the `oobCode`, `tokenId` empty.
 ---@class Mail
 ---@field to string the address
 ---@field subject string the subject
 ---@field body string the text
----@field kind string `confirm`, `reset` or `plugin`
+---@field kind string `confirm`, `reset` or `plugin`; over Firebase `signin`, `changeemail` and `recoveremail` too
 ---@field sentAt integer Unix seconds
 ---@field token string the link's token (empty in a plugin's mail)
 ---@field tokenId string the link's token id (empty in a plugin's mail)
 ---@field link string the link (empty in a plugin's mail)
+---@field requestType string? over Firebase: the code's `requestType` (`PASSWORD_RESET`, `VERIFY_EMAIL`, ...)
 local Mail = {}
 
 ---The default app: `local` on the embedded dev server, or `--app` on `--server`.

@@ -25,7 +25,7 @@ public final class AppObject: LuaObject {
     ) {
         self.id = id
         self.server = server
-        dev = DevAPI(server: server, appId: id, requestTimeout: requestTimeout)
+        dev = DevAPI(server: server, appId: id, requestTimeout: requestTimeout, firebaseProject: firebase?.projectId)
         open = { () throws(AuthClientError) -> App in
             if let firebase {
                 return try App(

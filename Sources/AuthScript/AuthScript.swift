@@ -105,13 +105,18 @@ public struct AuthScript: LuaLibrary {
                 ("createdAt", "integer", "Unix seconds"), ("lastUsedAt", "integer?", "Unix seconds, when it was last used"),
             ]),
         .shape(
-            "Mail", "A table: one message of the dev server's outbox.",
+            "Mail",
+            "A table: one message of the dev server's outbox. For an app that speaks Firebase Auth's API, an action code of "
+                + "the emulator's `oobCodes` (on authsh or on the Auth emulator): no subject, body or time; `token` is the "
+                + "`oobCode`, `tokenId` empty.",
             fields: [
                 ("to", "string", "the address"), ("subject", "string", "the subject"), ("body", "string", "the text"),
-                ("kind", "string", "`confirm`, `reset` or `plugin`"), ("sentAt", "integer", "Unix seconds"),
+                ("kind", "string", "`confirm`, `reset` or `plugin`; over Firebase `signin`, `changeemail` and `recoveremail` too"),
+                ("sentAt", "integer", "Unix seconds"),
                 ("token", "string", "the link's token (empty in a plugin's mail)"),
                 ("tokenId", "string", "the link's token id (empty in a plugin's mail)"),
                 ("link", "string", "the link (empty in a plugin's mail)"),
+                ("requestType", "string?", "over Firebase: the code's `requestType` (`PASSWORD_RESET`, `VERIFY_EMAIL`, ...)"),
             ]),
     ]
 

@@ -8,9 +8,16 @@ struct DevAPI: Sendable {
     let server: ScriptServer
     let appId: String
     var requestTimeout: Duration = .seconds(60)
+    /// Set when the app speaks Firebase Auth's API: the outbox is then the emulator's
+    /// `oobCodes` of this project, which authsh serves too.
+    var firebaseProject: String? = nil
 
     /// Messages the server "sent", newest last; `email` and `kind` filter.
     func outbox(email: String?, kind: String?) async throws -> EJSON {
+        if let firebaseProject {
+            let reply = try await send("GET", "/emulator/v1/projects/\(FormEncoding.escape(firebaseProject))/oobCodes", root: "")
+            return Self.mails(oobCodes: reply, email: email, kind: kind)
+        }
         var query: [(String, String)] = []
         if let email { query.append(("email", email)) }
         if let kind { query.append(("kind", kind)) }
@@ -73,6 +80,30 @@ struct DevAPI: Sendable {
     /// A scripted request to the dev identity provider (`/dev/idp/api/...`).
     func idp(_ path: String, body: EJSON) async throws -> EJSON {
         try await send("POST", "/dev/idp/api" + path, body: body, root: "")
+    }
+
+    /// The Auth emulator's `oobCodes` (`{email, oobCode, oobLink, requestType}`) as mails:
+    /// `to`, `kind` (`confirm`, `reset`, `signin`, `changeemail`, `recoveremail`), `token` the
+    /// `oobCode` (with an empty `tokenId`, so `confirm(mail)` and `resetPassword` take it),
+    /// `link` the `oobLink`, and `requestType`; `kind` filters by either name.
+    static func mails(oobCodes reply: EJSON, email: String?, kind: String?) -> EJSON {
+        let kinds = [
+            "VERIFY_EMAIL": "confirm", "PASSWORD_RESET": "reset", "EMAIL_SIGNIN": "signin", "VERIFY_AND_CHANGE_EMAIL": "changeemail",
+            "RECOVER_EMAIL": "recoveremail",
+        ]
+        let mails: [EJSON] = (reply["oobCodes"]?.arrayValue ?? []).compactMap { code in
+            let type = code["requestType"]?.stringValue ?? ""
+            let mailKind = kinds[type] ?? type.lowercased()
+            let to = code["email"]?.stringValue ?? ""
+            guard email == nil || to.lowercased() == email?.lowercased(), kind == nil || kind == mailKind || kind == type else {
+                return nil
+            }
+            return [
+                "to": .string(to), "subject": "", "body": "", "kind": .string(mailKind), "sentAt": 0,
+                "token": code["oobCode"] ?? "", "tokenId": "", "link": code["oobLink"] ?? "", "requestType": .string(type),
+            ]
+        }
+        return .array(mails)
     }
 
     private func send(_ method: String, _ path: String, body: EJSON? = nil, root: String = Routes.dev) async throws -> EJSON {

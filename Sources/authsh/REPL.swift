@@ -170,11 +170,17 @@ struct REPL {
         if #list == 0 then return "the outbox is empty" .. (email and (" for " .. email) or "") end
         local lines = {}
         for i, m in ipairs(list) do
-          local line = ("%s  %-7s %s"):format(m.to, m.kind, m.subject)
-          if m.kind == "confirm" and (m.token or "") ~= "" then
+          -- A Firebase app's outbox is the emulator's action codes: no subject, their type.
+          local subject = (m.subject or "") ~= "" and m.subject or (m.requestType or "")
+          local line = ("%s  %-7s %s"):format(m.to, m.kind, subject)
+          if m.kind == "signin" and (m.link or "") ~= "" then
+            line = line .. ("\n    login(credentials.emailLink(%q, %q))"):format(m.to, m.link)
+          elseif m.kind == "confirm" and (m.token or "") ~= "" then
             line = line .. ("\n    confirm{ token = %q, tokenId = %q }"):format(m.token, m.tokenId)
           elseif m.kind == "reset" and (m.token or "") ~= "" then
             line = line .. ("\n    resetPassword{ token = %q, tokenId = %q, password = ... }"):format(m.token, m.tokenId)
+          elseif (m.body or "") == "" and (m.link or "") ~= "" then
+            line = line .. "\n    " .. m.link
           else
             line = line .. "\n    " .. m.body:gsub("\n", "\n    ")
           end

@@ -58,4 +58,34 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "ada@example.com\tlocal-userpass\n")
     }
+
+    /// A Firebase app's outbox is the emulator's `oobCodes`, on whatever server answers as the
+    /// emulator (here a separate `authsh serve --dev` named by `--emulator`): `confirm(mail)`,
+    /// `resetPassword` and `credentials.emailLink` take its codes.
+    @Test func theOutboxIsTheEmulatorsActionCodes() async throws {
+        let server = try await ServerProcess(["--dev"])
+        let data = try Binary.temporaryDirectory()
+        let host = server.origin.replacingOccurrences(of: "http://", with: "")
+        let r = try await Binary.run([
+            "--firebase", "local", "--emulator", host, "--data", data, "-e",
+            """
+            register{ email = "em@example.com", password = "password1" }
+            local mail = outbox{ email = "em@example.com", kind = "confirm" }
+            assert(#mail == 1 and mail[1].requestType == "VERIFY_EMAIL" and mail[1].tokenId == "", auth.json.encode(mail))
+            confirm(mail[1])
+            local user = login(credentials.emailPassword("em@example.com", "password1"))
+            assert(user.claims.email_verified == true, "the code verified the email")
+            app.emailPasswordAuth:sendResetPasswordEmail("em@example.com")
+            local reset = outbox{ email = "em@example.com", kind = "PASSWORD_RESET" }
+            resetPassword{ token = reset[1].token, tokenId = reset[1].tokenId, password = "password2" }
+            assert(login(credentials.emailPassword("em@example.com", "password2")) == user)
+            app.emailPasswordAuth:sendSignInLink("em@example.com")
+            local link = outbox{ email = "em@example.com", kind = "signin" }
+            assert(login(credentials.emailLink("em@example.com", link[1].link)) == user)
+            print(#outbox{ email = "em@example.com" }, app.server)
+            """,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "3\t\(server.origin)\n")
+    }
 }
