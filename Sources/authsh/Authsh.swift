@@ -134,6 +134,7 @@ extension Authsh {
     static func banner(_ bindings: AuthScript, dataDirectory: String) -> String {
         let server = bindings.configuration.server
         let place = server.isEmbedded ? "the embedded dev server (started on first use)" : server.baseURL
-        return "app \(bindings.app.id) on \(place); data in \(dataDirectory). Try login(credentials.anonymous()) or .help"
+        let api = bindings.configuration.firebase == nil ? "" : " (Firebase Auth's API)"
+        return "app \(bindings.app.id)\(api) on \(place); data in \(dataDirectory). Try login(credentials.anonymous()) or .help"
     }
 }
