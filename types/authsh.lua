@@ -31,6 +31,12 @@ function App:switchUser(user) end
 ---@return string[]
 function App:signInMethods(email) end
 
+---as `sendPhoneCode`, on this app
+---@param err AuthError
+---@param enrollmentId string?
+---@return string
+function App:sendPhoneCode(err, enrollmentId) end
+
 ---A user this client knows. Two handles on one user are `==`, and properties read the client's record each time, so a handle kept in a variable shows the user's state now. `tostring`: `User(6b01..., alice@example.com, loggedIn)`.
 ---@class User
 ---@field id string the user's id
@@ -111,9 +117,22 @@ function User:confirmTOTP(code) end
 ---removes TOTP and the recovery codes (a recent login that used the code: `RequiresRecentLogin` otherwise)
 function User:removeTOTP() end
 
----the user's second factors and how many unused recovery codes they hold
----@return {factors: {type: string, confirmed: boolean, createdAt: integer}[], recoveryCodes: integer}
+---the user's second factors (over Firebase each with its `enrollmentId`, a phone with its number) and how many unused recovery codes they hold
+---@return {factors: {type: string, confirmed: boolean, createdAt: integer, enrollmentId: string?, phoneNumber: string?}[], recoveryCodes: integer}
 function User:secondFactors() end
+
+---Firebase only: starts enrolling a phone (E.164, `+` and digits) as a second factor; a code is texted to it (in dev mode, `outbox{email = phoneNumber}`); confirm with `user:confirmPhone(code)`
+---@param phoneNumber string
+function User:enrollPhone(phoneNumber) end
+
+---Firebase only: confirms the phone enrolment with the code texted to it
+---@param code string
+---@param displayName string?
+function User:confirmPhone(code, displayName) end
+
+---Firebase only: removes a phone factor (its `enrollmentId` in `user:secondFactors()`; a recent login that used a second factor)
+---@param enrollmentId string
+function User:removePhone(enrollmentId) end
 
 ---10 new recovery codes, replacing the unused ones (a recent login that used the code)
 ---@return string[]
@@ -739,4 +758,10 @@ function users() end
 ---@param filter? {email: string?, kind: string?}
 ---@return Mail[]
 function outbox(filter) end
+
+---Texts the code of a phone factor (the first, or `enrollmentId`) for the login that raised `err` (`MFARequired` with `phone` among `err.factors`); returns the number, obscured. `credentials.mfa(err, code)` with the code completes it.
+---@param err AuthError
+---@param enrollmentId string?
+---@return string
+function sendPhoneCode(err, enrollmentId) end
 

@@ -89,7 +89,12 @@ extension App {
     /// A login with `credentials` over Firebase's API, and the user's profile (`lookup`).
     func firebaseLogin(_ project: FirebaseProject, _ credentials: Credentials) async throws(AuthClientError) -> LoginReply {
         let (method, body) = try firebaseSignIn(credentials)
-        return try await firebaseLoginReply(project, try await firebaseCall(project, method, body))
+        let reply = try await firebaseLoginReply(project, try await firebaseCall(project, method, body))
+        // A texted code's session is kept for another try until the login completes.
+        if credentials.provider == "mfa", let token = credentials.body["mfaToken"]?.stringValue {
+            firebasePhoneSignIns.withLock { $0[token] = nil }
+        }
+        return reply
     }
 
     /// The Identity Toolkit method and body that sign in with `credentials`.
@@ -108,7 +113,18 @@ extension App {
         case ProviderType.customToken:
             return ("accounts:signInWithCustomToken", ["token": given["token"] ?? "", "returnSecureToken": true])
         case "mfa" where given["code"] != nil:
-            // The second step of a sign-in that answered MFARequired: a TOTP code (the v2 API).
+            // The second step of a sign-in that answered MFARequired (the v2 API): the code
+            // texted for it (sendPhoneCode kept its sessionInfo), else a TOTP code.
+            let token = given["mfaToken"]?.stringValue ?? ""
+            if let session = firebasePhoneSignIns.withLock({ $0[token] }) {
+                return (
+                    "v2/accounts/mfaSignIn:finalize",
+                    [
+                        "mfaPendingCredential": .string(token),
+                        "phoneVerificationInfo": ["sessionInfo": .string(session), "code": given["code"] ?? ""],
+                    ]
+                )
+            }
             return (
                 "v2/accounts/mfaSignIn:finalize",
                 ["mfaPendingCredential": given["mfaToken"] ?? "", "totpVerificationInfo": ["verificationCode": given["code"] ?? ""]]
@@ -166,6 +182,12 @@ extension App {
                 "factors": .array(info.map { $0["phoneInfo"] != nil ? "phone" : "totp" }),
                 "firebaseCode": "auth/multi-factor-auth-required",
             ]
+            // The phones as App Services' error lists them (sendPhoneCode texts one).
+            let phones: [EJSON] = info.compactMap { entry in
+                guard let number = entry["phoneInfo"]?.stringValue else { return nil }
+                return ["enrollmentId": entry["mfaEnrollmentId"] ?? "", "phoneNumber": .string(number)]
+            }
+            if !phones.isEmpty { error.details["phones"] = .array(phones) }
             throw error
         }
         if reply["needConfirmation"]?.boolValue == true {

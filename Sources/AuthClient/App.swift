@@ -39,6 +39,9 @@ public final class App: Sendable {
     /// Firebase TOTP enrolments under way, per user: the `sessionInfo` their confirmation sends
     /// (in memory: an enrolment is confirmed by the process that started it).
     let firebaseEnrolments = Mutex<[String: String]>([:])
+    /// The `sessionInfo` of the code texted for a login waiting for its second factor, per
+    /// `mfaToken` (``sendPhoneCode(_:enrollmentId:)``, Firebase's API).
+    let firebasePhoneSignIns = Mutex<[String: String]>([:])
 
     let store: UserStore?
     /// Store files that could not be read when the app opened its store: each was set aside

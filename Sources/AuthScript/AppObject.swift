@@ -112,6 +112,9 @@ public final class AppObject: LuaObject {
             .method("signInMethods", "(email: string): string[]", "as `auth.signInMethods`, on this app") { app, call in
                 try AppObject.signInMethods(app, call, emailAt: 2)
             },
+            .method("sendPhoneCode", SecondFactorBindings.sendPhoneCodeType, "as `sendPhoneCode`, on this app") { app, call in
+                try SecondFactorBindings.sendPhoneCode(app, call, from: 2)
+            },
         ],
         description: { "App(\($0.id), \($0.serverName))" })
 }

@@ -15,8 +15,10 @@ struct DevAPI: Sendable {
     /// Messages the server "sent", newest last; `email` and `kind` filter.
     func outbox(email: String?, kind: String?) async throws -> EJSON {
         if let firebaseProject {
-            let reply = try await send("GET", "/emulator/v1/projects/\(FormEncoding.escape(firebaseProject))/oobCodes", root: "")
-            return Self.mails(oobCodes: reply, email: email, kind: kind)
+            let project = "/emulator/v1/projects/\(FormEncoding.escape(firebaseProject))"
+            let codes = try await send("GET", project + "/oobCodes", root: "")
+            let texts = kind == nil || kind == "sms" ? try await send("GET", project + "/verificationCodes", root: "") : [:]
+            return Self.mails(oobCodes: codes, verificationCodes: texts, email: email, kind: kind)
         }
         var query: [(String, String)] = []
         if let email { query.append(("email", email)) }
@@ -85,8 +87,10 @@ struct DevAPI: Sendable {
     /// The Auth emulator's `oobCodes` (`{email, oobCode, oobLink, requestType}`) as mails:
     /// `to`, `kind` (`confirm`, `reset`, `signin`, `changeemail`, `recoveremail`), `token` the
     /// `oobCode` (with an empty `tokenId`, so `confirm(mail)` and `resetPassword` take it),
-    /// `link` the `oobLink`, and `requestType`; `kind` filters by either name.
-    static func mails(oobCodes reply: EJSON, email: String?, kind: String?) -> EJSON {
+    /// `link` the `oobLink`, and `requestType`; `kind` filters by either name. Then its
+    /// `verificationCodes` (`{phoneNumber, sessionInfo, code}`) as authsh's outbox keeps texts:
+    /// kind `sms`, `to` the number, `token` the code; `email` filters them by number.
+    static func mails(oobCodes reply: EJSON, verificationCodes texts: EJSON = [:], email: String?, kind: String?) -> EJSON {
         let kinds = [
             "VERIFY_EMAIL": "confirm", "PASSWORD_RESET": "reset", "EMAIL_SIGNIN": "signin", "VERIFY_AND_CHANGE_EMAIL": "changeemail",
             "RECOVER_EMAIL": "recoveremail",
@@ -103,7 +107,15 @@ struct DevAPI: Sendable {
                 "token": code["oobCode"] ?? "", "tokenId": "", "link": code["oobLink"] ?? "", "requestType": .string(type),
             ]
         }
-        return .array(mails)
+        let sms: [EJSON] = (texts["verificationCodes"]?.arrayValue ?? []).compactMap { text in
+            let to = text["phoneNumber"]?.stringValue ?? ""
+            guard email == nil || to == email else { return nil }
+            return [
+                "to": .string(to), "subject": "", "body": "", "kind": "sms", "sentAt": 0, "token": text["code"] ?? "", "tokenId": "",
+                "link": "",
+            ]
+        }
+        return .array(mails + sms)
     }
 
     private func send(_ method: String, _ path: String, body: EJSON? = nil, root: String = Routes.dev) async throws -> EJSON {

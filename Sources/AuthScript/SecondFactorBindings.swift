@@ -48,18 +48,52 @@ public enum SecondFactorBindings {
                 }
             },
             method(
-                "secondFactors", "(): {factors: {type: string, confirmed: boolean, createdAt: integer}[], recoveryCodes: integer}",
-                "the user's second factors and how many unused recovery codes they hold"
+                "secondFactors",
+                "(): {factors: {type: string, confirmed: boolean, createdAt: integer, enrollmentId: string?, phoneNumber: string?}[], "
+                    + "recoveryCodes: integer}",
+                "the user's second factors (over Firebase each with its `enrollmentId`, a phone with its number) and how many "
+                    + "unused recovery codes they hold"
             ) { factors, _ in
                 {
                     let (list, left) = try await factors.list()
                     let items = list.map { f -> LuaValue in
-                        .table(
-                            LuaTable([
-                                "type": .string(LuaString(f.type)), "confirmed": .boolean(f.confirmed), "createdAt": .integer(f.createdAt),
-                            ]))
+                        var t = LuaTable([
+                            "type": .string(LuaString(f.type)), "confirmed": .boolean(f.confirmed), "createdAt": .integer(f.createdAt),
+                        ])
+                        if let id = f.enrollmentId { t["enrollmentId"] = .string(LuaString(id)) }
+                        if let number = f.phoneNumber { t["phoneNumber"] = .string(LuaString(number)) }
+                        return .table(t)
                     }
                     return [.table(LuaTable(["factors": .table(LuaTable(array: items)), "recoveryCodes": .integer(Int64(left))]))]
+                }
+            },
+            method(
+                "enrollPhone", "(phoneNumber: string)",
+                "Firebase only: starts enrolling a phone (E.164, `+` and digits) as a second factor; a code is texted to it "
+                    + "(in dev mode, `outbox{email = phoneNumber}`); confirm with `user:confirmPhone(code)`"
+            ) { factors, call in
+                let number = try call.string(2)
+                return {
+                    try await factors.enrollPhone(number); return []
+                }
+            },
+            method(
+                "confirmPhone", "(code: string, displayName: string?)",
+                "Firebase only: confirms the phone enrolment with the code texted to it"
+            ) { factors, call in
+                let code = try call.string(2), name = try call.optionalString(3)
+                return {
+                    try await factors.confirmPhone(code: code, displayName: name); return []
+                }
+            },
+            method(
+                "removePhone", "(enrollmentId: string)",
+                "Firebase only: removes a phone factor (its `enrollmentId` in `user:secondFactors()`; a recent login that used a "
+                    + "second factor)"
+            ) { factors, call in
+                let id = try call.string(2)
+                return {
+                    try await factors.removePhone(enrollmentId: id); return []
                 }
             },
             method(
@@ -87,6 +121,25 @@ public enum SecondFactorBindings {
         let when = try call.optionalInteger(2) ?? Int64(time(nil))
         return .one(.string(LuaString(generator.code(at: when))))
     }
+
+    /// `sendPhoneCode(err [, enrollmentId])` (also `app:sendPhoneCode`): texts the code of a
+    /// phone factor for the login that raised `err` (`MFARequired`); returns the number texted,
+    /// obscured.
+    static func sendPhoneCode(_ app: AppObject, _ call: LuaCall, from index: Int32) throws -> LuaReturn {
+        guard let error = try? call.object(index, as: AuthErrorObject.self) else {
+            throw call.typeError(index, expected: "the MFARequired error of a login")
+        }
+        let enrollmentId = try call.optionalString(index + 1)
+        let client = try app.app()
+        return perform(call) {
+            [.string(LuaString(try await client.sendPhoneCode(error.error, enrollmentId: enrollmentId)))]
+        }
+    }
+
+    static let sendPhoneCodeType = "(err: AuthError, enrollmentId: string?): string"
+    static let sendPhoneCodeSummary =
+        "Texts the code of a phone factor (the first, or `enrollmentId`) for the login that raised `err` (`MFARequired` with "
+        + "`phone` among `err.factors`); returns the number, obscured. `credentials.mfa(err, code)` with the code completes it."
 
     /// `credentials.mfa(tokenOrError, code)`, or `credentials.mfa(err, authenticator)`.
     static func credential(_ call: LuaCall) throws -> Credentials {

@@ -59,6 +59,9 @@ enum Verbs {
                 "users", "(): User[]", "The users this client knows, logged in or out (removed ones are gone), in order; no request."
             ) { _ in .one(.table(LuaTable(array: try app.app().usersInOrder.map { .object(app.object($0)) }))) },
             AuthModule.outbox(app.dev, name: "outbox"),
+            LuaFunction("sendPhoneCode", SecondFactorBindings.sendPhoneCodeType, SecondFactorBindings.sendPhoneCodeSummary) { call in
+                try SecondFactorBindings.sendPhoneCode(app, call, from: 1)
+            },
         ]
     }
 

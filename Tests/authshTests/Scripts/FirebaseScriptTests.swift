@@ -88,4 +88,42 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "3\t\(server.origin)\n")
     }
+
+    /// A phone second factor in Lua: enrolled over Firebase, its texts in the outbox, and a
+    /// login completed by `sendPhoneCode(err)` and the code, over both protocols.
+    @Test func aPhoneFactorInLua() async throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try await Binary.script(
+            """
+            local number = "+15555550101"
+            local services = auth.app{ id = "demo-project", persist = false }
+            register{ email = "ph@example.com", password = "password1" }
+            confirm(outbox{ email = "ph@example.com", kind = "confirm" }[1])
+            local user = login(credentials.emailPassword("ph@example.com", "password1"))
+            user:enrollPhone(number)
+            local texts = outbox{ email = number }
+            assert(#texts == 1 and texts[1].kind == "sms", auth.json.encode(texts))
+            user:confirmPhone(texts[1].token, "work phone")
+            local factors = user:secondFactors().factors
+            assert(#factors == 1 and factors[1].type == "phone" and factors[1].phoneNumber == number, auth.json.encode(factors))
+
+            local ok, err = pcall(login, credentials.emailPassword("ph@example.com", "password1"))
+            assert(not ok and err.code == "MFARequired" and err.factors[1] == "phone", tostring(err))
+            assert(sendPhoneCode(err):sub(-4) == "0101")
+            local texted = outbox{ email = number }
+            assert(login(credentials.mfa(err, texted[#texted].token)) == user)
+
+            ok, err = pcall(services.login, services, credentials.emailPassword("ph@example.com", "password1"))
+            assert(not ok and err.code == "MFARequired", tostring(err))
+            services:sendPhoneCode(err)
+            texted = outbox{ email = number }
+            local same = services:login(credentials.mfa(err, texted[#texted].token))
+            assert(same.id == user.id)
+            ok, err = pcall(same.enrollPhone, same, number)
+            assert(not ok and err.code == "NotInProtocol", tostring(err))
+            print(#texted, factors[1].enrollmentId ~= nil)
+            """, data: data, options: ["--firebase", "demo-project"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "3\ttrue\n")
+    }
 }
