@@ -126,4 +126,51 @@ import Testing
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout == "3\ttrue\n")
     }
+
+    /// Every binding of the client over Firebase's API works, or raises `NotInProtocol` naming
+    /// the protocol: never a server's 404 or a malformed answer.
+    @Test func everyBindingWorksOrNamesTheProtocol() async throws {
+        let data = try Binary.temporaryDirectory()
+        let r = try await Binary.script(
+            """
+            register{ email = "all@example.com", password = "password1" }
+            confirm(outbox{ email = "all@example.com", kind = "confirm" }[1])
+            local u = login(credentials.emailPassword("all@example.com", "password1"))
+            local authenticator = auth.passkey.authenticator()
+            local refused = {
+              { "callFunction", function() return u:callFunction("sum", 1, 2) end },
+              { "functions", function() return u.functions.sum(1, 2) end },
+              { "apiKeys:create", function() return u.apiKeys:create("k") end },
+              { "apiKeys:list", function() return u.apiKeys:list() end },
+              { "sessions", function() return u:sessions() end },
+              { "revokeSession", function() return u:revokeSession("6b0000000000000000000000") end },
+              { "revokeOtherSessions", function() return u:revokeOtherSessions() end },
+              { "newRecoveryCodes", function() return u:newRecoveryCodes() end },
+              { "registerPasskey", function() return u:registerPasskey{ authenticator = authenticator } end },
+              { "passkeys", function() return u:passkeys() end },
+              { "resendConfirmationEmail", function() return app.emailPasswordAuth:resendConfirmationEmail("all@example.com") end },
+              { "retryCustomConfirmation", function() return app.emailPasswordAuth:retryCustomConfirmation("all@example.com") end },
+              { "callResetFunction", function() return callResetFunction("all@example.com", "password2") end },
+              { "login apiKey", function() return login(credentials.apiKey("key")) end },
+              { "login customFunction", function() return login(credentials.customFunction{ username = "x" }) end },
+              { "login passkey", function() return login(credentials.passkey(authenticator)) end },
+              { "signIn device", function() return signIn("google", { device = true, as = { email = "d@example.com" } }) end },
+            }
+            local names = {}
+            for _, case in ipairs(refused) do
+              local ok, err = pcall(case[2])
+              assert(not ok, case[1] .. " passed over Firebase")
+              assert(err.code == "NotInProtocol" and err.message:find("Firebase", 1, true), case[1] .. ": " .. tostring(err))
+              names[#names + 1] = case[1]
+            end
+            -- What both have works.
+            assert(u:refreshProfile().email == "all@example.com")
+            u:refreshCustomData()
+            assert(#app:signInMethods("all@example.com") == 1)
+            assert(u:secondFactors().recoveryCodes == 0)
+            print(#names)
+            """, data: data, options: ["--firebase", "demo-project"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout == "17\n")
+    }
 }
