@@ -523,8 +523,8 @@ function credentials.oauth(provider, token) end
 ---The rest of the host: other apps, tasks, JSON and EJSON, progress, password prompts, the clock, the dev API, identity-provider sign-in, the admin API and plain HTTP.
 auth = {}
 
----Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; `persist = false` keeps its users in memory only (default: in `DATA/users`). `firebase = PROJECT` speaks Firebase Auth's API instead (its id is the project's): to the emulator at `emulator` (`HOST:PORT`), else to `server` (authsh's Firebase API, the embedded server's by default), or with `google = true` to Google's hosts (with the project's `apiKey`). What only App Services has fails `NotInProtocol`.
----@param options? {id: string?, server: string?, persist: boolean?, firebase: string?, emulator: string?, apiKey: string?, google: boolean?}
+---Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; `persist = false` keeps its users in memory only (default: in `DATA/users`). `firebase = PROJECT` speaks Firebase Auth's API instead (its id is the project's): to the emulator at `emulator` (`HOST:PORT`), else to `server` (authsh's Firebase API, the embedded server's by default), or with `google = true` to Google's hosts (with the project's `apiKey`). What only App Services has fails `NotInProtocol`. Under `--firebase`, an app of the same id and server speaks Firebase's API as `app` does, so scripts run unchanged; `firebase = false` speaks App Services' instead.
+---@param options? {id: string?, server: string?, persist: boolean?, firebase: (string|false)?, emulator: string?, apiKey: string?, google: boolean?}
 ---@return App
 function auth.app(options) end
 

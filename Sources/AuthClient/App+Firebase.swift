@@ -350,6 +350,7 @@ extension App {
         "EMAIL_EXISTS": "AccountNameInUse", "USER_DISABLED": "UserDisabled", "TOO_MANY_ATTEMPTS_TRY_LATER": "TooManyRequests",
         "INVALID_ID_TOKEN": "InvalidSession", "TOKEN_EXPIRED": "InvalidSession", "USER_NOT_FOUND": "InvalidSession",
         "INVALID_REFRESH_TOKEN": "InvalidSession", "CREDENTIAL_TOO_OLD_LOGIN_AGAIN": "RequiresRecentLogin",
+        "INVALID_CODE": "InvalidMFACode", "INVALID_PENDING_TOKEN": "InvalidParameter",
     ]
 
     /// The JavaScript SDK's `auth/...` names of server codes (packages/auth/src/api/errors.ts);

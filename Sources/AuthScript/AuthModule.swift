@@ -16,18 +16,30 @@ enum AuthModule {
         t.add(
             LuaFunction(
                 "auth.app",
-                "(options?: {id: string?, server: string?, persist: boolean?, firebase: string?, emulator: string?, apiKey: string?, "
-                    + "google: boolean?}): App",
+                "(options?: {id: string?, server: string?, persist: boolean?, firebase: (string|false)?, emulator: string?, "
+                    + "apiKey: string?, google: boolean?}): App",
                 "Another `App`: `id` defaults to `app.id`, `server` (a URL) to `app`'s server, the embedded one included; "
                     + "`persist = false` keeps its users in memory only (default: in `DATA/users`). "
                     + "`firebase = PROJECT` speaks Firebase Auth's API instead (its id is the project's): to the emulator at "
                     + "`emulator` (`HOST:PORT`), else to `server` (authsh's Firebase API, the embedded server's by default), or "
                     + "with `google = true` to Google's hosts (with the project's `apiKey`). What only App Services has fails "
-                    + "`NotInProtocol`."
+                    + "`NotInProtocol`. Under `--firebase`, an app of the same id and server speaks Firebase's API as `app` does, "
+                    + "so scripts run unchanged; `firebase = false` speaks App Services' instead."
             ) { call in
                 let options = call.isNil(1) ? LuaTable() : try call.table(1)
-                if options["firebase"] != .nil { return .one(.object(try firebaseApp(options, configuration: configuration))) }
+                let appServices = options["firebase"] == .boolean(false)
+                if options["firebase"] != .nil, !appServices {
+                    return .one(.object(try firebaseApp(options, configuration: configuration)))
+                }
                 let id = options["id"] == .nil ? configuration.appId : try options.string("id", argument: 1)
+                if !appServices, let project = configuration.firebase, id == configuration.appId, options["server"] == .nil {
+                    let persist = options["persist"] == .nil || options["persist"].isTruthy
+                    return .one(
+                        .object(
+                            AppObject(
+                                id: id, server: configuration.server, storageDirectory: persist ? configuration.dataDirectory : nil,
+                                requestTimeout: configuration.requestTimeout, firebase: project)))
+                }
                 let server: ScriptServer
                 if options["server"] == .nil {
                     server = configuration.server

@@ -47,7 +47,7 @@ import Testing
             assert(signIn("github", { as = { email = "octo@example.com" } }) == octo)
 
             -- Only Firebase has these: an App Services app refuses them, naming its protocol.
-            local services = auth.app{ id = "demo-project", persist = false }
+            local services = auth.app{ firebase = false, persist = false }
             local guest = services:login(credentials.anonymous())
             ok, err = pcall(guest.updateProfile, guest, { displayName = "x" })
             assert(not ok and err.code == "NotInProtocol" and err.message:find("App Services", 1, true), tostring(err))
@@ -96,7 +96,7 @@ import Testing
         let r = try await Binary.script(
             """
             local number = "+15555550101"
-            local services = auth.app{ id = "demo-project", persist = false }
+            local services = auth.app{ firebase = false, persist = false }
             register{ email = "ph@example.com", password = "password1" }
             confirm(outbox{ email = "ph@example.com", kind = "confirm" }[1])
             local user = login(credentials.emailPassword("ph@example.com", "password1"))

@@ -24,14 +24,18 @@ import Testing
 
     /// The recipes that use nothing only one protocol has run over Firebase's API too
     /// (`--firebase`), unchanged. The others show App Services' own flows (a login refused
-    /// before confirmation, an existing account linked, functions, API keys, passkeys).
-    static let firebaseRecipes = ["reset-by-email", "switch-users"]
+    /// before confirmation, an email account linked to an anonymous user after its
+    /// confirmation, a hook that refuses at login, sessions, recovery codes counted, functions,
+    /// API keys, passkeys).
+    static let firebaseRecipes = ["reset-by-email", "switch-users", "github", "account-exists", "load"]
 
     @Test(arguments: firebaseRecipes)
     func recipeRunsOverFirebase(_ name: String) async throws {
         let data = try Binary.temporaryDirectory()
+        let arguments = name == "load" ? ["20"] : []
         let r = try await Binary.run(
-            ["--data", data, "--firebase", "demo-project", Binary.repository + "/scripts/recipes/\(name).lua"], directory: Binary.repository)
+            ["--data", data, "--firebase", "demo-project", Binary.repository + "/scripts/recipes/\(name).lua"] + arguments,
+            directory: Binary.repository)
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.stdout.hasSuffix("ok: \(name)\n"), "\(r.stdout)")
     }

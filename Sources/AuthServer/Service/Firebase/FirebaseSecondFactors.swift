@@ -121,10 +121,11 @@ struct FirebaseSecondFactors {
         switch answer {
         case .totp:
             guard enrollmentId == nil || enrollmentId == Self.totpEnrollmentId else { throw FirebaseError.invalid("MFA_ENROLLMENT_NOT_FOUND") }
-            guard answer.code.utf8.count == 6, answer.code.utf8.allSatisfy({ (48...57).contains($0) }) else {
-                throw FirebaseError.invalid("INVALID_CODE", "a TOTP code is 6 digits")
-            }
-            fields["factor"] = "totp"
+            guard !answer.code.isEmpty else { throw FirebaseError.invalid("MISSING_CODE") }
+            // A recovery code in place of the TOTP code (an authsh addition: the enrolment over
+            // this API answered them).
+            let isTOTP = answer.code.utf8.count == 6 && answer.code.utf8.allSatisfy { (48...57).contains($0) }
+            fields["factor"] = isTOTP ? "totp" : "recovery_code"
         case .phone(_, let sessionInfo):
             guard !answer.code.isEmpty else { throw FirebaseError.invalid("MISSING_CODE") }
             guard !sessionInfo.isEmpty else { throw FirebaseError.invalid("MISSING_SESSION_INFO") }
