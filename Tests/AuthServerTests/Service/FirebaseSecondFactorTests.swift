@@ -62,12 +62,14 @@ import Testing
             let recovery = try #require(enrolled.body["recoveryCodes"]?.arrayValue?.first?.stringValue)
             let byRecovery = try #require(try await Self.signIn(c, "mf@example.com")["mfaPendingCredential"])
             let recovered = try await Self.v2(
-                c, "mfaSignIn:finalize", ["mfaPendingCredential": .string(byRecovery), "totpVerificationInfo": ["verificationCode": .string(recovery)]])
+                c, "mfaSignIn:finalize",
+                ["mfaPendingCredential": .string(byRecovery), "totpVerificationInfo": ["verificationCode": .string(recovery)]])
             #expect(recovered.status == 200 && recovered["idToken"] != nil, "\(recovered.body)")
             let replayed = try #require(try await Self.signIn(c, "mf@example.com")["mfaPendingCredential"])
             FirebaseAPITests.expectError(
                 try await Self.v2(
-                    c, "mfaSignIn:finalize", ["mfaPendingCredential": .string(replayed), "totpVerificationInfo": ["verificationCode": .string(recovery)]]),
+                    c, "mfaSignIn:finalize",
+                    ["mfaPendingCredential": .string(replayed), "totpVerificationInfo": ["verificationCode": .string(recovery)]]),
                 400, "INVALID_CODE")
 
             // Withdrawing needs a login that used the factor: not the enrolment's session.
