@@ -12,9 +12,9 @@ import AuthProtocol
 /// - an email/password account no user holds yet (registered, never logged in):
 ///   `{"account": {...}}`.
 ///
-/// Password hashes stay as they are: Argon2id PHC strings (`$argon2id$...`), bcrypt (`$2a$`,
-/// `$2b$`, `$2y$`), the other forms of ``ImportedPasswordHash``, or `!` (an account made without
-/// a password). Times are unix seconds. Each app's `providerId` is derived from
+/// Password hashes come in the forms ``ForeignPasswordHash`` reads (Argon2, `crypt(3)`,
+/// Django's, the forms of ``ImportedPasswordHash``), or `!` (an account made without a
+/// password); they are stored in authsh's form of each and exported so. Times are unix seconds. Each app's `providerId` is derived from
 /// the app, so it is not carried.
 enum TransferLine {
     enum Parsed: Sendable {
@@ -147,19 +147,18 @@ enum TransferLine {
         try known(a, ["email", "passwordHash", "confirmed", "createdAt", "identityId", "emailVerified"], path: p)
         let email = try string(a, "email", path: p, max: 254)
         guard email.contains("@"), !email.contains(where: { $0.isWhitespace }) else { throw Invalid("'\(p)email' is not an email address") }
-        let hash = try string(a, "passwordHash", path: p, max: 8192)
-        guard
-            hash.hasPrefix("$argon2id$v=19$m=") || PasswordHasher.isBcrypt(hash) || ImportedPasswordHash(hash) != nil
-                || hash == PasswordHasher.noPassword
-        else {
+        let given = try string(a, "passwordHash", path: p, max: 8192)
+        guard let hash = given == PasswordHasher.noPassword ? given : ForeignPasswordHash.stored(given) else {
             throw Invalid(
-                "'\(p)passwordHash' must be an Argon2id PHC string ($argon2id$v=19$...), a bcrypt hash ($2a$, $2b$, $2y$), "
-                    + "an imported hash ($firebase-scrypt$, $scrypt$, $pbkdf2-..., $hmac-...) or \"!\" (no password)")
+                "'\(p)passwordHash' must be an Argon2 PHC string ($argon2id$, $argon2i$, $argon2d$, v=19), a crypt(3) hash "
+                    + "(bcrypt $2a$, $2b$, $2y$; SHA-crypt $5$, $6$; MD5-crypt $1$), Django's (pbkdf2_sha256$, pbkdf2_sha1$, "
+                    + "argon2$, bcrypt$), an imported hash ($firebase-scrypt$, $scrypt$, $pbkdf2-..., $hmac-...) or \"!\" (no password)")
         }
-        guard PasswordHasher.isWithinCostLimits(hash) else {
+        guard hash == PasswordHasher.noPassword || PasswordHasher.isWithinCostLimits(hash) else {
             let l = PasswordHasher.CostLimits.self
             throw Invalid(
-                "'\(p)passwordHash' costs too much to verify (the most: Argon2id m=\(l.argon2MemoryKiB),t=\(l.argon2Iterations),p=\(l.argon2Parallelism); bcrypt cost \(l.bcryptCost))"
+                "'\(p)passwordHash' costs too much to verify (the most: Argon2 m=\(l.argon2MemoryKiB),t=\(l.argon2Iterations),p=\(l.argon2Parallelism); "
+                    + "bcrypt cost \(l.bcryptCost); SHA-crypt and PBKDF2 1,000,000 rounds; scrypt 256 MiB)"
             )
         }
         let identityId = try string(a, "identityId", path: p, max: 512)

@@ -6,9 +6,10 @@ import CCrypt
 import NIOPosix
 
 /// Argon2id password hashing (Debian's libargon2), as PHC strings, off the event loop.
-/// Verifies bcrypt hashes too (`$2a$`, `$2b$`, `$2y$`, through libxcrypt) and the other forms of
-/// ``ImportedPasswordHash`` (Firebase's scrypt, scrypt, PBKDF2, HMAC), which imports bring from
-/// other systems; a login with one rehashes it to Argon2id (``needsRehash(_:)``).
+/// Verifies what imports bring from other systems too (``ForeignPasswordHash``): Argon2i and
+/// Argon2d, `crypt(3)` hashes (bcrypt, SHA-crypt, MD5-crypt, through libxcrypt: ``CryptHash``)
+/// and the forms of ``ImportedPasswordHash`` (Firebase's scrypt, scrypt, PBKDF2, HMAC); a login
+/// with one rehashes it to Argon2id (``needsRehash(_:)``).
 ///
 /// Hashing runs on NIO's shared thread pool (one thread per core), so a login that hashes
 /// for tens of milliseconds never stalls the event loop that serves other requests.
@@ -48,26 +49,16 @@ public struct PasswordHasher: Sendable {
         public static let argon2MemoryKiB: UInt64 = 256 * 1024
         public static let argon2Iterations: UInt64 = 16
         public static let argon2Parallelism: UInt64 = 16
-        public static let bcryptCost = 14
+        public static let bcryptCost = CryptHash.CostLimits.bcryptCost
     }
 
     /// Whether verifying `hash` stays within ``CostLimits`` (false for anything unreadable).
     public static func isWithinCostLimits(_ hash: String) -> Bool {
-        if let cost = bcryptCost(hash) { return cost <= CostLimits.bcryptCost }
+        if let crypt = CryptHash(hash) { return crypt.costProblem == nil }
         if let imported = ImportedPasswordHash(hash) { return imported.isWithinCostLimits }
-        let prefix = "$argon2id$v=19$"
-        guard hash.hasPrefix(prefix) else { return false }
-        let fields = hash.dropFirst(prefix.count).split(separator: "$", omittingEmptySubsequences: false)
-        guard fields.count == 3 else { return false }
-        var values: [Substring: UInt64] = [:]
-        for pair in fields[0].split(separator: ",", omittingEmptySubsequences: false) {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2, parts[1].utf8.count <= 10, let value = UInt64(parts[1]), values[parts[0]] == nil else { return false }
-            values[parts[0]] = value
-        }
-        guard values.count == 3, let m = values["m"], let t = values["t"], let p = values["p"] else { return false }
-        return (1...CostLimits.argon2MemoryKiB).contains(m) && (1...CostLimits.argon2Iterations).contains(t)
-            && (1...CostLimits.argon2Parallelism).contains(p)
+        guard let argon2 = Argon2Hash(hash) else { return false }
+        return (1...CostLimits.argon2MemoryKiB).contains(argon2.memoryKiB) && (1...CostLimits.argon2Iterations).contains(argon2.iterations)
+            && (1...CostLimits.argon2Parallelism).contains(argon2.parallelism)
     }
 
     /// The hash of an account made without a password (Firebase's Admin API creates users with
@@ -94,41 +85,20 @@ public struct PasswordHasher: Sendable {
 
     /// Verifies on the calling thread.
     public static func verifyNow(_ password: String, _ phc: String) -> Bool {
-        if isBcrypt(phc) { return verifyBcrypt(password, phc) }
+        if let crypt = CryptHash(phc) { return crypt.verify(password) }
         if let imported = ImportedPasswordHash(phc) { return imported.verify(password) }
         let pwd = Array(password.utf8)
-        return phc.withCString { argon2id_verify($0, pwd, pwd.count) } == ARGON2_OK.rawValue
+        let type: argon2_type =
+            switch Argon2Hash(phc)?.variant {
+            case .argon2i?: Argon2_i
+            case .argon2d?: Argon2_d
+            default: Argon2_id
+            }
+        return phc.withCString { argon2_verify($0, pwd, pwd.count, type) } == ARGON2_OK.rawValue
     }
 
     /// Whether `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`, cost, 53 characters of salt and hash).
-    public static func isBcrypt(_ hash: String) -> Bool { bcryptCost(hash) != nil }
-
-    /// The cost of a bcrypt hash (4 to 31), or nil for anything that is not one.
-    static func bcryptCost(_ hash: String) -> Int? {
-        let b = Array(hash.utf8)
-        guard b.count == 60, b[0] == 36, b[1] == 50, [97, 98, 121].contains(b[2]), b[3] == 36, b[6] == 36,
-            let cost = Int(String(decoding: b[4..<6], as: UTF8.self)), (4...31).contains(cost),
-            b[7...].allSatisfy({ (48...57).contains($0) || (65...90).contains($0) || (97...122).contains($0) || $0 == 46 || $0 == 47 })
-        else { return nil }
-        return cost
-    }
-
-    /// bcrypt through libxcrypt's `crypt_r`, compared in constant time. bcrypt reads 72 bytes
-    /// of a password, as the system that made the hash did; the rehash at login keeps all of it.
-    /// A password with a NUL byte is refused (C would cut it there).
-    private static func verifyBcrypt(_ password: String, _ hash: String) -> Bool {
-        guard !password.utf8.contains(0) else { return false }
-        var data = crypt_data()
-        let computed: [UInt8]? = password.withCString { p in
-            hash.withCString { h in
-                crypt_r(p, h, &data).map {
-                    Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
-                }
-            }
-        }
-        guard let computed, computed.first != 42 else { return false }  // "*": libxcrypt's failure token
-        return Secrets.constantTimeEqual(computed, Array(hash.utf8))
-    }
+    public static func isBcrypt(_ hash: String) -> Bool { CryptHash(hash)?.scheme == .bcrypt }
 
     /// libargon2 refused to hash (out of memory, bad parameters).
     public struct HashingError: Error, CustomStringConvertible {

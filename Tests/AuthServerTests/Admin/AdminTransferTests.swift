@@ -147,6 +147,22 @@ import Testing
         }
     }
 
+    /// Hashes of other systems (SHA-crypt, MD5-crypt, Argon2i, Django's PBKDF2) import, log
+    /// in with their old password and are Argon2id after it.
+    @Test(arguments: [0, 3, 4, 5, 8]) func aForeignHashLogsInAndBecomesArgon2id(_ index: Int) async throws {
+        let vector = ForeignPasswordHashTests.vectors[index]
+        let line = Self.bcryptLine.replacingOccurrences(
+            of: "$2b$04$YW0LQ.MIaLxGPN2Kg8/K8uSpH0AjYn9iBysgsh8POdlztMmGKHLV6", with: vector.hash)
+        try await Self.withTwoServers { _, b in
+            let imported = try await Self.importing(b, line + "\n")
+            #expect(imported.body["imported"]?.integerValue == 1, "\(imported.body)")
+            #expect(try await b.emailLogin("old@example.com", vector.password + "x").status == 401)
+            #expect(try await b.emailLogin("old@example.com", vector.password).status == 200)
+            let after = try await Self.export(b)
+            #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains(vector.hash), "rehashed at the login")
+        }
+    }
+
     @Test func oneBadLineChangesNothingUnlessAskedTo() async throws {
         try await Self.withTwoServers { a, b in
             for i in 1...3 { try await a.registerConfirmed("u\(i)@example.com", "Pass-word-\(i)") }

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+import AuthProtocol
+import CCrypt
+import Glibc
+
+/// The `crypt(3)` hashes other systems keep, verified through libxcrypt's `crypt_r` (Debian's
+/// libcrypt1, the implementation `/etc/shadow` uses): bcrypt (`$2a$`, `$2b$`, `$2y$`),
+/// SHA-crypt (`$5$`, `$6$`, with `rounds=` or the default 5,000) and MD5-crypt (`$1$`).
+/// libxcrypt's own parser reads the rest; this type only recognises a form and bounds its cost.
+struct CryptHash: Equatable, Sendable {
+    /// The forms, by their prefix.
+    enum Scheme: String, Sendable, CaseIterable {
+        case bcrypt, sha256 = "5", sha512 = "6", md5 = "1"
+    }
+
+    let scheme: Scheme
+    /// bcrypt's cost (log2 rounds) or SHA-crypt's rounds; MD5-crypt's fixed 1,000.
+    let cost: Int
+    let text: String
+
+    /// The most a hash may cost: bcrypt cost 14 (about a second here), SHA-crypt a million rounds.
+    enum CostLimits {
+        static let bcryptCost = 14
+        static let shaCryptRounds = 1_000_000
+    }
+
+    /// The hash `text` is, or nil when it is none of these forms.
+    init?(_ text: String) {
+        let b = Array(text.utf8)
+        guard b.count <= 256, b.first == UInt8(ascii: "$"), b.allSatisfy(Self.isCryptCharacter) else { return nil }
+        self.text = text
+        if b.count == 60, b[1] == UInt8(ascii: "2"), [UInt8(ascii: "a"), UInt8(ascii: "b"), UInt8(ascii: "y")].contains(b[2]),
+            b[3] == UInt8(ascii: "$"), b[6] == UInt8(ascii: "$"), let cost = Int(String(decoding: b[4..<6], as: UTF8.self)),
+            (4...31).contains(cost)
+        {
+            scheme = .bcrypt
+            self.cost = cost
+            return
+        }
+        let fields = text.split(separator: "$", omittingEmptySubsequences: false)
+        // "", scheme, [rounds=N,] salt, hash
+        guard fields.count == 4 || fields.count == 5, let scheme = Scheme(rawValue: String(fields[1])), scheme != .bcrypt else {
+            return nil
+        }
+        self.scheme = scheme
+        var salt = fields[2]
+        var cost = scheme == .md5 ? 1000 : 5000
+        if fields.count == 5 {
+            guard scheme != .md5, salt.hasPrefix("rounds="), let rounds = Int(salt.dropFirst(7)), salt.utf8.count <= 17 else { return nil }
+            cost = rounds
+            salt = fields[3]
+        }
+        let hashLength = [Scheme.sha256: 43, .sha512: 86, .md5: 22][scheme]
+        guard (0...16).contains(salt.utf8.count), fields.last?.utf8.count == hashLength else { return nil }
+        self.cost = cost
+    }
+
+    /// `./0-9A-Za-z` (crypt's base 64), `$`, `=` and `,` (parameters).
+    private static func isCryptCharacter(_ c: UInt8) -> Bool {
+        (48...57).contains(c) || (65...90).contains(c) || (97...122).contains(c) || c == UInt8(ascii: ".") || c == UInt8(ascii: "/")
+            || c == UInt8(ascii: "$") || c == UInt8(ascii: "=") || c == UInt8(ascii: ",")
+    }
+
+    /// Why verifying this hash would cost too much, or nil when it can be verified.
+    var costProblem: String? {
+        switch scheme {
+        case .bcrypt: cost <= CostLimits.bcryptCost ? nil : "bcrypt's cost must be at most \(CostLimits.bcryptCost)"
+        case .sha256, .sha512:
+            // SHA-crypt clamps rounds to 1,000 at least, as libxcrypt does.
+            cost <= CostLimits.shaCryptRounds ? nil : "SHA-crypt's rounds must be at most 1,000,000"
+        case .md5: nil
+        }
+    }
+
+    /// True when `password` matches, compared in constant time. A password with a NUL byte is
+    /// refused (C would cut it there); bcrypt reads 72 bytes of a password, as the system that
+    /// made the hash did (the rehash at login keeps all of it).
+    func verify(_ password: String) -> Bool {
+        guard costProblem == nil, !password.utf8.contains(0) else { return false }
+        var data = crypt_data()
+        let computed: [UInt8]? = password.withCString { p in
+            text.withCString { h in
+                crypt_r(p, h, &data).map {
+                    Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0)))
+                }
+            }
+        }
+        guard let computed, computed.first != UInt8(ascii: "*") else { return false }  // libxcrypt's failure token
+        return Secrets.constantTimeEqual(computed, Array(text.utf8))
+    }
+}
