@@ -22,6 +22,12 @@ public struct HookConfiguration: Sendable, Equatable {
     /// Sends a text message (a phone sign-in's code) through the app's SMS provider, with
     /// `{phoneNumber, code, message, app, address, api}`; `error(...)` refuses the request.
     public var sendSms: String?
+    /// Runs when a password login names an email no account has, with
+    /// `{email, password, app, address, api}`: it may check them against the system users move
+    /// in from (`context.http`, allow-listed) and return `{data = {...}, custom_data = {...},
+    /// emailVerified = true}` (or `true`) to make that account with this password, or nil to
+    /// refuse the login as any unknown email is. The password is never logged.
+    public var migrateUser: String?
 
     public init() {}
 
@@ -29,7 +35,7 @@ public struct HookConfiguration: Sendable, Equatable {
     var named: [(key: String, function: String)] {
         [
             ("beforeUserCreated", beforeUserCreated), ("beforeLogin", beforeLogin), ("accessTokenClaims", accessTokenClaims),
-            ("sendSms", sendSms),
+            ("sendSms", sendSms), ("migrateUser", migrateUser),
         ]
         .compactMap { key, function in function.map { (key, $0) } }
     }
@@ -41,6 +47,7 @@ public struct HookConfiguration: Sendable, Equatable {
         beforeLogin = try Self.name(&r, "beforeLogin")
         accessTokenClaims = try Self.name(&r, "accessTokenClaims")
         sendSms = try Self.name(&r, "sendSms")
+        migrateUser = try Self.name(&r, "migrateUser")
         try r.finish()
     }
 

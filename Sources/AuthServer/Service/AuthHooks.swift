@@ -91,6 +91,49 @@ struct AuthHooks {
         return true
     }
 
+    /// Runs `migrateUser` for a password login of `email`, which no account has; nil when the
+    /// app has no such hook or the hook brings no user in (``Passwords/MigratedUser``).
+    func migrateUser(email: String, password: String, address: String, app: AppRuntime) async throws -> Passwords.MigratedUser? {
+        guard let name = app.config.hooks.migrateUser else { return nil }
+        let argument: EJSONDocument = [
+            "email": .string(email), "password": .string(password), "app": .string(app.id), "address": .string(address),
+            "api": .string(ClientAPI.current.rawValue),
+        ]
+        let result = try await run("migrateUser", name, app: app, argument: argument)
+        switch result {
+        case .nil, .boolean(false): return nil
+        case .boolean(true): return Passwords.MigratedUser()
+        case .table(let table):
+            let returned: EJSON
+            do { returned = try LuaEJSON.ejson(.table(table)) } catch {
+                throw failed("migrateUser", name, app: app, why: "it returned a value that cannot be converted: \(error)")
+            }
+            guard case .document(let fields) = returned,
+                fields.allSatisfy({ ["data", "custom_data", "emailVerified"].contains($0.0) })
+            else {
+                throw failed(
+                    "migrateUser", name, app: app, why: "it must return nil, true or {data = {...}, custom_data = {...}, emailVerified = ...}")
+            }
+            var migrated = Passwords.MigratedUser()
+            if let data = fields["data"] {
+                guard case .document(let d) = data else { throw failed("migrateUser", name, app: app, why: "its data must be a table of fields") }
+                migrated.data = d
+            }
+            if let custom = fields["custom_data"] {
+                guard case .document(let d) = custom else { throw failed("migrateUser", name, app: app, why: "its custom_data must be a table") }
+                if let problem = CustomDataLimits.problem(d) { throw failed("migrateUser", name, app: app, why: "its custom_data: \(problem)") }
+                migrated.customData = d
+            }
+            if let verified = fields["emailVerified"] {
+                guard case .bool(let b) = verified else { throw failed("migrateUser", name, app: app, why: "its emailVerified must be a boolean") }
+                migrated.emailVerified = b
+            }
+            return migrated
+        default:
+            throw failed("migrateUser", name, app: app, why: "it must return nil, true or a table, not \(result.typeName)")
+        }
+    }
+
     /// The extra claims `accessTokenClaims` gives the user's access tokens (none without it).
     /// The hook sees the user without identities (`{id, type, data, custom_data}`): a refresh
     /// reads none (reading them halved the refresh rate), and a hook sees the same at login.

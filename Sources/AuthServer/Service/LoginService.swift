@@ -30,6 +30,8 @@ struct LoginService {
         var newUserId: String? = nil
         /// Fields merged into the profile `data` of the user.
         var profile: EJSONDocument = [:]
+        /// The custom data a new user starts with (a migrated user's, ``passwordProof(app:email:password:address:)``).
+        var customData: EJSONDocument? = nil
         /// The IdP's tokens, added to the answer when the provider has `returnProviderTokens`.
         var providerTokens: EJSONDocument = [:]
         /// How it proved it (``AuthenticationMethods``), when not the provider's default.
@@ -144,6 +146,7 @@ struct LoginService {
             user = UserRecord(
                 id: proof.newUserId ?? clock.newId(), appId: app.id,
                 data: proof.profile, createdAt: now, identities: [proof.identity])
+            user.customData = proof.customData
             isNew = true
         }
         AuditTrail.provider(proof.identity.providerType)
@@ -246,8 +249,7 @@ struct LoginService {
         case ProviderType.userpass where providers.userpass != nil:
             let email = try body.string("username")
             try await abuse.checkRate(.login, app: app, address: address)
-            let account = try await passwords.check(app: app, email: email, password: try body.string("password"), address: address)
-            return Self.proof(of: account, app: app)
+            return try await passwordProof(app: app, email: email, password: try body.string("password"), address: address)
         case ProviderType.apiKey where providers.apiKey:
             let key = try body.string("key")
             try await abuse.checkRate(.login, app: app, address: address)
@@ -283,6 +285,23 @@ struct LoginService {
     /// The proof of an email/password account's login. A login needs a confirmed account: its
     /// email is verified unless anyone could confirm it, or the account logs in before its email
     /// is proven (Firebase's sign-up).
+    /// The proof of an email and password: the account's, or the one the app's `migrateUser`
+    /// hook brought in for an email no account had, with the profile and custom data it gave.
+    func passwordProof(app: AppRuntime, email: String, password: String, address: String) async throws -> Proof {
+        let hooks = self.hooks
+        var migrate: (@Sendable (String, String) async throws -> Passwords.MigratedUser?)?
+        if app.config.hooks.migrateUser != nil {
+            migrate = { email, password in try await hooks.migrateUser(email: email, password: password, address: address, app: app) }
+        }
+        let (account, migrated) = try await passwords.check(app: app, email: email, password: password, address: address, migrate: migrate)
+        var proof = Self.proof(of: account, app: app)
+        if let migrated {
+            for (key, value) in migrated.data where proof.profile[key] == nil { proof.profile[key] = value }
+            proof.customData = migrated.customData
+        }
+        return proof
+    }
+
     static func proof(of account: UserpassAccount, app: AppRuntime) -> Proof {
         var id = IdentityRecord(
             externalId: account.identityId, providerType: ProviderType.userpass, providerId: app.providerId(ProviderType.userpass),

@@ -174,16 +174,16 @@ struct FirebaseAccounts {
             throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "email/password sign-in is off for this app")
         }
         try await abuse.checkRate(.login, app: app, address: address)
-        let account: UserpassAccount
+        let proof: LoginService.Proof
         do {
-            account = try await passwords.check(app: app, email: email, password: password, address: address)
+            proof = try await login.passwordProof(app: app, email: email, password: password, address: address)
         } catch let error as ServiceError where error.code == .invalidPassword {
             AuditTrail.event("password_failed")
             throw FirebaseError.invalid("INVALID_LOGIN_CREDENTIALS")
         } catch let error as ServiceError where error.code == .authError {
             throw FirebaseError.invalid("OPERATION_NOT_ALLOWED", "this account confirms its email before it signs in")
         }
-        return try await signIn(LoginService.proof(of: account, app: app), project: project, address: address)
+        return try await signIn(proof, project: project, address: address)
     }
 
     /// The audience of the Admin SDKs' custom tokens.
