@@ -19,6 +19,11 @@ extension AdminClient {
         public var phase: String
         public var done: Int
         public var total: Int?
+        public init(phase: String, done: Int, total: Int?) {
+            self.phase = phase
+            self.done = done
+            self.total = total
+        }
     }
 
     /// Writes every user of the app to `path` (`-`: standard output), one JSON object per line.

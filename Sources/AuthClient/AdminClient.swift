@@ -113,6 +113,13 @@ public struct AdminClient: Sendable {
         _ = try await send("POST", "/confirm", body: ["email": .string(email)])
     }
 
+    /// One batch of `authsh admin import --from firebase` (the admin API's `import/firebase`):
+    /// at most 1,000 users of a `firebase auth:export` file with the project's hash fields, and
+    /// `check` to write nothing. Answers `{imported, skipped, checked, rejected: [{index, reason}]}`.
+    public func importFirebaseBatch(_ body: EJSONDocument) async throws(AuthClientError) -> EJSON {
+        try await send("POST", "/import/firebase", body: .document(body))
+    }
+
     private func send(_ method: String, _ path: String, body: EJSON? = nil) async throws(AuthClientError) -> EJSON {
         var headers = [("Accept", "application/json"), ("Authorization", "Bearer \(key)")]
         if body != nil { headers.append(("Content-Type", "application/json")) }

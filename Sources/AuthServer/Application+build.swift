@@ -121,7 +121,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
                 clock: configuration.clock, logger: configuration.logger))
     }
     if configuration.adminOnly {
-        AdminRoutes.add(to: router, admin: s.admin, keys: configuration.adminKeys, channel: s.adminChannel)
+        AdminRoutes.add(to: router, admin: s.admin, firebase: s.firebaseAdmin, keys: configuration.adminKeys, channel: s.adminChannel)
         return router
     }
     // The client API.
@@ -155,7 +155,7 @@ func buildRouter(_ configuration: ServerConfiguration, services s: ServerService
     }
     HealthController(store: s.store, logger: s.logger).addRoutes(to: router)
     if !configuration.adminKeys.isEmpty {
-        AdminRoutes.add(to: router, admin: s.admin, keys: configuration.adminKeys, channel: s.adminChannel)
+        AdminRoutes.add(to: router, admin: s.admin, firebase: s.firebaseAdmin, keys: configuration.adminKeys, channel: s.adminChannel)
         AdminPageController(admin: s.admin, channel: s.adminChannel, keys: configuration.adminKeys, sessions: AdminPageSessions())
             .addRoutes(to: router)
     }

@@ -137,11 +137,14 @@ enum Admin {
         case confirm(String)
         case export(String)
         case `import`(String)
+        case importFirebase(String, hashConfig: String?, check: Bool)
 
         /// An import may fill a new database; every other command needs one that exists.
         var createsDatabase: Bool {
-            if case .import = self { return true }
-            return false
+            switch self {
+            case .import, .importFirebase: true
+            default: false
+            }
         }
 
         func run(_ client: AdminClient, _ o: Options) async throws {
@@ -218,6 +221,30 @@ enum Admin {
                         Output.error("  line \(r["line"]?.integerValue ?? 0): \(r["reason"]?.stringValue ?? "")")
                     }
                     throw error
+                }
+            case .importFirebase(let path, let hashConfig, let check):
+                var hash: EJSONDocument = [:]
+                if let hashConfig {
+                    guard let text = Files.read(hashConfig) else { throw AdminTarget.AdminError("cannot read \(hashConfig)") }
+                    hash = try FirebaseExportImport.hashFields(String(decoding: text, as: UTF8.self))
+                }
+                let progress = TransferProgress()
+                let done = try await FirebaseExportImport.run(client, path: path, hash: hash, check: check) { progress.show($0) }
+                progress.finish()
+                if o.json {
+                    print(
+                        AdminOutput.json([
+                            "imported": .int64(Int64(done.imported)), "skipped": .int64(Int64(done.skipped)), "checked": .bool(check),
+                            "rejected": .array(done.rejected.map { ["user": .int64(Int64($0.index)), "reason": .string($0.reason)] }),
+                        ]))
+                } else {
+                    print(
+                        "\(check ? "would import" : "imported") \(done.imported), skipped \(done.skipped) (there already), rejected \(done.rejected.count)"
+                    )
+                    for r in done.rejected.prefix(100) { print("  user \(r.index): \(TerminalText.safe(r.reason))") }
+                }
+                if !done.rejected.isEmpty {
+                    throw AdminTarget.AdminError("\(done.rejected.count) user\(done.rejected.count == 1 ? "" : "s") rejected")
                 }
             case .confirm(let email):
                 try await client.confirm(email: email)

@@ -202,9 +202,19 @@ struct AdminCommand: ParsableCommand {
     struct Import: ParsableCommand, AdminLeaf {
         static let configuration = CommandConfiguration(abstract: "Users from an export (checked whole before any is written).")
         @ParentCommand var admin: AdminCommand
-        @Argument(help: "The NDJSON file.") var file: String
+        @Argument(help: "The export: authsh's NDJSON, or with --from firebase `firebase auth:export`'s JSON.") var file: String
         @Flag(help: "Import the lines that pass, and report the others.") var continueOnError = false
-        var command: Admin.Command { .import(file) }
+        @Option(help: "The export's format: authsh (default) or firebase.") var from: String = "authsh"
+        @Option(help: "With --from firebase: the file holding the project's hash_config { ... } block, as the Firebase console shows it.")
+        var hashConfig: String?
+        @Flag(help: "With --from firebase: check every user as the import would, and write nothing.") var check = false
+
+        func validate() throws {
+            guard ["authsh", "firebase"].contains(from) else { throw ValidationError("--from takes authsh or firebase, not '\(from)'") }
+            if from == "authsh", hashConfig != nil || check { throw ValidationError("--hash-config and --check go with --from firebase") }
+        }
+
+        var command: Admin.Command { from == "firebase" ? .importFirebase(file, hashConfig: hashConfig, check: check) : .import(file) }
     }
 }
 

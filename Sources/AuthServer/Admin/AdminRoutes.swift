@@ -19,13 +19,16 @@ import Hummingbird
 /// | DELETE `users/{id}/factors/phone/{enrollmentId}` | removes a phone factor |
 /// | POST `confirm` `{"email"}` | confirms a pending email/password account |
 /// | GET `export`, POST `import` | NDJSON (``AdminTransferController``) |
+/// | POST `import/firebase` | a batch of a `firebase auth:export` file's users (``AdminFirebaseImportController``) |
 ///
 /// Every change lands in the audit log with `actor` `admin:NAME` (the key's name).
 enum AdminRoutes {
     static let base = "/api/admin/v1"
 
     /// Adds the admin API to `router`, behind the key check of `keys` over `channel`.
-    static func add(to router: Router<AuthRequestContext>, admin: AdminService, keys: AdminKeys, channel: AdminChannel) {
+    static func add(
+        to router: Router<AuthRequestContext>, admin: AdminService, firebase: FirebaseAdmin, keys: AdminKeys, channel: AdminChannel
+    ) {
         let apps = router.group(RouterPath(base + "/apps")).add(
             middleware: AdminAuthMiddleware(keys: keys, channel: channel) { request, context, error in
                 // The app the path names, when the server has it (a path is whatever was sent).
@@ -37,6 +40,7 @@ enum AdminRoutes {
         let app = apps.group(":app").add(middleware: AppMiddleware(apps: admin.apps))
         AdminController(admin: admin).addRoutes(to: app)
         AdminTransferController(admin: admin).addRoutes(to: app)
+        AdminFirebaseImportController(firebase: firebase).addRoutes(to: app)
     }
 
     /// The request's body as JSON, or 400.

@@ -268,6 +268,51 @@ struct FirebaseAdmin {
         return refused
     }
 
+    /// `authsh admin import --from firebase`'s batch (``AdminFirebaseImportController``): the
+    /// users of a `firebase auth:export` file, each written alone, with authsh's answer: a user
+    /// whose id the app has is skipped (an import run twice changes nothing), any other refusal
+    /// is reported by index. With `check`, nothing is written: each user is read and checked.
+    func importExport(_ users: [EJSON], importing: FirebaseImport, app: AppRuntime, check: Bool, by actor: AdminActor) async throws
+        -> (imported: Int, skipped: Int, refused: [(index: Int, message: String)])
+    {
+        var imported = 0, skipped = 0
+        var refused: [(Int, String)] = []
+        for (index, item) in users.enumerated() {
+            do {
+                let portable = try importing.user(item)
+                if check {
+                    try await checkOne(portable, app: app)
+                } else {
+                    try await importOne(portable, app: app)
+                }
+                imported += 1
+            } catch let error as FirebaseImport.Refused {
+                refused.append((index, error.message))
+            } catch let error as FirebaseError where error.message.hasPrefix("DUPLICATE_LOCAL_ID") {
+                skipped += 1
+            } catch let error as FirebaseError {
+                refused.append((index, Self.importMessage(error.message)))
+            }
+        }
+        if !check {
+            await admin.adminRecord("users_imported", app: app, user: nil, by: actor, detail: "firebase export: \(imported) of \(users.count)")
+        }
+        return (imported, skipped, refused)
+    }
+
+    /// What ``importOne(_:app:)`` would refuse, without writing.
+    private func checkOne(_ portable: PortableUser, app: AppRuntime) async throws {
+        if try await store.user(id: portable.user.id, app: app.id) != nil { throw FirebaseError.invalid("DUPLICATE_LOCAL_ID") }
+        for account in portable.accounts where try await store.userpassAccount(app: app.id, email: account.email) != nil {
+            throw FirebaseError.invalid("EMAIL_EXISTS")
+        }
+        for identity in portable.user.identities where identity.providerType != ProviderType.userpass {
+            if try await store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId) != nil {
+                throw FirebaseError.invalid("DUPLICATE_RAW_ID", "an identity of the user is another user's")
+            }
+        }
+    }
+
     /// Firebase's words for an import's refusal.
     static func importMessage(_ message: String) -> String {
         switch message {

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+import Foundation
+import TestSupport
+import Testing
+
+/// `authsh admin import --from firebase`: a `firebase auth:export` file (its JSON as
+/// firebase-tools writes it, each user indented) and the console's `hash_config` block, checked
+/// with `--check`, imported, imported again (nothing changes), then the scrypt user logs in with
+/// the password of firebase/scrypt's README and holds an Argon2id hash after.
+@Suite(.binary, .timeLimit(.minutes(5))) struct FirebaseImportCommandTests {
+    /// firebase/scrypt's README: the sample project's hash parameters, as the console shows them.
+    static let hashConfig = """
+        hash_config {
+          algorithm: SCRYPT,
+          base64_signer_key: jxspr8Ki0RYycVU8zykbdLGjFQ3McFUH0uiiTvC8pVMXAn210wjLNmdZJzxUECKbm0QsEmYUSDzZvpjeJ9WmXA==,
+          base64_salt_separator: Bw==,
+          rounds: 8,
+          mem_cost: 14,
+        }
+        """
+
+    /// Four users as `firebase auth:export` writes them: the README's user (its hash and salt),
+    /// a Google user, one whose name holds JSON's own characters, and one whose hash is not
+    /// base64.
+    static let export = #"""
+        {"users": [
+        {
+          "localId": "user1",
+          "email": "user1@example.com",
+          "emailVerified": true,
+          "passwordHash": "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ==",
+          "salt": "42xEC+ixf3L2lw==",
+          "displayName": "User One",
+          "createdAt": "1700000000000",
+          "providerUserInfo": [
+            {
+              "providerId": "password",
+              "rawId": "user1@example.com",
+              "email": "user1@example.com"
+            }
+          ]
+        },
+        {
+          "localId": "google-user",
+          "email": "g@example.com",
+          "emailVerified": true,
+          "providerUserInfo": [
+            {
+              "providerId": "google.com",
+              "rawId": "112233445566",
+              "email": "g@example.com",
+              "displayName": "Gee"
+            }
+          ]
+        },
+        {
+          "localId": "braces",
+          "displayName": "Ada \"}{][\\\" Lovelace",
+          "providerUserInfo": []
+        },
+        {
+          "localId": "bad-hash",
+          "email": "bad@example.com",
+          "passwordHash": "%%% not base64 %%%",
+          "salt": "42xEC+ixf3L2lw==",
+          "providerUserInfo": []
+        }
+        ]}
+        """#
+
+    @Test func aFirebaseExportMovesInWithItsPasswords() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let config = directory + "/config.json"
+        try Data(
+            #"""
+            {"adminKeys": [{"name": "ops", "key": {"env": "TEST_ADMIN_KEY"}}],
+             "apps": [{"id": "local", "rateLimits": {"enabled": false}, "providers": {"local-userpass": {"autoConfirm": true}}}]}
+            """#.utf8
+        ).write(to: URL(fileURLWithPath: config))
+        setenv("TEST_ADMIN_KEY", AdminCommandTests.key, 1)
+        try Data(Self.export.utf8).write(to: URL(fileURLWithPath: directory + "/users.json"))
+        try Data(Self.hashConfig.utf8).write(to: URL(fileURLWithPath: directory + "/hash.txt"))
+        let data = directory + "/data"
+        let base = ["admin", "--config", config, "--data", data, "import", "--from", "firebase", directory + "/users.json"]
+
+        let checked = try await Binary.run(base + ["--hash-config", directory + "/hash.txt", "--check"])
+        #expect(checked.status == 1, "a rejected user fails the command")
+        #expect(checked.stdout.hasPrefix("would import 3, skipped 0 (there already), rejected 1\n  user 3: "), "\(checked.stdout)")
+        #expect(checked.stdout.contains("passwordHash"), "the reason names the field: \(checked.stdout)")
+
+        let imported = try await Binary.run(base + ["--hash-config", directory + "/hash.txt"])
+        #expect(imported.stdout.hasPrefix("imported 3, skipped 0 (there already), rejected 1"), "\(imported.stdout)\(imported.stderr)")
+        let again = try await Binary.run(base + ["--hash-config", directory + "/hash.txt"])
+        #expect(again.stdout.hasPrefix("imported 0, skipped 3 (there already), rejected 1"), "\(again.stdout)")
+        let shown = try await Binary.run(["admin", "--config", config, "--data", data, "--json", "users", "show", "braces"])
+        #expect(shown.status == 0 && shown.stdout.contains(#"Ada \"}{][\\\" Lovelace"#), "\(shown.stdout)\(shown.stderr)")
+
+        let (server, origin) = try await ServerProcess.spawn(["--config", config, "--data", data], log: directory + "/serve.log")
+        defer { server.stop() }
+        let http = JSONHTTP(origin: origin)
+        let login = "/api/client/v2.0/app/local/auth/providers/local-userpass/login"
+        #expect(try await http.send(.POST, login, json: #"{"username":"user1@example.com","password":"user1passwore"}"#).status == 401)
+        let signedIn = try await http.send(.POST, login, json: #"{"username":"user1@example.com","password":"user1password"}"#)
+        #expect(signedIn.status == 200 && signedIn["user_id"] == "user1", "\(signedIn.text)")
+        server.stop()
+        let export = directory + "/after.ndjson"
+        #expect(try await Binary.run(["admin", "--config", config, "--data", data, "export", export]).status == 0)
+        let after = try String(contentsOfFile: export, encoding: .utf8)
+        #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains("firebase-scrypt"), "rehashed at the login")
+
+        let usage = try await Binary.run(["admin", "--data", data, "import", "--hash-config", "h", directory + "/users.json"])
+        #expect(usage.status == 64 && usage.stderr.contains("--hash-config and --check go with --from firebase"), "\(usage.stderr)")
+    }
+}
