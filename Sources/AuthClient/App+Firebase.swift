@@ -336,8 +336,14 @@ extension App {
             return AuthClientError(
                 code: AuthClientError.malformedResponse, message: "\(origin) answered \(status) without an error body", status: status)
         }
-        let server = String(text.prefix { $0 != " " && $0 != ":" })
-        let detail = text.firstRange(of: " : ").map { String(text[$0.upperBound...]) }
+        var server = String(text.prefix { $0 != " " && $0 != ":" })
+        var detail = text.firstRange(of: " : ").map { String(text[$0.upperBound...]) }
+        // A message that is no code (the emulator's "Sign-in with IDP is not yet supported."):
+        // the error's status names it (NOT_IMPLEMENTED), and the message is the whole text.
+        if server.isEmpty || !server.utf8.allSatisfy({ (65...90).contains($0) || (48...57).contains($0) || $0 == 95 }) {
+            server = body["error"]?["status"]?.stringValue ?? "HTTP_\(status)"
+            detail = text
+        }
         var error = AuthClientError(code: appServicesCode[server] ?? server, message: detail ?? server, status: status)
         error.details["firebaseError"] = .string(server)
         error.details["firebaseCode"] = .string("auth/" + (sdkCode[server] ?? server.lowercased().replacing("_", with: "-")))

@@ -98,8 +98,11 @@ struct DevAPI: Sendable {
         let mails: [EJSON] = (reply["oobCodes"]?.arrayValue ?? []).compactMap { code in
             let type = code["requestType"]?.stringValue ?? ""
             let mailKind = kinds[type] ?? type.lowercased()
-            let to = code["email"]?.stringValue ?? ""
-            guard email == nil || to.lowercased() == email?.lowercased(), kind == nil || kind == mailKind || kind == type else {
+            // The emulator lists an email change under the account's email, the address mailed
+            // in `newEmail`; authsh under the address mailed.
+            let to = code["newEmail"]?.stringValue ?? code["email"]?.stringValue ?? ""
+            let about = [to, code["email"]?.stringValue ?? ""].map { $0.lowercased() }
+            guard email.map({ about.contains($0.lowercased()) }) ?? true, kind == nil || kind == mailKind || kind == type else {
                 return nil
             }
             return [

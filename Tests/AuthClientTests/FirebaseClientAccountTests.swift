@@ -265,6 +265,30 @@ import Testing
         }
     }
 
+    /// What the Auth emulator answers to a redirect's `createAuthUri` (its exact body, taken
+    /// from firebase-tools' emulator built from source: it serves no IdP redirect): the error
+    /// is named by its status, with the emulator's sentence as the message. (The emulator cannot
+    /// run here, so its answer is replayed.)
+    @Test func anErrorWithoutACodeIsNamedByItsStatus() async throws {
+        struct Emulator: AuthTransport {
+            func send(_ request: TransportRequest) async throws(AuthClientError) -> TransportResponse {
+                TransportResponse(
+                    status: 501,
+                    body: Array(
+                        #"{"error":{"code":501,"message":"Sign-in with IDP is not yet supported.","errors":[{"message":"Sign-in with IDP is not yet supported.","reason":"unimplemented"}],"status":"NOT_IMPLEMENTED"}}"#
+                            .utf8))
+            }
+        }
+        let app = try App(firebase: FirebaseProject(projectId: "demo-project", emulator: "127.0.0.1:9099"), transport: Emulator())
+        do throws(AuthClientError) {
+            try await app.signIn(provider: "github", presenter: .url { _ in })
+            Issue.record("the sign-in passed")
+        } catch {
+            #expect(error.code == "NOT_IMPLEMENTED" && error.message == "Sign-in with IDP is not yet supported." && error.status == 501, "\(error)")
+            #expect(error.firebaseCode == "auth/not-implemented")
+        }
+    }
+
     /// Expects `body` to fail with `NotInProtocol` naming App Services.
     static func refusedOverAppServices(_ body: () async throws -> Void) async throws {
         do {
