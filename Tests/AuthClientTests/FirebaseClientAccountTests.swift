@@ -17,7 +17,9 @@ import Testing
             TransportRequest(
                 method: "GET", url: h.origin + "/emulator/v1/projects/local/oobCodes", headers: [], body: nil, timeout: .seconds(60)))
         let codes = try EJSON(parsing: response.body)["oobCodes"]?.arrayValue ?? []
-        return codes.filter { $0["email"]?.stringValue == email && $0["requestType"]?.stringValue == type }.compactMap {
+        return codes.filter {
+            ($0["newEmail"] ?? $0["email"])?.stringValue == email && $0["requestType"]?.stringValue == type
+        }.compactMap {
             $0["oobLink"]?.stringValue
         }
     }

@@ -90,17 +90,29 @@ struct FirebaseEmulatorController {
 
     /// `{"oobCodes": [{email, oobCode, oobLink, requestType}]}`: the reset, verification,
     /// sign-in and email change mails of the project's app, oldest first (an App Services
-    /// mail's token is a code too); `email` is the address mailed.
+    /// mail's token is a code too); `email` is the address mailed, except for an email change
+    /// not done yet, listed as the emulator lists it: under the account's email, the address
+    /// mailed in `newEmail`.
     @Sendable func oobCodes(_ request: Request, context: AuthRequestContext) async throws -> Response {
         let project: FirebaseProjects.Project
         do { project = try self.project(context) } catch { return error.response }
-        let codes: [EJSON] = outbox.messages(app: project.app.id).compactMap { message in
-            guard let kind = OneTimeToken.Kind(rawValue: message.kind) else { return nil }
+        var codes: [EJSON] = []
+        for message in outbox.messages(app: project.app.id) {
+            guard let kind = OneTimeToken.Kind(rawValue: message.kind) else { continue }
             let type = FirebaseActions.RequestType(kind)
-            return [
+            var entry: EJSONDocument = [
                 "email": .string(message.to), "oobCode": .string(FirebaseActions.code(token: message.token, tokenId: message.tokenId)),
                 "oobLink": .string(message.link), "requestType": .string(type.rawValue),
             ]
+            if kind == .changeEmail,
+                let found = try await store.peekToken(
+                    app: project.app.id, kind: kind, id: message.tokenId, digest: Secrets.digest(message.token), now: 0),
+                let newEmail = found.newEmail
+            {
+                entry["email"] = .string(found.email)
+                entry["newEmail"] = .string(newEmail)
+            }
+            codes.append(.document(entry))
         }
         return JSONResponse.make(["oobCodes": .array(codes)], mode: .relaxed)
     }
