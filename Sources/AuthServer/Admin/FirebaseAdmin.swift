@@ -269,23 +269,30 @@ struct FirebaseAdmin {
     }
 
     /// `authsh admin import --from firebase`'s batch (``AdminFirebaseImportController``): the
-    /// users of a `firebase auth:export` file, each written alone, with authsh's answer: a user
-    /// whose id the app has is skipped (an import run twice changes nothing), any other refusal
-    /// is reported by index. With `check`, nothing is written: each user is read and checked.
+    /// users of a `firebase auth:export` file with authsh's answer: a user whose id the app has
+    /// is skipped (an import run twice changes nothing), any other refusal is reported by index.
+    /// Each user is checked alone, then those that pass are written in one transaction (one
+    /// per user only if the database changed meanwhile). With `check`, nothing is written.
     func importExport(_ users: [EJSON], importing: FirebaseImport, app: AppRuntime, check: Bool, by actor: AdminActor) async throws
         -> (imported: Int, skipped: Int, refused: [(index: Int, message: String)])
     {
-        var imported = 0, skipped = 0
+        var skipped = 0
         var refused: [(Int, String)] = []
+        var passing: [PortableUser] = []
+        // What the batch's earlier users take: a later one may not take it again.
+        var ids = Set<String>(), emails = Set<String>(), identities = Set<String>()
         for (index, item) in users.enumerated() {
             do {
                 let portable = try importing.user(item)
-                if check {
-                    try await checkOne(portable, app: app)
-                } else {
-                    try await importOne(portable, app: app)
-                }
-                imported += 1
+                try await checkOne(portable, app: app)
+                let taken = portable.user.identities.map { $0.providerType + "\u{0}" + $0.externalId }
+                guard !ids.contains(portable.user.id) else { throw FirebaseError.invalid("DUPLICATE_LOCAL_ID") }
+                guard portable.accounts.allSatisfy({ !emails.contains($0.email) }) else { throw FirebaseError.invalid("EMAIL_EXISTS") }
+                guard taken.allSatisfy({ !identities.contains($0) }) else { throw FirebaseError.invalid("DUPLICATE_RAW_ID") }
+                ids.insert(portable.user.id)
+                emails.formUnion(portable.accounts.map(\.email))
+                identities.formUnion(taken)
+                passing.append(portable)
             } catch let error as FirebaseImport.Refused {
                 refused.append((index, error.message))
             } catch let error as FirebaseError where error.message.hasPrefix("DUPLICATE_LOCAL_ID") {
@@ -294,10 +301,28 @@ struct FirebaseAdmin {
                 refused.append((index, Self.importMessage(error.message)))
             }
         }
-        if !check {
-            await admin.adminRecord("users_imported", app: app, user: nil, by: actor, detail: "firebase export: \(imported) of \(users.count)")
+        guard !check else { return (passing.count, skipped, refused) }
+        var imported = 0
+        do {
+            let counts = try await store.importUsers(passing, looseAccounts: [])
+            imported = counts.imported
+            skipped += counts.skipped
+        } catch let error as StoreError where error.isConflict {
+            // The database changed since the checks: each user alone, as batchCreate writes them.
+            for portable in passing {
+                do {
+                    try await importOne(portable, app: app)
+                    imported += 1
+                } catch let error as FirebaseError where error.message.hasPrefix("DUPLICATE_LOCAL_ID") {
+                    skipped += 1
+                } catch let error as FirebaseError {
+                    let index = users.firstIndex { $0["localId"]?.stringValue == portable.user.id } ?? -1
+                    refused.append((index, Self.importMessage(error.message)))
+                }
+            }
         }
-        return (imported, skipped, refused)
+        await admin.adminRecord("users_imported", app: app, user: nil, by: actor, detail: "firebase export: \(imported) of \(users.count)")
+        return (imported, skipped, refused.sorted { $0.0 < $1.0 })
     }
 
     /// What ``importOne(_:app:)`` would refuse, without writing.

@@ -19,9 +19,9 @@ import Testing
         }
         """
 
-    /// Four users as `firebase auth:export` writes them: the README's user (its hash and salt),
-    /// a Google user, one whose name holds JSON's own characters, and one whose hash is not
-    /// base64.
+    /// Five users as `firebase auth:export` writes them: the README's user (its hash and salt),
+    /// a Google user, one whose name holds JSON's own characters, one whose hash is not base64,
+    /// and one with the first one's email.
     static let export = #"""
         {"users": [
         {
@@ -64,6 +64,11 @@ import Testing
           "passwordHash": "%%% not base64 %%%",
           "salt": "42xEC+ixf3L2lw==",
           "providerUserInfo": []
+        },
+        {
+          "localId": "user1-again",
+          "email": "user1@example.com",
+          "providerUserInfo": []
         }
         ]}
         """#
@@ -85,13 +90,14 @@ import Testing
 
         let checked = try await Binary.run(base + ["--hash-config", directory + "/hash.txt", "--check"])
         #expect(checked.status == 1, "a rejected user fails the command")
-        #expect(checked.stdout.hasPrefix("would import 3, skipped 0 (there already), rejected 1\n  user 3: "), "\(checked.stdout)")
+        #expect(checked.stdout.hasPrefix("would import 3, skipped 0 (there already), rejected 2\n  user 3: "), "\(checked.stdout)")
+        #expect(checked.stdout.contains("user 4: email exists in other account"), "\(checked.stdout)")
         #expect(checked.stdout.contains("passwordHash"), "the reason names the field: \(checked.stdout)")
 
         let imported = try await Binary.run(base + ["--hash-config", directory + "/hash.txt"])
-        #expect(imported.stdout.hasPrefix("imported 3, skipped 0 (there already), rejected 1"), "\(imported.stdout)\(imported.stderr)")
+        #expect(imported.stdout.hasPrefix("imported 3, skipped 0 (there already), rejected 2"), "\(imported.stdout)\(imported.stderr)")
         let again = try await Binary.run(base + ["--hash-config", directory + "/hash.txt"])
-        #expect(again.stdout.hasPrefix("imported 0, skipped 3 (there already), rejected 1"), "\(again.stdout)")
+        #expect(again.stdout.hasPrefix("imported 0, skipped 3 (there already), rejected 2"), "\(again.stdout)")
         let shown = try await Binary.run(["admin", "--config", config, "--data", data, "--json", "users", "show", "braces"])
         #expect(shown.status == 0 && shown.stdout.contains(#"Ada \"}{][\\\" Lovelace"#), "\(shown.stdout)\(shown.stderr)")
 
