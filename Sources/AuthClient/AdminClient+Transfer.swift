@@ -93,9 +93,10 @@ extension AdminClient {
     /// Sends `path` to the server's import; returns its report (`imported`, `skipped`,
     /// `rejectedCount`, `rejected`: `[{line, reason}]`). A report with `error` (lines rejected
     /// without `continueOnError`: nothing was imported) is thrown as an ``AuthClientError``
-    /// whose details hold it.
+    /// whose details hold it. With `check`, every line is checked and nothing written
+    /// (`imported` counts what would be).
     public func importFile(
-        _ path: String, continueOnError: Bool,
+        _ path: String, continueOnError: Bool, check: Bool = false,
         progress: @escaping @Sendable (Progress) -> Void = { _ in }
     ) async throws -> EJSON {
         let (fd, info): (Int32, stat)
@@ -104,7 +105,7 @@ extension AdminClient {
         let base = try await resolvedServer()
         var request = HTTPClientRequest(
             url: "\(base)/api/admin/v1/apps/\(Self.escape(app))/import?progress=true"
-                + (continueOnError ? "&continueOnError=true" : ""))
+                + (continueOnError ? "&continueOnError=true" : "") + (check ? "&check=true" : ""))
         request.method = .POST
         request.headers.add(name: "Authorization", value: "Bearer \(key)")
         request.headers.add(name: "Content-Type", value: "application/x-ndjson")

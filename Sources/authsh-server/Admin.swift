@@ -136,7 +136,7 @@ enum Admin {
         case factors(String), removeTOTP(String)
         case confirm(String)
         case export(String)
-        case `import`(String)
+        case `import`(String, check: Bool)
         case importFirebase(String, hashConfig: String?, check: Bool)
 
         /// An import may fill a new database; every other command needs one that exists.
@@ -200,21 +200,23 @@ enum Admin {
                 } else {
                     print(o.json ? AdminOutput.json(["users": .int64(Int64(result.users)), "accounts": .int64(Int64(result.accounts))]) : message)
                 }
-            case .import(let path):
+            case .import(let path, let check):
                 let progress = TransferProgress()
                 do {
-                    let report = try await client.importFile(path, continueOnError: o.continueOnError) { progress.show($0) }
+                    let report = try await client.importFile(path, continueOnError: o.continueOnError, check: check) { progress.show($0) }
                     progress.finish()
                     if o.json {
                         print(AdminOutput.json(value: report))
                     } else {
                         print(
-                            "imported \(report["imported"]?.integerValue ?? 0), skipped \(report["skipped"]?.integerValue ?? 0) (there already), rejected \(report["rejectedCount"]?.integerValue ?? 0)"
+                            "\(check ? "would import" : "imported") \(report["imported"]?.integerValue ?? 0), skipped \(report["skipped"]?.integerValue ?? 0) (there already), rejected \(report["rejectedCount"]?.integerValue ?? 0)"
                         )
                         for r in report["rejected"]?.arrayValue ?? [] {
                             print("  line \(r["line"]?.integerValue ?? 0): \(TerminalText.safe(r["reason"]?.stringValue ?? ""))")
                         }
                     }
+                    let rejected = report["rejectedCount"]?.integerValue ?? 0
+                    if check, rejected > 0 { throw AdminTarget.AdminError("\(rejected) line\(rejected == 1 ? "" : "s") rejected") }
                 } catch let error as AuthClientError where !error.details.isEmpty {
                     progress.finish()
                     for r in EJSON.document(error.details)["rejected"]?.arrayValue ?? [] {

@@ -207,14 +207,16 @@ struct AdminCommand: ParsableCommand {
         @Option(help: "The export's format: authsh (default) or firebase.") var from: String = "authsh"
         @Option(help: "With --from firebase: the file holding the project's hash_config { ... } block, as the Firebase console shows it.")
         var hashConfig: String?
-        @Flag(help: "With --from firebase: check every user as the import would, and write nothing.") var check = false
+        @Flag(help: "Check every user as the import would, and write nothing.") var check = false
 
         func validate() throws {
             guard ["authsh", "firebase"].contains(from) else { throw ValidationError("--from takes authsh or firebase, not '\(from)'") }
-            if from == "authsh", hashConfig != nil || check { throw ValidationError("--hash-config and --check go with --from firebase") }
+            if from == "authsh", hashConfig != nil { throw ValidationError("--hash-config goes with --from firebase") }
         }
 
-        var command: Admin.Command { from == "firebase" ? .importFirebase(file, hashConfig: hashConfig, check: check) : .import(file) }
+        var command: Admin.Command {
+            from == "firebase" ? .importFirebase(file, hashConfig: hashConfig, check: check) : .import(file, check: check)
+        }
     }
 }
 

@@ -50,11 +50,12 @@ extension AdminService {
     /// Checks every line of `spool`, then (with none rejected, or `continueOnError`) writes the
     /// others; `progress` hears the phase and the bytes of the file done.
     func importSpooled(
-        _ spool: SpooledFile, app: AppRuntime, continueOnError: Bool,
+        _ spool: SpooledFile, app: AppRuntime, continueOnError: Bool, check: Bool = false,
         progress: (String, Int) -> Void = { _, _ in }
     ) async throws -> ImportReport {
         var report = ImportReport()
-        var check = ImportCheck(store: store, app: app.id)
+        var checker = ImportCheck(store: store, app: app.id)
+        var toWrite = 0
         // The lines to write, a bit each.
         var write = LineSet()
         let providerId = { (type: String) in app.providerId(type) }
@@ -68,14 +69,21 @@ extension AdminService {
             if bytes.allSatisfy({ $0 == 32 || $0 == 9 || $0 == 13 }) { return }
             do {
                 let parsed = try TransferLine.parse(bytes, app: app.id, now: now, providerId: providerId)
-                switch try await check.check(parsed) {
-                case .write: write.insert(number)
+                switch try await checker.check(parsed) {
+                case .write:
+                    write.insert(number)
+                    toWrite += 1
                 case .skip: report.counts.skipped += 1
                 case .ignore: break
                 }
             } catch let invalid as TransferLine.Invalid {
                 reject(invalid.reason)
             }
+        }
+        // A check (`--check`): what would be written, and nothing is.
+        if check {
+            report.counts.imported = toWrite
+            return report
         }
         guard report.rejectedCount == 0 || continueOnError else { return report }
         var users: [PortableUser] = [], accounts: [UserpassAccount] = []

@@ -54,11 +54,15 @@ struct AdminTransferController {
         let app = try context.app
         let continueOnError = request.uri.queryParameters.get("continueOnError") == "true"
         let streamed = request.uri.queryParameters.get("progress") == "true"
+        // `check=true`: every line checked, nothing written; `imported` counts what would be.
+        let check = request.uri.queryParameters.get("check") == "true"
         let spool = try await SpooledFile(request.body, limit: AdminService.importLimit)
         guard streamed else {
-            let report = try await admin.importSpooled(spool, app: app, continueOnError: continueOnError)
-            await admin.audit("users_imported", app: app, user: nil, request, context, detail: report.summary)
-            guard report.rejectedCount == 0 || continueOnError else { return AdminRoutes.json(report.json(failed: true), status: .badRequest) }
+            let report = try await admin.importSpooled(spool, app: app, continueOnError: continueOnError, check: check)
+            if !check { await admin.audit("users_imported", app: app, user: nil, request, context, detail: report.summary) }
+            guard report.rejectedCount == 0 || continueOnError || check else {
+                return AdminRoutes.json(report.json(failed: true), status: .badRequest)
+            }
             return AdminRoutes.json(report.json(failed: false))
         }
         // `progress=true`: NDJSON, `{"phase": "check" or "write", "bytes": N, "of": SIZE}` at
@@ -70,7 +74,8 @@ struct AdminTransferController {
                 defer { continuation.finish() }
                 var last = ContinuousClock.now
                 do {
-                    let report = try await admin.importSpooled(spool, app: app, continueOnError: continueOnError) { phase, bytes in
+                    let report = try await admin.importSpooled(spool, app: app, continueOnError: continueOnError, check: check) {
+                        phase, bytes in
                         let now = ContinuousClock.now
                         guard now - last >= .milliseconds(500) else { return }
                         last = now
@@ -80,8 +85,8 @@ struct AdminTransferController {
                                 "of": .int64(Int64(size)),
                             ]).encoded(.relaxed) + [10])
                     }
-                    await admin.audit("users_imported", app: app, user: nil, request, context, detail: report.summary)
-                    let failed = report.rejectedCount > 0 && !continueOnError
+                    if !check { await admin.audit("users_imported", app: app, user: nil, request, context, detail: report.summary) }
+                    let failed = report.rejectedCount > 0 && !continueOnError && !check
                     continuation.yield(EJSON.document(["report": report.json(failed: failed)]).encoded(.relaxed) + [10])
                 } catch {
                     let e = error as? ServiceError ?? ServiceError(.internalServerError, "the import failed")

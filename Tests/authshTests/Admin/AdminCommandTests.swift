@@ -161,10 +161,15 @@ import Testing
         let toStdout = try await Binary.run(["admin", "--data", data, "export", "-"])
         #expect(toStdout.stdout == (try String(contentsOfFile: file, encoding: .utf8)))
 
+        // A check first: what would come in, and nothing written.
+        let checked = try await Binary.run(["admin", "--data", target, "import", "--check", file])
+        #expect(checked.status == 0 && checked.stdout.hasPrefix("would import "), "\(checked.stdout)\(checked.stderr)")
+        #expect(try await Binary.run(["admin", "--data", target, "export", "-"]).stdout.hasPrefix(#"{"end":{"users":0,"accounts":0}}"#))
         let first = try await Binary.run(["admin", "--data", target, "--json", "import", file])
         #expect(first.status == 0, "\(first.stderr)")
         let report = try #require(Self.lines(first.stdout).first)
         #expect((report["imported"] as? Int ?? 0) >= 2 && report["rejectedCount"] as? Int == 0, "\(first.stdout)")
+        #expect(checked.stdout.hasPrefix("would import \(report["imported"] as? Int ?? -1), skipped 0"), "the check said what came in")
         let second = try await Binary.run(["admin", "--data", target, "import", file])
         #expect(second.stdout.hasPrefix("imported 0,"), "\(second.stdout)")
         #expect(try await Binary.run(["admin", "--data", target, "export", "-"]).stdout == toStdout.stdout)
@@ -174,6 +179,9 @@ import Testing
             to: directory + "/bad.ndjson")
         let refused = try await Binary.run(["admin", "--data", directory + "/c", "import", directory + "/bad.ndjson"])
         #expect(refused.status == 1 && refused.stderr.contains("line 1:") && refused.stderr.contains("nothing was imported"), "\(refused.stderr)")
+        let wouldRefuse = try await Binary.run(["admin", "--data", directory + "/c", "import", "--check", directory + "/bad.ndjson"])
+        #expect(
+            wouldRefuse.status == 1 && wouldRefuse.stdout.contains("rejected 1") && wouldRefuse.stdout.contains("line 1:"), "\(wouldRefuse.stdout)")
         let partly = try await Binary.run(["admin", "--data", directory + "/c", "import", "--continue-on-error", directory + "/bad.ndjson"])
         #expect(partly.status == 0 && partly.stdout.contains("rejected 1") && partly.stdout.contains("line 1:"), "\(partly.stdout)")
     }

@@ -115,6 +115,6 @@ import Testing
         #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains("firebase-scrypt"), "rehashed at the login")
 
         let usage = try await Binary.run(["admin", "--data", data, "import", "--hash-config", "h", directory + "/users.json"])
-        #expect(usage.status == 64 && usage.stderr.contains("--hash-config and --check go with --from firebase"), "\(usage.stderr)")
+        #expect(usage.status == 64 && usage.stderr.contains("--hash-config goes with --from firebase"), "\(usage.stderr)")
     }
 }
