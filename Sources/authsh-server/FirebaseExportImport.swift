@@ -99,7 +99,7 @@ struct UsersArrayReader {
     private var depth = 0
     private var inString = false, escaped = false
     /// The last string seen in the top-level object (its keys), and whether the array is the users'.
-    private var key: [UInt8] = [], readingKey = false, inUsers = false
+    private var key: [UInt8] = [], readingKey = false, inUsers = false, sawUsers = false
     private var element: [UInt8] = []
     static let elementLimit = 1 << 20
 
@@ -120,6 +120,10 @@ struct UsersArrayReader {
                 guard n > 0 else {
                     close(fd)
                     guard depth == 0 else { throw FirebaseExportImport.Refused("the export ends in the middle of its JSON") }
+                    guard sawUsers else {
+                        throw FirebaseExportImport.Refused(
+                            "no \"users\" array: the file must be firebase auth:export's JSON (--format=json), not its CSV")
+                    }
                     return nil
                 }
                 buffer.removeSubrange(n...)
@@ -154,7 +158,10 @@ struct UsersArrayReader {
                     key = []
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                if depth == 1, c == UInt8(ascii: "["), key == Array("users".utf8) { inUsers = true }
+                if depth == 1, c == UInt8(ascii: "["), key == Array("users".utf8) {
+                    inUsers = true
+                    sawUsers = true
+                }
                 depth += 1
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
                 depth -= 1

@@ -114,6 +114,12 @@ import Testing
         let after = try String(contentsOfFile: export, encoding: .utf8)
         #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains("firebase-scrypt"), "rehashed at the login")
 
+        // The CLI's other export format, CSV, is named rather than read as no users.
+        try Data("user1,user1@example.com,true,lSrfV15c...,42xEC+ix...,,,,,,,,,,,,,,,,,,,,,1700000000000,,\n".utf8)
+            .write(to: URL(fileURLWithPath: directory + "/users.csv"))
+        let csv = try await Binary.run(base.dropLast() + [directory + "/users.csv", "--hash-config", directory + "/hash.txt"])
+        #expect(csv.status == 1 && csv.stderr.contains("not its CSV"), "\(csv.stdout)\(csv.stderr)")
+
         let usage = try await Binary.run(["admin", "--data", data, "import", "--hash-config", "h", directory + "/users.json"])
         #expect(usage.status == 64 && usage.stderr.contains("--hash-config goes with --from firebase"), "\(usage.stderr)")
     }
