@@ -20,7 +20,11 @@ public final class SQLiteWriteHold: Sendable {
     /// Takes the write lock of the database at `path`; returns once it is held.
     /// - Throws: GRDB's error when the database cannot be opened or locked.
     public init(path: String) async throws {
-        let queue = try DatabaseQueue(path: path)
+        // Waits for the lock (a server that just started may be writing), rather than
+        // failing at once as GRDB's default does.
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(60)
+        let queue = try DatabaseQueue(path: path, configuration: configuration)
         let gate = gate
         holding = Task {
             defer { gate.ended.store(true, ordering: .releasing) }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthStorage
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -38,13 +39,18 @@ import Testing
         /// `queued`, one task each, and returns once all of them wait for the writer.
         func queue(first: Int64, _ queued: [[Int64]]) async throws -> (release: @Sendable () -> Void, results: [Task<Void, any Error>]) {
             await gate.lock()
+            let holding = Atomic<Bool>(false)
             let holder = Task {
                 try await engine.write("hold") { c in
                     try await c.run(Self.insert, [.integer(first)])
+                    holding.store(true, ordering: .releasing)
                     await gate.lock()  // held by the test until release
                     gate.unlock()
                 }
             }
+            // The holder has the writer before any write queues (a busy machine may run the
+            // tasks in another order than they were made).
+            while !holding.load(ordering: .acquiring) { try await Task.sleep(for: .milliseconds(5)) }
             var tasks = [holder]
             for (index, values) in queued.enumerated() {
                 tasks.append(Task { try await insert(values) })
