@@ -129,15 +129,7 @@ struct FirebaseAdmin {
 
     /// Writes one user, or Firebase's refusal for the id or the email already taken.
     private func importOne(_ portable: PortableUser, app: AppRuntime) async throws {
-        if try await store.user(id: portable.user.id, app: app.id) != nil { throw FirebaseError.invalid("DUPLICATE_LOCAL_ID") }
-        for account in portable.accounts where try await store.userpassAccount(app: app.id, email: account.email) != nil {
-            throw FirebaseError.invalid("EMAIL_EXISTS")
-        }
-        for phone in portable.user.identities where phone.providerType == ProviderType.phone {
-            if try await store.userId(app: app.id, providerType: ProviderType.phone, externalId: phone.externalId) != nil {
-                throw FirebaseError.invalid("PHONE_NUMBER_EXISTS")
-            }
-        }
+        try await checkOne(portable, app: app)
         let counts: ImportCounts
         do {
             counts = try await store.importUsers([portable], looseAccounts: [])
@@ -325,7 +317,8 @@ struct FirebaseAdmin {
         return (imported, skipped, refused.sorted { $0.0 < $1.0 })
     }
 
-    /// What ``importOne(_:app:)`` would refuse, without writing.
+    /// What an import of `portable` would be refused for, read before anything is written: its
+    /// id, an email, a phone number or another identity the app's users hold.
     private func checkOne(_ portable: PortableUser, app: AppRuntime) async throws {
         if try await store.user(id: portable.user.id, app: app.id) != nil { throw FirebaseError.invalid("DUPLICATE_LOCAL_ID") }
         for account in portable.accounts where try await store.userpassAccount(app: app.id, email: account.email) != nil {
@@ -333,7 +326,9 @@ struct FirebaseAdmin {
         }
         for identity in portable.user.identities where identity.providerType != ProviderType.userpass {
             if try await store.userId(app: app.id, providerType: identity.providerType, externalId: identity.externalId) != nil {
-                throw FirebaseError.invalid("DUPLICATE_RAW_ID", "an identity of the user is another user's")
+                throw identity.providerType == ProviderType.phone
+                    ? FirebaseError.invalid("PHONE_NUMBER_EXISTS")
+                    : FirebaseError.invalid("DUPLICATE_RAW_ID", "an identity of the user is another user's")
             }
         }
     }
