@@ -138,11 +138,12 @@ enum Admin {
         case export(String)
         case `import`(String, check: Bool)
         case importFirebase(String, hashConfig: String?, check: Bool)
+        case importForeign(ForeignExport, String, passwords: String?, check: Bool)
 
         /// An import may fill a new database; every other command needs one that exists.
         var createsDatabase: Bool {
             switch self {
-            case .import, .importFirebase: true
+            case .import, .importFirebase, .importForeign: true
             default: false
             }
         }
@@ -248,6 +249,8 @@ enum Admin {
                 if !done.rejected.isEmpty {
                     throw AdminTarget.AdminError("\(done.rejected.count) user\(done.rejected.count == 1 ? "" : "s") rejected")
                 }
+            case .importForeign(let format, let path, let passwords, let check):
+                try await importForeign(client, o, format, path: path, passwords: passwords, check: check)
             case .confirm(let email):
                 try await client.confirm(email: email)
                 print(o.json ? AdminOutput.json(["email": .string(email), "confirmed": true]) : "confirmed \(email)")

@@ -19,7 +19,8 @@ struct AdminCommand: ParsableCommand {
               users reset ID          send the user's reset mail
               users confirm EMAIL     confirm a pending email/password account
               export FILE             every user, as NDJSON (FILE - for standard output)
-              import FILE [--continue-on-error]
+              import FILE [--continue-on-error] [--check]
+                     [--from authsh|firebase|keycloak|supabase|auth0|cognito] [--hash-config FILE] [--passwords FILE]
               backup FILE             a consistent copy of a live SQLite database (FILE must be new)
               restore FILE            a backup in place of a stopped server's SQLite database
             """,
@@ -36,6 +37,12 @@ struct AdminCommand: ParsableCommand {
             and reason) imports nothing unless --continue-on-error. Users whose id, and accounts
             whose email, the app has already are skipped, so importing twice changes nothing.
             Argon2id and bcrypt hashes are kept; bcrypt ones become Argon2id at the next login.
+            --from reads another system's export (see Moving in): firebase (auth:export's JSON,
+            with --hash-config), keycloak (a realm export), supabase (auth.users rows with their
+            identities, one JSON object a line), auth0 (the bulk export's JSON lines, with
+            --passwords, the hashes file of Auth0's support) or cognito (list-users' JSON; no
+            hashes: its users set a password through the reset flow). Other passwords keep their
+            hashes, each verified at its first login and then replaced by Argon2id.
 
             `backup` copies the SQLite database of --data, --database sqlite:PATH or --config with
             SQLite's online backup, while a server serves and writes: the copy is the database as
@@ -202,20 +209,26 @@ struct AdminCommand: ParsableCommand {
     struct Import: ParsableCommand, AdminLeaf {
         static let configuration = CommandConfiguration(abstract: "Users from an export (checked whole before any is written).")
         @ParentCommand var admin: AdminCommand
-        @Argument(help: "The export: authsh's NDJSON, or with --from firebase `firebase auth:export`'s JSON.") var file: String
+        @Argument(help: "The export: authsh's NDJSON, or another system's (--from).") var file: String
         @Flag(help: "Import the lines that pass, and report the others.") var continueOnError = false
-        @Option(help: "The export's format: authsh (default) or firebase.") var from: String = "authsh"
+        @Option(help: "The export's format: authsh (default), firebase, keycloak, supabase, auth0 or cognito.") var from: String = "authsh"
         @Option(help: "With --from firebase: the file holding the project's hash_config { ... } block, as the Firebase console shows it.")
         var hashConfig: String?
+        @Option(help: "With --from auth0: the password hashes file Auth0's support sends (JSON lines).") var passwords: String?
         @Flag(help: "Check every user as the import would, and write nothing.") var check = false
 
         func validate() throws {
-            guard ["authsh", "firebase"].contains(from) else { throw ValidationError("--from takes authsh or firebase, not '\(from)'") }
-            if from == "authsh", hashConfig != nil { throw ValidationError("--hash-config goes with --from firebase") }
+            let formats = ["authsh", "firebase"] + ForeignExport.allCases.map(\.rawValue)
+            guard formats.contains(from) else {
+                throw ValidationError("--from takes \(formats.joined(separator: ", ")), not '\(from)'")
+            }
+            if from != "firebase", hashConfig != nil { throw ValidationError("--hash-config goes with --from firebase") }
+            if from != "auth0", passwords != nil { throw ValidationError("--passwords goes with --from auth0") }
         }
 
         var command: Admin.Command {
-            from == "firebase" ? .importFirebase(file, hashConfig: hashConfig, check: check) : .import(file, check: check)
+            if let format = ForeignExport(rawValue: from) { return .importForeign(format, file, passwords: passwords, check: check) }
+            return from == "firebase" ? .importFirebase(file, hashConfig: hashConfig, check: check) : .import(file, check: check)
         }
     }
 }

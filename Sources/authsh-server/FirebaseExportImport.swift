@@ -86,10 +86,11 @@ enum FirebaseExportImport {
     }
 }
 
-/// The elements of the `users` array of a `firebase auth:export` JSON file
-/// (`{"users": [{...}, {...}]}`), one at a time, read 64 KiB at a time: a small scanner that
-/// knows strings and nesting, so that each user's bytes are handed over whole for the JSON
-/// parser. Written here because the file holds a million users and no parser in use streams.
+/// The elements of the users array of an export of one JSON object (`firebase auth:export`'s
+/// `{"users": [{...}, {...}]}`, a Keycloak realm's `users`, Cognito's `Users`), one at a time,
+/// read 64 KiB at a time: a small scanner that knows strings and nesting, so that each user's
+/// bytes are handed over whole for the JSON parser. Written here because the file holds a
+/// million users and no parser in use streams.
 struct UsersArrayReader {
     private let fd: Int32
     let size: Int
@@ -101,9 +102,16 @@ struct UsersArrayReader {
     /// The last string seen in the top-level object (its keys), and whether the array is the users'.
     private var key: [UInt8] = [], readingKey = false, inUsers = false, sawUsers = false
     private var element: [UInt8] = []
+    /// The top-level key of the users array, and what to say when the file has none.
+    private let arrayKey: [UInt8], missing: String
     static let elementLimit = 1 << 20
 
-    init(path: String) throws {
+    init(
+        path: String, key: String = "users",
+        missing: String = "no \"users\" array: the file must be firebase auth:export's JSON (--format=json), not its CSV"
+    ) throws {
+        arrayKey = Array(key.utf8)
+        self.missing = missing
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw FirebaseExportImport.Refused("cannot open \(path): \(String(cString: strerror(errno)))") }
         var info = stat()
@@ -120,10 +128,7 @@ struct UsersArrayReader {
                 guard n > 0 else {
                     close(fd)
                     guard depth == 0 else { throw FirebaseExportImport.Refused("the export ends in the middle of its JSON") }
-                    guard sawUsers else {
-                        throw FirebaseExportImport.Refused(
-                            "no \"users\" array: the file must be firebase auth:export's JSON (--format=json), not its CSV")
-                    }
+                    guard sawUsers else { throw FirebaseExportImport.Refused(missing) }
                     return nil
                 }
                 buffer.removeSubrange(n...)
@@ -158,7 +163,7 @@ struct UsersArrayReader {
                     key = []
                 }
             case UInt8(ascii: "{"), UInt8(ascii: "["):
-                if depth == 1, c == UInt8(ascii: "["), key == Array("users".utf8) {
+                if depth == 1, c == UInt8(ascii: "["), key == arrayKey {
                     inUsers = true
                     sawUsers = true
                 }

@@ -121,5 +121,38 @@ struct AdminController {
         return AdminRoutes.json(["id": .string(id), "disabled": .bool(disabled)])
     }
 
-    private static func id(_ context: AuthRequestContext) -> String { context.parameters.get("id") ?? "" }
+    private static func id(_ context: AuthRequestContext) -> String { userId(context) }
+
+    /// The user id the path names, percent-decoded: ids of other systems hold characters a path
+    /// escapes (`auth0|...`, a Firebase uid); the router hands the parameter over undecoded.
+    /// A malformed escape is kept as written (no user has such an id).
+    static func userId(_ context: AuthRequestContext) -> String {
+        let raw = context.parameters.get("id") ?? ""
+        guard raw.utf8.contains(UInt8(ascii: "%")) else { return raw }
+        var out: [UInt8] = []
+        var bytes = raw.utf8[...]
+        while let c = bytes.popFirst() {
+            if c == UInt8(ascii: "%"), bytes.count >= 2, let hi = Hex.value(bytes[bytes.startIndex]),
+                let lo = Hex.value(bytes[bytes.index(after: bytes.startIndex)])
+            {
+                out.append(hi << 4 | lo)
+                bytes = bytes.dropFirst(2)
+            } else {
+                out.append(c)
+            }
+        }
+        return String(validating: out, as: UTF8.self) ?? raw
+    }
+
+    /// `id` as one path segment: every byte but letters, digits and `-._~` percent-escaped.
+    static func pathEscaped(_ id: String) -> String {
+        var out = ""
+        for byte in id.utf8 {
+            switch byte {
+            case 0x30...0x39, 0x41...0x5A, 0x61...0x7A, 0x2D, 0x2E, 0x5F, 0x7E: out.append(Character(UnicodeScalar(byte)))
+            default: out += "%" + Hex.encode([byte]).uppercased()
+            }
+        }
+        return out
+    }
 }

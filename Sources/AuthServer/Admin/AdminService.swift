@@ -46,7 +46,7 @@ struct AdminService {
     /// The app and user the path names, or 404.
     func target(_ context: AuthRequestContext) async throws -> (AppRuntime, AdminUserRecord) {
         let app = try context.app
-        guard let found = try await store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else { throw Self.noSuchUser }
+        guard let found = try await store.adminUser(id: AdminController.userId(context), app: app.id) else { throw Self.noSuchUser }
         return (app, found)
     }
 

@@ -95,10 +95,10 @@ enum TransferLine {
         try known(
             d, Set(["id", "type", "disabled", "createdAt", "lastLoginAt", "data", "customData", "identities", "accounts"]).union(factorKeys),
             path: "")
-        let id = try string(d, "id", path: "", max: 24)
-        guard id.utf8.count == 24, id.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) }) else {
-            throw Invalid("'id' must be 24 lowercase hex digits")
-        }
+        // authsh's ids are 24 hex digits; another system's (a UUID, `auth0|...`) are kept as
+        // Firebase's uids are: 1 to 128 bytes without control characters.
+        let id = try string(d, "id", path: "", max: 128)
+        guard FirebaseIdentities.isValidUid(id) else { throw Invalid("'id' must be 1 to 128 bytes without control characters") }
         let type = try optionalString(d, "type", path: "") ?? "normal"
         guard type == "normal" || type == "server" else { throw Invalid("'type' must be normal or server") }
         let customData = try document(d, "customData", path: "")

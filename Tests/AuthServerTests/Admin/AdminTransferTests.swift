@@ -169,7 +169,7 @@ import Testing
             for i in 1...3 { _ = try await a.emailLogin("u\(i)@example.com", "Pass-word-\(i)") }
             var lines = try await Self.export(a).split(separator: "\n").map(String.init)
             lines.removeLast()  // the end line: this file is edited
-            lines.insert(#"{"id":"not-an-id","identities":[]}"#, at: 1)
+            lines.insert(#"{"id":"not\u0007an-id","identities":[]}"#, at: 1)
             let file = lines.joined(separator: "\n") + "\n"
 
             let refused = try await Self.importing(b, file)
@@ -268,6 +268,25 @@ import Testing
             #expect(fresh.status == 200, "\(fresh.body)")
             let created = try await AdminHarness.admin(b, .get, "/users/5f00000000000000000000ac")
             #expect((created.body["createdAt"]?.integerValue ?? 0) > 1_700_000_000, "\(created.body)")
+        }
+    }
+
+    /// Another system's id (`auth0|...`, or one with a path's own characters) is kept, and the
+    /// admin API and page reach its user through the id percent-escaped in the path.
+    @Test func anotherSystemsIdIsKeptAndReachable() async throws {
+        try await Self.withTwoServers { a, _ in
+            let id = "auth0|a/b?c #%1"
+            let line = Self.bcryptLine.replacingOccurrences(of: "5f0000000000000000000001", with: #"auth0|a/b?c #%1"#)
+            let imported = try await Self.importing(a, line)
+            #expect(imported.status == 200 && imported.body["imported"]?.integerValue == 1, "\(imported.body)")
+            let escaped = "auth0%7Ca%2Fb%3Fc%20%23%251"
+            let shown = try await AdminHarness.admin(a, .get, "/users/" + escaped)
+            #expect(shown.status == 200 && shown.body["id"]?.stringValue == id, "\(shown.body)")
+            #expect(try await AdminHarness.admin(a, .post, "/users/" + escaped + "/disable").status == 200)
+            #expect(try await AdminHarness.admin(a, .get, "/users/" + escaped).body["disabled"] == true)
+            let control = Self.bcryptLine.replacingOccurrences(of: "5f0000000000000000000001", with: #"bad\u0001id"#)
+            let refused = try await Self.importing(a, control)
+            #expect(refused.status == 400 && "\(refused.body)".contains("without control characters"), "\(refused.body)")
         }
     }
 

@@ -117,7 +117,7 @@ extension AdminPageController {
         values["sessions"] = sessions.map { s in
             [
                 "id": s.id, "providerType": s.providerType, "created": Self.when(s.createdAt), "lastUsed": Self.when(s.lastUsed),
-                "app": app.id, "user": u.id, "csrf": csrf,
+                "app": app.id, "user": AdminController.pathEscaped(u.id), "csrf": csrf,
             ] as [String: Any]
         }
         values["hasSessions"] = !sessions.isEmpty
@@ -131,7 +131,7 @@ extension AdminPageController {
         let u = r.user
         let emails = Set(u.identities.compactMap(\.email) + [u.data["email"]?.stringValue].compactMap { $0 })
         return [
-            "app": app, "id": u.id, "email": emails.sorted().joined(separator: ", "),
+            "app": app, "id": u.id, "path": AdminController.pathEscaped(u.id), "email": emails.sorted().joined(separator: ", "),
             "providers": u.identities.map(\.providerType).joined(separator: ", "),
             "state": u.disabled ? "disabled" : "enabled", "disabled": u.disabled,
             "created": when(u.createdAt), "lastLogin": when(r.lastLoginAt),

@@ -147,7 +147,7 @@ struct AdminPageController {
 
     @Sendable func user(_ request: Request, context: AuthRequestContext) async throws -> Response {
         try await pageGet(request, context) { session, app in
-            guard let found = try await admin.store.adminUser(id: context.parameters.get("id") ?? "", app: app.id) else {
+            guard let found = try await admin.store.adminUser(id: AdminController.userId(context), app: app.id) else {
                 throw AdminService.noSuchUser
             }
             return (title: "User", content: try await pageUser(found, app: app, csrf: session.csrf))
@@ -157,10 +157,10 @@ struct AdminPageController {
     @Sendable func revokeSession(_ request: Request, context: AuthRequestContext) async throws -> Response {
         try await pagePost(request, context) { session, _ in
             let app = try app(of: context)
-            let id = context.parameters.get("id") ?? ""
+            let id = AdminController.userId(context)
             let actor = AdminActor(request, context, keyName: session.keyName)
             try await admin.adminRevokeSession(app: app, id: id, session: context.parameters.get("session") ?? "", by: actor)
-            return Self.redirect("/admin/apps/\(app.id)/users/\(id)")
+            return Self.redirect("/admin/apps/\(app.id)/users/\(AdminController.pathEscaped(id))")
         }
     }
 
@@ -207,8 +207,8 @@ struct AdminPageController {
     private func change(_ action: String, _ request: Request, _ context: AuthRequestContext) async throws -> Response {
         try await pagePost(request, context) { session, form in
             let app = try app(of: context)
-            let id = context.parameters.get("id") ?? ""
-            let back = "/admin/apps/\(app.id)/users/\(id)"
+            let id = AdminController.userId(context)
+            let back = "/admin/apps/\(app.id)/users/\(AdminController.pathEscaped(id))"
             let actor = AdminActor(request, context, keyName: session.keyName)
             if (action == "disable" || action == "delete") && form["confirm"] != "yes" {
                 let question = action == "delete" ? "Delete user \(id)?" : "Disable user \(id)?"

@@ -63,7 +63,7 @@ enum AdminPageTemplates {
         <div class="scroll"><table id="users">
         <thead><tr><th>User</th><th>Email</th><th>Providers</th><th>State</th><th>Created</th><th>Last login</th></tr></thead>
         <tbody>
-        {{#users}}<tr><td><a href="/admin/apps/{{app}}/users/{{id}}">{{id}}</a></td><td>{{email}}</td><td>{{providers}}</td>
+        {{#users}}<tr><td><a href="/admin/apps/{{app}}/users/{{path}}">{{id}}</a></td><td>{{email}}</td><td>{{providers}}</td>
         <td class="{{state}}">{{state}}</td><td>{{created}}</td><td>{{lastLogin}}</td></tr>
         {{/users}}
         {{^users}}<tr><td colspan="6">No users.</td></tr>{{/users}}
@@ -78,14 +78,14 @@ enum AdminPageTemplates {
         <dt>Email</dt><dd>{{email}}</dd><dt>Created</dt><dd>{{created}}</dd><dt>Last login</dt><dd>{{lastLogin}}</dd>
         </dl>
         <div class="actions">
-        {{#disabled}}<form method="post" action="/admin/apps/{{app}}/users/{{id}}/enable"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="enable">Enable</button></form>{{/disabled}}
-        {{^disabled}}<form method="post" action="/admin/apps/{{app}}/users/{{id}}/disable"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="disable">Disable…</button></form>{{/disabled}}
-        <form method="post" action="/admin/apps/{{app}}/users/{{id}}/delete"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="danger" id="delete">Delete…</button></form>
+        {{#disabled}}<form method="post" action="/admin/apps/{{app}}/users/{{path}}/enable"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="enable">Enable</button></form>{{/disabled}}
+        {{^disabled}}<form method="post" action="/admin/apps/{{app}}/users/{{path}}/disable"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="disable">Disable…</button></form>{{/disabled}}
+        <form method="post" action="/admin/apps/{{app}}/users/{{path}}/delete"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" class="danger" id="delete">Delete…</button></form>
         </div>
         <h2>Identities</h2>
         <ul>{{#identities}}<li><strong>{{providerType}}</strong> {{externalId}}{{#identityEmail}} · {{identityEmail}}{{/identityEmail}}</li>{{/identities}}</ul>
         <h2>Sessions</h2>
-        {{#hasSessions}}<form method="post" action="/admin/apps/{{app}}/users/{{id}}/revoke"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="revoke-all">Revoke every session</button></form>{{/hasSessions}}
+        {{#hasSessions}}<form method="post" action="/admin/apps/{{app}}/users/{{path}}/revoke"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit" id="revoke-all">Revoke every session</button></form>{{/hasSessions}}
         <div class="scroll"><table id="sessions"><thead><tr><th>Session</th><th>Provider</th><th>Started</th><th>Last used</th><th></th></tr></thead><tbody>
         {{#sessions}}<tr><td>{{id}}</td><td>{{providerType}}</td><td>{{created}}</td><td>{{lastUsed}}</td>
         <td><form method="post" action="/admin/apps/{{app}}/users/{{user}}/sessions/{{id}}/revoke"><input type="hidden" name="csrf" value="{{csrf}}"><button type="submit">Revoke</button></form></td></tr>{{/sessions}}
