@@ -40,6 +40,15 @@ import Testing
         #expect(r.stdout.hasSuffix("ok: \(name)\n"), "\(r.stdout)")
     }
 
+    /// The recipes' spec files (scripts/recipes/spec: the migrateUser hook of
+    /// plugins/migrate.lua, alone and through a real login) pass under `authsh test`.
+    @Test func recipeSpecsPassUnderAuthshTest() async throws {
+        let r = try await Binary.run(
+            ["test", "--plugins", "plugins", "-o", "plainTerminal", "scripts/recipes/spec"], directory: Binary.repository)
+        #expect(r.status == 0, "\(r.stdout)\(r.stderr)")
+        #expect(r.stdout.contains("1 file, 5 successes / 0 failures / 0 errors"), "\(r.stdout)")
+    }
+
     @Test func everyRecipeIsTested() async throws {
         let files = try FileManager.default.contentsOfDirectory(atPath: Binary.repository + "/scripts/recipes")
         #expect(Set(files.filter { $0.hasSuffix(".lua") }.map { String($0.dropLast(4)) }) == Set(RecipeTests.recipes))
