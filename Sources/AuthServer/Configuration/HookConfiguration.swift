@@ -28,6 +28,13 @@ public struct HookConfiguration: Sendable, Equatable {
     /// emailVerified = true}` (or `true`) to make that account with this password, or nil to
     /// refuse the login as any unknown email is. The password is never logged.
     public var migrateUser: String?
+    /// Runs when a login proves an identity no user has (a custom function's, a custom JWT's,
+    /// an OAuth or OpenID Connect provider's; not email/password, anonymous or API keys), with
+    /// `{provider, identity, address, app, api}`: it may look the person up in the system users
+    /// move in from and return `{id = "...", data = {...}, custom_data = {...}}`: the user to
+    /// make (with that id, as imports keep ids), or to join when a user has that id already
+    /// (one imported without this identity). nil: a new user, as without the hook.
+    public var migrateIdentity: String?
 
     public init() {}
 
@@ -35,7 +42,7 @@ public struct HookConfiguration: Sendable, Equatable {
     var named: [(key: String, function: String)] {
         [
             ("beforeUserCreated", beforeUserCreated), ("beforeLogin", beforeLogin), ("accessTokenClaims", accessTokenClaims),
-            ("sendSms", sendSms), ("migrateUser", migrateUser),
+            ("sendSms", sendSms), ("migrateUser", migrateUser), ("migrateIdentity", migrateIdentity),
         ]
         .compactMap { key, function in function.map { (key, $0) } }
     }
@@ -48,6 +55,7 @@ public struct HookConfiguration: Sendable, Equatable {
         accessTokenClaims = try Self.name(&r, "accessTokenClaims")
         sendSms = try Self.name(&r, "sendSms")
         migrateUser = try Self.name(&r, "migrateUser")
+        migrateIdentity = try Self.name(&r, "migrateIdentity")
         try r.finish()
     }
 

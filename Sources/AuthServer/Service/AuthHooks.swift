@@ -166,7 +166,7 @@ struct AuthHooks {
     /// Runs hook `key` (plugin function `name`): a Lua error is the hook's refusal, any other
     /// failure refuses as a failed hook. `context.user` is nil, as for every role function
     /// (only `functions/call` sets it); the user is in the argument.
-    private func run(_ key: String, _ name: String, app: AppRuntime, argument: EJSONDocument) async throws -> LuaValue {
+    func run(_ key: String, _ name: String, app: AppRuntime, argument: EJSONDocument) async throws -> LuaValue {
         do {
             return try await functions.runPlugin(name, app: app, arguments: [LuaEJSON.lua(argument)])
         } catch let error as LuaError where error.code == .runtime {
@@ -179,7 +179,7 @@ struct AuthHooks {
     }
 
     /// The refusal of a hook that failed, logged and audited.
-    private func failed(_ key: String, _ name: String, app: AppRuntime, why: String) -> ServiceError {
+    func failed(_ key: String, _ name: String, app: AppRuntime, why: String) -> ServiceError {
         logger.warning("hook failed: \(why)", metadata: ["app": "\(app.id)", "hook": "\(key)", "plugin": "\(name)"])
         AuditTrail.record("hook_failed", app: app.id, outcome: "failure", detail: "\(key) (\(name)): \(why)")
         return ServiceError(.hookRefused, "refused: the \(key) hook failed: \(why)")

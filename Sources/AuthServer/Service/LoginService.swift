@@ -124,6 +124,8 @@ struct LoginService {
 
         var user: UserRecord
         var isNew = false
+        /// A user the app's `migrateIdentity` hook named, which the new identity joins.
+        var joining = false
         if let owner = proof.owner {
             guard let u = try await store.user(id: owner, app: app.id) else { throw ServiceError(.authError, "invalid API key") }
             user = u
@@ -134,20 +136,31 @@ struct LoginService {
         {
             user = u
         } else {
-            if app.config.oneAccountPerEmail, let email = proof.identity.email,
-                let holder = try await store.emailHolder(
-                    app: app.id, email: email,
-                    accounts: proof.identity.providerType != ProviderType.userpass
-                        && Self.userpassVouches(app))
-            {
-                throw try await accountExists(proof.identity, email: email, holder: holder, app: app)
+            // An identity no user has: the app's `migrateIdentity` hook may name the old
+            // system's user (its id, profile and custom data).
+            let migrated = try await migratedIdentity(proof, app: app, address: address)
+            if let id = migrated?.id, let holder = try await store.user(id: id, app: app.id) {
+                // That user is here already (imported without this identity): the identity joins it.
+                user = holder
+                user.identities.append(proof.identity)
+                joining = true
+            } else {
+                if app.config.oneAccountPerEmail, let email = proof.identity.email,
+                    let holder = try await store.emailHolder(
+                        app: app.id, email: email,
+                        accounts: proof.identity.providerType != ProviderType.userpass
+                            && Self.userpassVouches(app))
+                {
+                    throw try await accountExists(proof.identity, email: email, holder: holder, app: app)
+                }
+                var profile = proof.profile
+                for (key, value) in migrated?.data ?? [:] where profile[key] == nil { profile[key] = value }
+                user = UserRecord(
+                    id: migrated?.id ?? proof.newUserId ?? clock.newId(), appId: app.id,
+                    data: profile, createdAt: clock.now, identities: [proof.identity])
+                user.customData = migrated?.customData ?? proof.customData
+                isNew = true
             }
-            let now = clock.now
-            user = UserRecord(
-                id: proof.newUserId ?? clock.newId(), appId: app.id,
-                data: proof.profile, createdAt: now, identities: [proof.identity])
-            user.customData = proof.customData
-            isNew = true
         }
         AuditTrail.provider(proof.identity.providerType)
         if !isNew { AuditTrail.user(user.id, app: app.id) }
@@ -172,7 +185,11 @@ struct LoginService {
         // The claims before the user is written: a hook that refuses leaves nothing behind.
         let claims = try await hooks.accessTokenClaims(user: user, app: app)
         let providers = [proof.identity.providerType]
-        if !isNew && proof.owner == nil {
+        if joining {
+            try await storing(ServiceError(.invalidSession, "a user already exists with the specified provider")) {
+                try await store.addIdentity(proof.identity, toUser: user.id, app: app.id, profile: user.data)
+            }
+        } else if !isNew && proof.owner == nil {
             try await noteEmail(of: proof.identity, in: user, app: app)
             // The user as the login leaves it (its tokens show the email as it is now).
             for i in user.identities.indices
@@ -194,6 +211,12 @@ struct LoginService {
         if isNew { AuditTrail.user(user.id, app: app.id) }
         if !app.config.triggers.isEmpty { triggers.queued() }
         return LoggedIn(user: user, tokens: tokens, claims: claims, methods: methods, isNew: isNew, sessionClaims: proof.sessionClaims)
+    }
+
+    /// The app's `migrateIdentity` answer for the new identity of `proof`, when it asks one.
+    private func migratedIdentity(_ proof: Proof, app: AppRuntime, address: String) async throws -> AuthHooks.MigratedIdentity? {
+        guard app.config.hooks.migrateIdentity != nil, AuthHooks.asksMigrateIdentity(proof.identity.providerType) else { return nil }
+        return try await hooks.migrateIdentity(proof.identity, address: address, app: app)
     }
 
     /// Adds the proven identity to `user`, the caller (docs/protocol/wire-protocol.md section 8).
