@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 import AuthProtocol
 import CCrypt
+import Crypto
 import Glibc
 
 /// The `crypt(3)` hashes other systems keep, verified through libxcrypt's `crypt_r` (Debian's
 /// libcrypt1, the implementation `/etc/shadow` uses): bcrypt (`$2a$`, `$2b$`, `$2y$`),
 /// SHA-crypt (`$5$`, `$6$`, with `rounds=` or the default 5,000) and MD5-crypt (`$1$`).
 /// libxcrypt's own parser reads the rest; this type only recognises a form and bounds its cost.
+///
+/// One form is authsh's: `$bcrypt-sha256` and a bcrypt hash, the bcrypt of the hex SHA-256 of
+/// the password (Django's `bcrypt_sha256$`, which lifts bcrypt's 72-byte limit).
 struct CryptHash: Equatable, Sendable {
     /// The forms, by their prefix.
     enum Scheme: String, Sendable, CaseIterable {
@@ -16,7 +20,13 @@ struct CryptHash: Equatable, Sendable {
     let scheme: Scheme
     /// bcrypt's cost (log2 rounds) or SHA-crypt's rounds; MD5-crypt's fixed 1,000.
     let cost: Int
+    /// The `crypt(3)` string libxcrypt checks.
     let text: String
+    /// A bcrypt of the password's SHA-256 in hex (`$bcrypt-sha256`), not of the password.
+    var prehashed = false
+
+    /// The prefix of a bcrypt of the password's hex SHA-256.
+    static let sha256Prefix = "$bcrypt-sha256"
 
     /// The most a hash may cost: bcrypt cost 14 (about a second here), SHA-crypt a million rounds.
     enum CostLimits {
@@ -26,6 +36,12 @@ struct CryptHash: Equatable, Sendable {
 
     /// The hash `text` is, or nil when it is none of these forms.
     init?(_ text: String) {
+        if text.hasPrefix(Self.sha256Prefix + "$") {
+            guard let inner = CryptHash(String(text.dropFirst(Self.sha256Prefix.utf8.count))), inner.scheme == .bcrypt else { return nil }
+            self = inner
+            prehashed = true
+            return
+        }
         let b = Array(text.utf8)
         guard b.count <= 256, b.first == UInt8(ascii: "$"), b.allSatisfy(Self.isCryptCharacter) else { return nil }
         self.text = text
@@ -77,6 +93,7 @@ struct CryptHash: Equatable, Sendable {
     /// made the hash did (the rehash at login keeps all of it).
     func verify(_ password: String) -> Bool {
         guard costProblem == nil, !password.utf8.contains(0) else { return false }
+        let password = prehashed ? Hex.encode(Array(SHA256.hash(data: Array(password.utf8)))) : password
         var data = crypt_data()
         let computed: [UInt8]? = password.withCString { p in
             text.withCString { h in

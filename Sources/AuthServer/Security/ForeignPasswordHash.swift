@@ -9,8 +9,8 @@ import AuthProtocol
 ///   ``ImportedPasswordHash``;
 /// - Django's (`django.contrib.auth.hashers`): `pbkdf2_sha256$ITERATIONS$SALT$HASH` and
 ///   `pbkdf2_sha1$...` as PBKDF2 with the salt's UTF-8 bytes, `argon2$argon2id$...` as its PHC
-///   string, `bcrypt$$2b$...` as its bcrypt hash. (`bcrypt_sha256$`, bcrypt of a SHA-256, is
-///   not read yet.)
+///   string, `bcrypt$$2b$...` as its bcrypt hash, `bcrypt_sha256$$2b$...` (bcrypt of the
+///   password's hex SHA-256) as `$bcrypt-sha256$2b$...` (``CryptHash``).
 enum ForeignPasswordHash {
     /// The stored form of `text`, or nil when it is no hash authsh verifies. Says nothing of
     /// its cost: ``PasswordHasher/isWithinCostLimits(_:)`` does.
@@ -22,6 +22,10 @@ enum ForeignPasswordHash {
         if text.hasPrefix("argon2$$argon2") || text.hasPrefix("argon2$argon2") {
             let phc = String(text.drop { $0 != "$" }.drop { $0 == "$" })
             return Argon2Hash("$" + phc) != nil ? "$" + phc : nil
+        }
+        if text.hasPrefix("bcrypt_sha256$") {
+            let rest = String(text.dropFirst(14))
+            return CryptHash(rest)?.scheme == .bcrypt ? CryptHash.sha256Prefix + rest : nil
         }
         if text.hasPrefix("bcrypt$") {
             let rest = String(text.dropFirst(7))

@@ -98,7 +98,7 @@ public struct PasswordHasher: Sendable {
     }
 
     /// Whether `hash` is a bcrypt hash (`$2a$`, `$2b$` or `$2y$`, cost, 53 characters of salt and hash).
-    public static func isBcrypt(_ hash: String) -> Bool { CryptHash(hash)?.scheme == .bcrypt }
+    public static func isBcrypt(_ hash: String) -> Bool { CryptHash(hash).map { $0.scheme == .bcrypt && !$0.prehashed } ?? false }
 
     /// libargon2 refused to hash (out of memory, bad parameters).
     public struct HashingError: Error, CustomStringConvertible {

@@ -41,6 +41,8 @@ import Testing
             password: "lètmein", hash: "argon2$argon2id$v=19$m=4096,t=2,p=2$YzJWaGMyRnNkSE5sWVhOaGJIUQ$XOFzGpUMI+YnKMlckT6++PJTW/sjLb5CwXUpw7NwA94"
         ),
         Vector(password: "lètmein", hash: "bcrypt$$2b$04$wemm9Zqej027EskJicfv8eYlFbfhXKG8Ttu2P.XAlNy/mALSfubZi"),
+        // Django 5.2's BCryptSHA256PasswordHasher (cost 5): bcrypt of the password's hex SHA-256.
+        Vector(password: "lètmein-bcrypt-sha256", hash: "bcrypt_sha256$$2b$05$a4cxTpRACOfQ3VHuXMV31.2pKo6YKE3V6ZSA..0aAvLmcjRa3eV7S"),
     ]
 
     @Test(arguments: vectors) func verifiesAsItsProjectDoes(_ v: Vector) throws {
@@ -56,6 +58,11 @@ import Testing
         #expect(ForeignPasswordHash.stored("pbkdf2_sha1$1000$seasalt$ljleU4wBmTtz/MoG5YTwxpM0d7I=")?.hasPrefix("$pbkdf2-sha1$i=1000$") == true)
         #expect(ForeignPasswordHash.stored("bcrypt$$2b$04$wemm9Zqej027EskJicfv8eYlFbfhXKG8Ttu2P.XAlNy/mALSfubZi")?.hasPrefix("$2b$04$") == true)
         #expect(ForeignPasswordHash.stored(Self.vectors[0].hash) == Self.vectors[0].hash)
+        let prehashed = ForeignPasswordHash.stored("bcrypt_sha256$$2b$05$a4cxTpRACOfQ3VHuXMV31.2pKo6YKE3V6ZSA..0aAvLmcjRa3eV7S")
+        #expect(prehashed == "$bcrypt-sha256$2b$05$a4cxTpRACOfQ3VHuXMV31.2pKo6YKE3V6ZSA..0aAvLmcjRa3eV7S")
+        // Read back as it is stored (an export's), and never taken for plain bcrypt.
+        #expect(prehashed.flatMap(ForeignPasswordHash.stored) == prehashed)
+        #expect(!PasswordHasher.isBcrypt(prehashed ?? ""))
     }
 
     @Test func malformedOrUnknownFormsAreNoHash() {
