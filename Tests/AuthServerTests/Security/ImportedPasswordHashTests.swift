@@ -60,6 +60,42 @@ import Testing
         #expect(PasswordHasher.verifyNow("correct horse", hash.encoded))
     }
 
+    /// Firebase's salted digests with the vectors Firebase's own code and users give:
+    /// firebase-admin-node's import integration test (SHA256 of "NaCl" + "password", one round;
+    /// MD5 at round 0, its hex), firebase-tools issue 282 (MD5, salt "qwerty") and a SHA1 with
+    /// the password first (firebase-tools' `--hash-input-order=PASSWORD_FIRST`, salt bytes
+    /// "XiwiihQ="). More rounds are refused: Firebase does not say how it iterates them.
+    @Test func firebaseSaltedDigestsVerifyAsFirebaseDoes() {
+        let nacl = Array("NaCl".utf8)
+        let vectors: [(ImportedPasswordHash, String)] = [
+            (
+                .salted(.sha256, rounds: 1, passwordFirst: false, salt: nacl, hash: Self.bytes("sgq3SqJUn34ToOiGy0RxzC5w/NLOgHXA7mSDq7phMvM=")),
+                "password"
+            ),
+            (.salted(.md5, rounds: 0, passwordFirst: false, salt: nacl, hash: Array("62d19f7e7ddcb5946728776d25e410ed".utf8)), "password"),
+            (
+                .salted(
+                    .md5, rounds: 0, passwordFirst: false, salt: Array("qwerty".utf8),
+                    hash: Self.bytes("MjBmN2VjNzI0ZTY2MWJhZDEzMzM4MmQwZDUzNGIyZjc=")),
+                "hellotest"
+            ),
+            (
+                .salted(.sha1, rounds: 1, passwordFirst: true, salt: Array("XiwiihQ=".utf8), hash: Self.bytes("kfjS+dtoePcY0vEKx1w5ol2ZJ88=")),
+                "Password1"
+            ),
+        ]
+        for (hash, password) in vectors {
+            #expect(hash.costProblem == nil && hash.verify(password), "\(hash.encoded)")
+            #expect(!hash.verify(password + "!"))
+            #expect(ImportedPasswordHash(hash.encoded) == hash)
+            #expect(PasswordHasher.verifyNow(password, hash.encoded))
+        }
+        let twice = ImportedPasswordHash.salted(.sha256, rounds: 2, passwordFirst: false, salt: nacl, hash: Array(repeating: 0, count: 32))
+        #expect(twice.costProblem?.contains("does not document") == true)
+        let sha1AtZero = ImportedPasswordHash.salted(.sha1, rounds: 0, passwordFirst: false, salt: nacl, hash: Array(repeating: 0, count: 40))
+        #expect(sha1AtZero.costProblem != nil)
+    }
+
     @Test func malformedStringsAreNoHash() {
         let good = Self.others[1].encoded
         for bad in [

@@ -135,8 +135,39 @@ import Testing
     /// reason and the others come in; an imported hash logs in once, and is Argon2id after.
     @Test func batchCreateRefusesWhatItCannotVerify() async throws {
         try await AdminHarness.withServer { c, _ in
-            let md5 = try await Self.call(c, "accounts:batchCreate", ["hashAlgorithm": "MD5", "users": [["localId": "a"]]])
-            FirebaseAPITests.expectError(md5, 400, "INVALID_HASH_ALGORITHM")
+            let hmacMD5 = try await Self.call(c, "accounts:batchCreate", ["hashAlgorithm": "HMAC_MD5", "users": [["localId": "a"]]])
+            FirebaseAPITests.expectError(hmacMD5, 400, "INVALID_HASH_ALGORITHM")
+
+            // Firebase's salted SHA256 (salt first, one round: firebase-admin-node's own
+            // fixture) comes in and logs in; two rounds are refused, user by user, with why.
+            let nacl = Base64.encode(Array("NaCl".utf8))
+            let salted = try await Self.call(
+                c, "accounts:batchCreate",
+                [
+                    "hashAlgorithm": "SHA256", "rounds": 1,
+                    "users": [
+                        [
+                            "localId": "sha-1", "email": "sha@example.com", "passwordHash": "sgq3SqJUn34ToOiGy0RxzC5w/NLOgHXA7mSDq7phMvM=",
+                            "salt": .string(nacl),
+                        ]
+                    ],
+                ])
+            #expect(salted.status == 200 && salted.body["error"]?.arrayValue?.isEmpty == true, "\(salted.body)")
+            let signedIn = try await FirebaseAPITests.call(
+                c, "signInWithPassword", ["email": "sha@example.com", "password": "password", "returnSecureToken": true])
+            #expect(signedIn.status == 200 && signedIn["localId"] == "sha-1", "\(signedIn.body)")
+            let twice = try await Self.call(
+                c, "accounts:batchCreate",
+                [
+                    "hashAlgorithm": "SHA256", "rounds": 2,
+                    "users": [
+                        [
+                            "localId": "sha-2", "email": "sha2@example.com", "passwordHash": "sgq3SqJUn34ToOiGy0RxzC5w/NLOgHXA7mSDq7phMvM=",
+                            "salt": .string(nacl),
+                        ]
+                    ],
+                ])
+            #expect(twice.body["error"]?.arrayValue?.first?["message"]?.stringValue?.contains("does not document") == true, "\(twice.body)")
             let tooMany = try await Self.call(
                 c, "accounts:batchCreate", ["users": .array((0...1000).map { ["localId": .string("u\($0)")] })])
             FirebaseAPITests.expectError(tooMany, 400, "INVALID_ARGUMENT")

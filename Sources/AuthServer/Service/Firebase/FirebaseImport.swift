@@ -17,11 +17,13 @@ struct FirebaseImport: Sendable {
         case standardScrypt(logN: Int, r: Int, p: Int, dkLen: Int)
         case pbkdf2(ImportedPasswordHash.Digest, rounds: Int)
         case hmac(ImportedPasswordHash.Digest, key: [UInt8], passwordFirst: Bool)
+        case salted(ImportedPasswordHash.SaltedDigest, rounds: Int, passwordFirst: Bool)
     }
 
     /// The hash algorithms taken, by Firebase's names.
     static let algorithms = [
-        "SCRYPT", "STANDARD_SCRYPT", "BCRYPT", "PBKDF_SHA1", "PBKDF2_SHA256", "HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512",
+        "SCRYPT", "STANDARD_SCRYPT", "BCRYPT", "PBKDF_SHA1", "PBKDF2_SHA256", "HMAC_SHA1", "HMAC_SHA256", "HMAC_SHA512", "MD5",
+        "SHA1", "SHA256", "SHA512",
     ]
 
     let algorithm: Algorithm
@@ -69,6 +71,10 @@ struct FirebaseImport: Sendable {
             guard !key.isEmpty else { throw FirebaseError.invalid("MISSING_SIGNER_KEY") }
             let digest: ImportedPasswordHash.Digest = name == "HMAC_SHA1" ? .sha1 : name == "HMAC_SHA256" ? .sha256 : .sha512
             algorithm = .hmac(digest, key: key, passwordFirst: body["passwordHashOrder"]?.stringValue != "SALT_AND_PASSWORD")
+        case "MD5", "SHA1", "SHA256", "SHA512":
+            let digest = ImportedPasswordHash.SaltedDigest(rawValue: name.lowercased()) ?? .sha256
+            // Salt first unless the request says otherwise (the Admin SDKs cannot).
+            algorithm = .salted(digest, rounds: try number("rounds"), passwordFirst: body["passwordHashOrder"]?.stringValue == "PASSWORD_AND_SALT")
         default:
             throw FirebaseError.invalid(
                 "INVALID_HASH_ALGORITHM", "\(name) is not taken: \(Self.algorithms.joined(separator: ", ")) are")
@@ -101,6 +107,8 @@ struct FirebaseImport: Sendable {
         case .pbkdf2(let digest, let rounds): imported = .pbkdf2(digest, rounds: rounds, salt: salt, hash: hash)
         case .hmac(let digest, let key, let passwordFirst):
             imported = .hmac(digest, key: key, salt: salt, passwordFirst: passwordFirst, hash: hash)
+        case .salted(let digest, let rounds, let passwordFirst):
+            imported = .salted(digest, rounds: rounds, passwordFirst: passwordFirst, salt: salt, hash: hash)
         }
         if let problem = imported.costProblem { throw Refused(problem) }
         return imported.encoded
