@@ -151,8 +151,9 @@ enum TransferLine {
         guard let hash = given == PasswordHasher.noPassword ? given : ForeignPasswordHash.stored(given) else {
             throw Invalid(
                 "'\(p)passwordHash' must be an Argon2 PHC string ($argon2id$, $argon2i$, $argon2d$, v=19), a crypt(3) hash "
-                    + "(bcrypt $2a$, $2b$, $2y$; SHA-crypt $5$, $6$; MD5-crypt $1$), Django's (pbkdf2_sha256$, pbkdf2_sha1$, "
-                    + "argon2$, bcrypt$), an imported hash ($firebase-scrypt$, $scrypt$, $pbkdf2-..., $hmac-...) or \"!\" (no password)")
+                    + "(bcrypt $2a$, $2b$, $2y$; SHA-crypt $5$, $6$; MD5-crypt $1$; yescrypt $y$), Django's (pbkdf2_sha256$, "
+                    + "pbkdf2_sha1$, argon2$, bcrypt$, bcrypt_sha256$), an imported hash ($firebase-scrypt$, $scrypt$, $pbkdf2-..., "
+                    + "$hmac-..., $salted-...) or \"!\" (no password)")
         }
         guard hash == PasswordHasher.noPassword || PasswordHasher.isWithinCostLimits(hash) else {
             let l = PasswordHasher.CostLimits.self

@@ -6,7 +6,8 @@ import Glibc
 
 /// The `crypt(3)` hashes other systems keep, verified through libxcrypt's `crypt_r` (Debian's
 /// libcrypt1, the implementation `/etc/shadow` uses): bcrypt (`$2a$`, `$2b$`, `$2y$`),
-/// SHA-crypt (`$5$`, `$6$`, with `rounds=` or the default 5,000) and MD5-crypt (`$1$`).
+/// SHA-crypt (`$5$`, `$6$`, with `rounds=` or the default 5,000), MD5-crypt (`$1$`) and
+/// yescrypt (`$y$`, Debian's default for `/etc/shadow` since 11).
 /// libxcrypt's own parser reads the rest; this type only recognises a form and bounds its cost.
 ///
 /// One form is authsh's: `$bcrypt-sha256` and a bcrypt hash, the bcrypt of the hex SHA-256 of
@@ -14,11 +15,12 @@ import Glibc
 struct CryptHash: Equatable, Sendable {
     /// The forms, by their prefix.
     enum Scheme: String, Sendable, CaseIterable {
-        case bcrypt, sha256 = "5", sha512 = "6", md5 = "1"
+        case bcrypt, sha256 = "5", sha512 = "6", md5 = "1", yescrypt = "y"
     }
 
     let scheme: Scheme
-    /// bcrypt's cost (log2 rounds) or SHA-crypt's rounds; MD5-crypt's fixed 1,000.
+    /// bcrypt's cost (log2 rounds) or SHA-crypt's rounds; MD5-crypt's fixed 1,000; yescrypt's
+    /// bytes of work (128 × N × r × p × (t + 1)).
     let cost: Int
     /// The `crypt(3)` string libxcrypt checks.
     let text: String
@@ -32,6 +34,8 @@ struct CryptHash: Equatable, Sendable {
     enum CostLimits {
         static let bcryptCost = 14
         static let shaCryptRounds = 1_000_000
+        /// As scrypt's (``ImportedPasswordHash``): 256 MiB of work.
+        static let yescryptWorkBytes = 256 << 20
     }
 
     /// The hash `text` is, or nil when it is none of these forms.
@@ -54,8 +58,18 @@ struct CryptHash: Equatable, Sendable {
             return
         }
         let fields = text.split(separator: "$", omittingEmptySubsequences: false)
+        if fields.count == 5, fields[1] == "y" {
+            guard let work = Self.yescryptWork(Array(fields[2].utf8)), fields[3].utf8.count <= 86, fields[4].utf8.count == 43 else {
+                return nil
+            }
+            scheme = .yescrypt
+            cost = work
+            return
+        }
         // "", scheme, [rounds=N,] salt, hash
-        guard fields.count == 4 || fields.count == 5, let scheme = Scheme(rawValue: String(fields[1])), scheme != .bcrypt else {
+        guard fields.count == 4 || fields.count == 5, let scheme = Scheme(rawValue: String(fields[1])), scheme != .bcrypt,
+            scheme != .yescrypt
+        else {
             return nil
         }
         self.scheme = scheme
@@ -69,6 +83,60 @@ struct CryptHash: Equatable, Sendable {
         let hashLength = [Scheme.sha256: 43, .sha512: 86, .md5: 22][scheme]
         guard (0...16).contains(salt.utf8.count), fields.last?.utf8.count == hashLength else { return nil }
         self.cost = cost
+    }
+
+    /// yescrypt's parameters (libxcrypt's `yescrypt_encode_params_r`: flavor, log2 N, r, then
+    /// optionally which of p, t, g and a ROM follow, each a variable-length number in crypt's
+    /// base 64) as their bytes of work, or nil when malformed, when they name a ROM or a
+    /// g (libxcrypt makes neither), or when the work is over the limit.
+    static func yescryptWork(_ b: [UInt8]) -> Int? {
+        var i = 0
+        func number(_ min: UInt64) -> UInt64? {
+            guard i < b.count, let first = itoa64(b[i]) else { return nil }
+            i += 1
+            var start: UInt64 = 0, end: UInt64 = 47, chars = 1, bits: UInt64 = 0
+            var value = min
+            while first > end {
+                value += (end + 1 - start) << bits
+                start = end + 1
+                end = start + (62 - end) / 2
+                chars += 1
+                bits += 6
+            }
+            value += (first - start) << bits
+            while chars > 1 {
+                guard i < b.count, let c = itoa64(b[i]) else { return nil }
+                i += 1
+                chars -= 1
+                bits -= 6
+                value += c << bits
+            }
+            return value
+        }
+        guard number(0) != nil, let logN = number(1), let r = number(1), logN <= 30, r <= 1 << 16 else { return nil }
+        var p: UInt64 = 1, t: UInt64 = 0
+        if i < b.count {
+            guard let have = number(1) else { return nil }
+            if have & 1 != 0 { guard let value = number(2) else { return nil }; p = value }
+            if have & 2 != 0 { guard let value = number(1) else { return nil }; t = value }
+            guard have & ~3 == 0 else { return nil }
+        }
+        guard i == b.count, p <= 64, t <= 64 else { return nil }
+        let (work, overflow) = (128 * r * p * (t + 1)).multipliedReportingOverflow(by: 1 << logN)
+        guard !overflow, work <= UInt64(CostLimits.yescryptWorkBytes) * 1024 else { return nil }
+        return Int(work)
+    }
+
+    /// The value of a character of crypt's base 64 (`./0-9A-Za-z`).
+    private static func itoa64(_ c: UInt8) -> UInt64? {
+        switch c {
+        case UInt8(ascii: "."): 0
+        case UInt8(ascii: "/"): 1
+        case 48...57: UInt64(c - 48 + 2)
+        case 65...90: UInt64(c - 65 + 12)
+        case 97...122: UInt64(c - 97 + 38)
+        default: nil
+        }
     }
 
     /// `./0-9A-Za-z` (crypt's base 64), `$`, `=` and `,` (parameters).
@@ -85,6 +153,7 @@ struct CryptHash: Equatable, Sendable {
             // SHA-crypt clamps rounds to 1,000 at least, as libxcrypt does.
             cost <= CostLimits.shaCryptRounds ? nil : "SHA-crypt's rounds must be at most 1,000,000"
         case .md5: nil
+        case .yescrypt: cost <= CostLimits.yescryptWorkBytes ? nil : "yescrypt's N, r, p and t cost over 256 MiB"
         }
     }
 

@@ -47,6 +47,26 @@ import Testing
         #expect(stored.verify("legacy-pass") && !stored.verify("legacy-pas"))
     }
 
+    /// A hash Keycloak's own Pbkdf2PasswordHashProvider made (quoted by a Keycloak extension's
+    /// test, novareto's HashingTest): "test", PBKDF2-SHA256, 27,500 iterations, a 64-byte key.
+    @Test func aKeycloakHashVerifiesAsKeycloakDoes() throws {
+        let user: EJSONDocument = [
+            "id": "k2", "email": "kc@example.com",
+            "credentials": [
+                [
+                    "type": "password",
+                    "secretData":
+                        #"{"value":"/bVkHA4G/VOskjaCgNYyTz1BhgD+9X8bxCNEPGGpnDCJbWHDXIW0G8IlSBhDdJsXTjrXt/7yQguBwJ3sxSmSKA==","salt":"lZtleWv1DeEcNIr8MTzdeg==","additionalParameters":{}}"#,
+                    "credentialData": #"{"hashIterations":27500,"algorithm":"pbkdf2-sha256","additionalParameters":{}}"#,
+                ]
+            ],
+        ]
+        var why: String?
+        let account = try #require(try ForeignExport.keycloak.user(user, now: 0, leftOut: &why)?.account)
+        #expect(PasswordHasher.verifyNow("test", account.passwordHash) && !PasswordHasher.verifyNow("tesT", account.passwordHash))
+        #expect(PasswordHasher.isWithinCostLimits(account.passwordHash))
+    }
+
     /// Auth0's hashes file names a user by `_id`'s ObjectId, or by `alt_id` when Auth0 took the
     /// user's id from an import; a user no line names has no password.
     @Test func auth0HashesFindTheirUsers() throws {

@@ -26,6 +26,16 @@ import Testing
         Vector(
             password: "Hello world!",
             hash: "$6$rounds=10000$saltstringsaltst$OW1/O6BYHV6BcXZu8QVeXbDWra3Oeqh0sbHbbMCVNSnCM/UrjmM0Dp8vOuZeHBy/YTBmSK6H9qs/y3RnOaw5v."),
+        // libxcrypt's test/ka-table.inc (yescrypt, N = 2^10 and 2^11, r = 8), then two that
+        // libxcrypt made here: its default cost (j9T: N = 4096, r = 32) and p = 4.
+        Vector(password: "a", hash: "$y$j85$LdJMENpBABJJ3hIHjB1Bi.$8/.fVqeICb7tzbG/qB1LWS8JeaEzOWqFEeMNYgITxs4"),
+        Vector(password: "abc", hash: "$y$j75$LdJMENpBABJJ3hIHjB1Bi.$aN8IREm4mVoXwP2ZkEbfFinwVjML6Krr5zkB50rSJX3"),
+        Vector(password: "password", hash: "$y$j9T$LdJMENpBABJJ3hIHjB1Bi.$u2OTvjfFNnWXgGAOFvgB1vH5NgjtzZuf1aX1t4YvTE."),
+        Vector(password: "password", hash: "$y$j75.0$LdJMENpBABJJ3hIHjB1Bi.$b1/5yJbceOwnv8Qh4DhWw/b1O82mWtwz4tuj7aKQXpC"),
+        // passlib's scrypt PHC strings (passlib/tests/test_handlers_scrypt.py): base64 without
+        // padding, a 32-byte key; the second is the scrypt paper's ("NaCl", N = 1024, p = 16).
+        Vector(password: "test", hash: "$scrypt$ln=8,r=8,p=1$wlhLyXmP8b53bm1NKYVQqg$mTpvG8lzuuDk+DWz8HZIB6Vum6erDuUm0As5yU+VxWA"),
+        Vector(password: "password", hash: "$scrypt$ln=10,r=8,p=16$TmFDbA$/bq+HJ00cgB4VucZDQHp/nxq18vII3gw53N2Y0s3MWI"),
         // passlib.hash.md5_crypt (its builtin implementation), salt "saltstri".
         Vector(password: "Hello world!", hash: "$1$saltstri$YMyguxXMBpd2TEZ.vS/3q1"),
         // phc-winner-argon2's test.c: "password", "somesalt", t=2, m=2^16, p=1.
@@ -68,7 +78,9 @@ import Testing
     @Test func malformedOrUnknownFormsAreNoHash() {
         for text in [
             "", "$", "$5$", "$5$salt", "$6$salt$short", "$5$rounds=x$salt$5B8vYYiY.CVt1RlTTf8KbXBH3hsxY/GNooZaBBGWEc5",
-            "$7$CU..../....", "$y$j9T$salt$hash", "$argon2i$v=16$m=8,t=1,p=1$c2FsdA$aGFzaA", "$argon2x$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA",
+            "$7$CU..../....", "$y$j9T$salt$hash", "$y$j9$LdJMENpBABJJ3hIHjB1Bi.$u2OTvjfFNnWXgGAOFvgB1vH5NgjtzZuf1aX1t4YvTE.",
+            "$y$j9T/$LdJMENpBABJJ3hIHjB1Bi.$u2OTvjfFNnWXgGAOFvgB1vH5NgjtzZuf1aX1t4YvTE.", "$argon2i$v=16$m=8,t=1,p=1$c2FsdA$aGFzaA",
+            "$argon2x$v=19$m=8,t=1,p=1$c2FsdA$aGFzaA",
             "pbkdf2_sha256$x$salt$aGFzaA==", "pbkdf2_md5$1000$salt$aGFzaA==", "bcrypt_sha256$$2b$04$xx", "unsalted_md5$$5f4dcc3b",
             "$1$saltstri$YMyguxXMBpd2TEZ.vS/3q1 ", "$1$salt\nstri$YMyguxXMBpd2TEZ.vS/3q1",
         ] {
@@ -84,6 +96,8 @@ import Testing
             "$argon2i$v=19$m=524288,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+YFY4NeBbtA",
             "$argon2d$v=19$m=4096,t=17,p=2$TmFDbC1zYWx0TmFDbA$/KcTfnqDfiqVidka3/Hyi5kwdwy7dmG98KJwSSSa0Vg",
             "$2b$15$wemm9Zqej027EskJicfv8eYlFbfhXKG8Ttu2P.XAlNy/mALSfubZi",
+            // yescrypt N = 2^19, r = 8: 512 MiB.
+            "$y$jG5$LdJMENpBABJJ3hIHjB1Bi.$tUlUF19mIl6XpRTpX7LBp5ABKS8KSmDfP1gXFrZ6Sy8",
         ] {
             let stored = ForeignPasswordHash.stored(hash)
             #expect(stored != nil && !PasswordHasher.isWithinCostLimits(stored!), "\(hash)")
