@@ -37,8 +37,8 @@ struct AdminCommand: ParsableCommand {
             and reason) imports nothing unless --continue-on-error. Users whose id, and accounts
             whose email, the app has already are skipped, so importing twice changes nothing.
             Argon2id and bcrypt hashes are kept; bcrypt ones become Argon2id at the next login.
-            --from reads another system's export (see Moving in): firebase (auth:export's JSON,
-            with --hash-config), keycloak (a realm export), supabase (auth.users rows with their
+            --from reads another system's export (see Moving in): firebase (auth:export's JSON or
+            CSV, with --hash-config), keycloak (a realm export), supabase (auth.users rows with their
             identities, one JSON object a line), auth0 (the bulk export's JSON lines, with
             --passwords, the hashes file of Auth0's support) or cognito (list-users' JSON; no
             hashes: its users set a password through the reset flow). Other passwords keep their

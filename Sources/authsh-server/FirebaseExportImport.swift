@@ -4,7 +4,7 @@ import AuthProtocol
 import Glibc
 
 /// `authsh admin import --from firebase FILE --hash-config FILE [--check]`: the users of a
-/// `firebase auth:export` JSON file, sent to the admin API a thousand at a time
+/// `firebase auth:export` file (JSON or CSV, ``FirebaseExportFile``), sent to the admin API a thousand at a time
 /// (`import/firebase`), each verified at its first login with the project's password hash
 /// parameters and then rehashed to Argon2id. The file is read a piece at a time (one user in
 /// memory at a time, at most 1 MiB each), so a million users import in bounded memory.
@@ -52,7 +52,7 @@ enum FirebaseExportImport {
     static func run(
         _ client: AdminClient, path: String, hash: EJSONDocument, check: Bool, progress: @escaping (AdminClient.Progress) -> Void
     ) async throws -> (imported: Int, skipped: Int, rejected: [(index: Int, reason: String)]) {
-        var reader = try UsersArrayReader(path: path)
+        var reader = try FirebaseExportFile(path: path)
         var imported = 0, skipped = 0, seen = 0
         var rejected: [(Int, String)] = []
         var batch: [EJSON] = []
@@ -71,8 +71,8 @@ enum FirebaseExportImport {
         }
         while let element = try reader.next() {
             seen += 1
-            guard let user = try? EJSON(parsing: element), case .document = user else {
-                rejected.append((seen - 1, "not a JSON object"))
+            guard case .user(let user) = element else {
+                if case .invalid(let why) = element { rejected.append((seen - 1, why)) }
                 continue
             }
             batch.append(user)
@@ -108,7 +108,7 @@ struct UsersArrayReader {
 
     init(
         path: String, key: String = "users",
-        missing: String = "no \"users\" array: the file must be firebase auth:export's JSON (--format=json), not its CSV"
+        missing: String = "no \"users\" array: the file is no firebase auth:export JSON"
     ) throws {
         arrayKey = Array(key.utf8)
         self.missing = missing

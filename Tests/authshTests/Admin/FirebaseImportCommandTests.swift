@@ -114,11 +114,40 @@ import Testing
         let after = try String(contentsOfFile: export, encoding: .utf8)
         #expect(after.contains(#""passwordHash":"$argon2id$"#) && !after.contains("firebase-scrypt"), "rehashed at the login")
 
-        // The CLI's other export format, CSV, is named rather than read as no users.
-        try Data("user1,user1@example.com,true,lSrfV15c...,42xEC+ix...,,,,,,,,,,,,,,,,,,,,,1700000000000,,\n".utf8)
+        // The CLI's other export format, CSV, as firebase-tools writes it: no header, 52
+        // columns, GitHub's at 19 to 22, a quoted name, custom claims quoted with doubled quotes.
+        var row = [String](repeating: "", count: 52)
+        row[0] = "csv-user"
+        row[1] = "csv@example.com"
+        row[2] = "true"
+        row[3] = "lSrfV15cpx95/sZS2W9c9Kp6i/LVgQNDNC/qzrCnh1SAyZvqmZqAjTdn3aoItz+VHjoZilo78198JAdRuid5lQ=="
+        row[4] = "42xEC+ixf3L2lw=="
+        row[5] = #""Lovelace, Ada ""the first""""#
+        row[19] = "583231"
+        row[20] = "csv@example.com"
+        row[23] = "1700000000000"
+        row[26] = "false"
+        row[27] = #""{""role"":""admin""}""#
+        var second = [String](repeating: "", count: 52)
+        second[0] = "csv-2"
+        second[26] = "maybe"
+        try Data((row.joined(separator: ",") + "\r\n\n" + second.joined(separator: ",") + "\n").utf8)
             .write(to: URL(fileURLWithPath: directory + "/users.csv"))
-        let csv = try await Binary.run(base.dropLast() + [directory + "/users.csv", "--hash-config", directory + "/hash.txt"])
-        #expect(csv.status == 1 && csv.stderr.contains("not its CSV"), "\(csv.stdout)\(csv.stderr)")
+        let csvData = directory + "/csv-data"
+        let csv = try await Binary.run(
+            [
+                "admin", "--config", config, "--data", csvData, "import", "--from", "firebase", directory + "/users.csv", "--hash-config",
+                directory + "/hash.txt",
+            ])
+        #expect(csv.status == 1 && csv.stdout.hasPrefix("imported 1, skipped 0 (there already), rejected 1"), "\(csv.stdout)\(csv.stderr)")
+        #expect(csv.stdout.contains("user 1: disabled must be true or false"), "\(csv.stdout)")
+        let csvUser = try await Binary.run(["admin", "--config", config, "--data", csvData, "--json", "users", "show", "csv-user"]).stdout
+        #expect(csvUser.contains(#""name":"Lovelace, Ada \"the first\"""#), "\(csvUser)")
+        #expect(csvUser.contains(#""customData":{"role":"admin"}"#) && csvUser.contains(#""providerType":"oauth2-github""#), "\(csvUser)")
+        let (csvServer, csvOrigin) = try await ServerProcess.spawn(["--config", config, "--data", csvData], log: directory + "/csv.log")
+        defer { csvServer.stop() }
+        let csvLogin = try await JSONHTTP(origin: csvOrigin).send(.POST, login, json: #"{"username":"csv@example.com","password":"user1password"}"#)
+        #expect(csvLogin.status == 200 && csvLogin["user_id"] == "csv-user", "\(csvLogin.text)")
 
         let usage = try await Binary.run(["admin", "--data", data, "import", "--hash-config", "h", directory + "/users.json"])
         #expect(usage.status == 64 && usage.stderr.contains("--hash-config goes with --from firebase"), "\(usage.stderr)")

@@ -156,7 +156,9 @@ struct FirebaseImport: Sendable {
         if let claims = try string("customAttributes", max: 4096) {
             do { user.customData = try FirebaseClaims.parse(claims) } catch { throw Refused(error.message) }
         }
-        var portable = PortableUser(user: user, lastLoginAt: try millis("lastLoginAt"))
+        // `firebase auth:export` writes the Admin API's `lastLoginAt` as `lastSignedInAt`.
+        let lastLogin = try millis("lastLoginAt"), lastSignedIn = try millis("lastSignedInAt")
+        var portable = PortableUser(user: user, lastLoginAt: lastLogin ?? lastSignedIn)
         portable.phones = try Self.phoneFactors(d["mfaInfo"], user: localId, app: app.id, now: now)
         if let email = try string("email") {
             do { try Emails.check(email) } catch { throw Refused("email is invalid") }
