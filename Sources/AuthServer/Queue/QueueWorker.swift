@@ -52,15 +52,19 @@ final class QueueWorker<Job: QueuedJob>: Sendable {
     let clock: ServerClock
     let policy: RetryPolicy
     let logger: Logger
+    /// How many attempts run at once (each job leased alone, just before its attempt, as
+    /// several instances lease them); 1: one after another.
+    let concurrency: Int
     private let work: @Sendable (Job) async -> Outcome
     private let report: @Sendable (Job, Report) -> Void
     private let wake = WakeSignal()
 
     init(
-        _ name: String, rows: Rows, clock: ServerClock, policy: RetryPolicy, logger: Logger,
+        _ name: String, rows: Rows, clock: ServerClock, policy: RetryPolicy, logger: Logger, concurrency: Int = 1,
         work: @escaping @Sendable (Job) async -> Outcome, report: @escaping @Sendable (Job, Report) -> Void = { _, _ in }
     ) {
         self.name = name
+        self.concurrency = max(1, concurrency)
         self.rows = rows
         self.clock = clock
         self.policy = policy
@@ -90,19 +94,28 @@ final class QueueWorker<Job: QueuedJob>: Sendable {
         }
     }
 
-    /// Works every job due now, one lease at a time.
+    /// Works every job due now, one lease at a time, up to ``concurrency`` attempts at once: a
+    /// job is leased only when an attempt may start, so no lease waits for others to end.
     func workDue() async {
-        while !Task.isCancelled {
-            let now = clock.now
-            let job: Job?
-            do {
-                job = try await rows.leaseDue(now, now + policy.lease)
-            } catch {
-                logger.error("\(name) queue unavailable", metadata: ["error": "\(error)"])
-                return
+        await withTaskGroup(of: Void.self) { group in
+            var running = 0
+            while !Task.isCancelled {
+                if running == concurrency {
+                    await group.next()
+                    running -= 1
+                }
+                let now = clock.now
+                let job: Job?
+                do {
+                    job = try await rows.leaseDue(now, now + policy.lease)
+                } catch {
+                    logger.error("\(name) queue unavailable", metadata: ["error": "\(error)"])
+                    return
+                }
+                guard let job else { return }
+                running += 1
+                group.addTask { await self.attempt(job) }
             }
-            guard let job else { return }
-            await attempt(job)
         }
     }
 

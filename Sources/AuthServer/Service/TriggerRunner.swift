@@ -55,8 +55,10 @@ final class TriggerRunner: Service, Sendable {
         var workerPolicy = policy
         // Each trigger gives up on its own time (checked in `attempt`); the worker's is the longest.
         workerPolicy.giveUpAfter = .max
+        // Four runs at once: one after another, a run's three commits (its lease, its plugin's
+        // writes, its outcome) bounded PostgreSQL's throughput below a login rate (scripts/soak).
         worker = QueueWorker(
-            "trigger", rows: rows, clock: clock, policy: workerPolicy, logger: logger,
+            "trigger", rows: rows, clock: clock, policy: workerPolicy, logger: logger, concurrency: Self.concurrency,
             work: { [apps, functions, clock, logger] run in
                 await Self.attempt(run, apps: apps, functions: functions, clock: clock, logger: logger)
             },
@@ -64,6 +66,10 @@ final class TriggerRunner: Service, Sendable {
                 Self.report(run, report, logger: logger, auditWriter: auditWriter, clock: clock)
             })
     }
+
+    /// How many trigger runs one instance works at once. Runs of one user may end out of
+    /// order, as they may with several instances.
+    static let concurrency = 4
 
     /// Runs were queued by this process: the worker looks at the queue now.
     func queued() { worker.signal() }
