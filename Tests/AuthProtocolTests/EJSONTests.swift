@@ -37,6 +37,11 @@ import Testing
         #expect(EJSON.int32(7).encodedString(.relaxed) == "7")
         #expect(EJSON.double(7).encodedString(.relaxed) == "7.0")
         #expect(ISODate.format(milliseconds: 86_401_500) == "1970-01-02T00:00:01.500Z")
+        // ISO 8601's other offsets: `±HHMM` and `±HH` alone; a dangling digit is no offset.
+        #expect(ISODate.parse("2024-02-29T12:00:00+0100") == 1_709_204_400_000)
+        #expect(ISODate.parse("2024-02-29T12:00:00+01") == 1_709_204_400_000)
+        #expect(ISODate.parse("2024-02-29T12:00:00+013") == nil)
+        #expect(ISODate.parse("2024-02-29T12:00:00") == nil)
     }
 
     @Test func stringsEscapesAndUnicode() throws {

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /// ISO-8601 / RFC 3339 timestamps, as relaxed EJSON writes dates.
 public enum ISODate {
-    /// Milliseconds since the epoch for `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM]`; nil otherwise.
+    /// Milliseconds since the epoch for `YYYY-MM-DDTHH:MM:SS[.fff][Z|±HH:MM|±HHMM|±HH]` (a space
+    /// for the `T` too); nil otherwise.
     public static func parse(_ text: String) -> Int64? {
         let u = Array(text.utf8)
         var i = 0
@@ -44,8 +45,12 @@ public enum ISODate {
             let sign: Int64 = u[i] == UInt8(ascii: "-") ? -1 : 1
             i += 1
             guard let oh = number(2) else { return nil }
-            _ = expect(":")
-            guard let om = number(2) else { return nil }
+            // `±HH:MM`, `±HHMM`, or `±HH` alone (ISO 8601's, as PostgreSQL writes it).
+            var om: Int64 = 0
+            if expect(":") || i < u.count {
+                guard let minutes = number(2) else { return nil }
+                om = minutes
+            }
             offset = sign * (oh * 3600 + om * 60)
         } else {
             return nil

@@ -43,15 +43,9 @@ extension AuthHooks {
             }
             migrated.id = text
         }
-        if let data = fields["data"] {
-            guard case .document(let d) = data else { throw failed("migrateIdentity", name, app: app, why: "its data must be a table of fields") }
-            migrated.data = d
-        }
-        if let custom = fields["custom_data"] {
-            guard case .document(let d) = custom else { throw failed("migrateIdentity", name, app: app, why: "its custom_data must be a table") }
-            if let problem = CustomDataLimits.problem(d) { throw failed("migrateIdentity", name, app: app, why: "its custom_data: \(problem)") }
-            migrated.customData = d
-        }
+        let (data, customData) = try dataAndCustomData(fields, "migrateIdentity", name, app: app)
+        migrated.data = data ?? [:]
+        migrated.customData = customData
         return migrated
     }
 }

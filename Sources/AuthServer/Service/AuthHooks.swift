@@ -50,21 +50,9 @@ struct AuthHooks {
             guard case .document(let fields) = returned, fields.allSatisfy({ $0.0 == "data" || $0.0 == "custom_data" }) else {
                 throw failed("beforeUserCreated", name, app: app, why: "it must return nil or {data = {...}, custom_data = {...}}")
             }
-            if let data = fields["data"] {
-                guard case .document(let d) = data else {
-                    throw failed("beforeUserCreated", name, app: app, why: "its data must be a table of fields")
-                }
-                for (key, value) in d { user.data[key] = value }
-            }
-            if let custom = fields["custom_data"] {
-                guard case .document(let d) = custom else {
-                    throw failed("beforeUserCreated", name, app: app, why: "its custom_data must be a table")
-                }
-                if let problem = CustomDataLimits.problem(d) {
-                    throw failed("beforeUserCreated", name, app: app, why: "its custom_data: \(problem)")
-                }
-                user.customData = d
-            }
+            let (data, customData) = try dataAndCustomData(fields, "beforeUserCreated", name, app: app)
+            for (key, value) in data ?? [:] { user.data[key] = value }
+            if let customData { user.customData = customData }
             return user
         default:
             throw failed("beforeUserCreated", name, app: app, why: "it must return nil or a table, not \(result.typeName)")
@@ -115,15 +103,9 @@ struct AuthHooks {
                     "migrateUser", name, app: app, why: "it must return nil, true or {data = {...}, custom_data = {...}, emailVerified = ...}")
             }
             var migrated = Passwords.MigratedUser()
-            if let data = fields["data"] {
-                guard case .document(let d) = data else { throw failed("migrateUser", name, app: app, why: "its data must be a table of fields") }
-                migrated.data = d
-            }
-            if let custom = fields["custom_data"] {
-                guard case .document(let d) = custom else { throw failed("migrateUser", name, app: app, why: "its custom_data must be a table") }
-                if let problem = CustomDataLimits.problem(d) { throw failed("migrateUser", name, app: app, why: "its custom_data: \(problem)") }
-                migrated.customData = d
-            }
+            let (data, customData) = try dataAndCustomData(fields, "migrateUser", name, app: app)
+            migrated.data = data ?? [:]
+            migrated.customData = customData
             if let verified = fields["emailVerified"] {
                 guard case .bool(let b) = verified else { throw failed("migrateUser", name, app: app, why: "its emailVerified must be a boolean") }
                 migrated.emailVerified = b
@@ -176,6 +158,24 @@ struct AuthHooks {
             let reason = functions.pluginError(error, function: name, app: app)
             throw failed(key, name, app: app, why: (reason as? ServiceError)?.message ?? "\(reason)")
         }
+    }
+
+    /// A hook's returned `data` (profile fields) and `custom_data` (within the custom data
+    /// limits), each nil when absent; a failed hook naming what is wrong otherwise.
+    func dataAndCustomData(
+        _ fields: EJSONDocument, _ key: String, _ name: String, app: AppRuntime
+    ) throws -> (data: EJSONDocument?, customData: EJSONDocument?) {
+        var data: EJSONDocument?, customData: EJSONDocument?
+        if let value = fields["data"] {
+            guard case .document(let d) = value else { throw failed(key, name, app: app, why: "its data must be a table of fields") }
+            data = d
+        }
+        if let value = fields["custom_data"] {
+            guard case .document(let d) = value else { throw failed(key, name, app: app, why: "its custom_data must be a table") }
+            if let problem = CustomDataLimits.problem(d) { throw failed(key, name, app: app, why: "its custom_data: \(problem)") }
+            customData = d
+        }
+        return (data, customData)
     }
 
     /// The refusal of a hook that failed, logged and audited.

@@ -62,56 +62,9 @@ package enum ForeignExport: String, CaseIterable, Sendable {
     }
 
     /// The unix seconds of an RFC 3339 time as exports write them (`2024-03-01T10:00:00Z`,
-    /// `2024-03-01 10:00:00.123456+00`, `...+00:00`), or nil.
+    /// `2024-03-01 10:00:00.123456+00`, `...+00:00`: ``ISODate``), or nil.
     package static func seconds(_ text: String) -> Int64? {
-        let b = Array(text.utf8)
-        func number(_ range: Range<Int>) -> Int64? {
-            guard range.upperBound <= b.count else { return nil }
-            var n: Int64 = 0
-            for c in b[range] {
-                guard (48...57).contains(c) else { return nil }
-                n = n * 10 + Int64(c - 48)
-            }
-            return n
-        }
-        guard b.count >= 19, b[4] == UInt8(ascii: "-"), b[7] == UInt8(ascii: "-"), b[10] == UInt8(ascii: "T") || b[10] == 32,
-            b[13] == UInt8(ascii: ":"), b[16] == UInt8(ascii: ":"), let year = number(0..<4), let month = number(5..<7),
-            let day = number(8..<10), let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19),
-            (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second < 61
-        else { return nil }
-        var i = 19
-        if i < b.count, b[i] == UInt8(ascii: ".") {
-            i += 1
-            while i < b.count, (48...57).contains(b[i]) { i += 1 }
-        }
-        var offset: Int64 = 0
-        if i < b.count {
-            if b[i] == UInt8(ascii: "Z") || b[i] == UInt8(ascii: "z") {
-                i += 1
-            } else if b[i] == UInt8(ascii: "+") || b[i] == UInt8(ascii: "-") {
-                let sign: Int64 = b[i] == UInt8(ascii: "+") ? 1 : -1
-                guard let h = number(i + 1..<i + 3) else { return nil }
-                i += 3
-                var m: Int64 = 0
-                if i < b.count, b[i] == UInt8(ascii: ":") { i += 1 }
-                if i < b.count {
-                    guard let minutes = number(i..<i + 2) else { return nil }
-                    m = minutes
-                    i += 2
-                }
-                offset = sign * (h * 3600 + m * 60)
-            }
-        }
-        guard i == b.count else { return nil }
-        // Days from the civil date (Howard Hinnant's algorithm), then seconds.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let mp = (month + 9) % 12
-        let doy = (153 * mp + 2) / 5 + day - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        let days = era * 146_097 + doe - 719_468
-        return days * 86_400 + hour * 3600 + minute * 60 + second - offset
+        ISODate.parse(text).map { $0 >= 0 ? $0 / 1000 : ($0 - 999) / 1000 }
     }
 
     /// A string field (nil when absent, null or empty); `Refused` when it is another type.
