@@ -92,9 +92,9 @@ enum FirebaseExportImport {
 /// bytes are handed over whole for the JSON parser. Written here because the file holds a
 /// million users and no parser in use streams.
 struct UsersArrayReader {
-    private let fd: Int32
-    let size: Int
-    private(set) var bytesRead = 0
+    private let file: FileChunkReader
+    var size: Int { file.size }
+    var bytesRead: Int { file.bytesRead }
     private var buffer: [UInt8] = []
     private var position = 0
     private var depth = 0
@@ -112,28 +112,20 @@ struct UsersArrayReader {
     ) throws {
         arrayKey = Array(key.utf8)
         self.missing = missing
-        fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw FirebaseExportImport.Refused("cannot open \(path): \(String(cString: strerror(errno)))") }
-        var info = stat()
-        fstat(fd, &info)
-        size = Int(info.st_size)
+        file = try FileChunkReader(path: path)
     }
 
     /// The next user's bytes, or nil at the end of the array.
     mutating func next() throws -> [UInt8]? {
         while true {
             if position == buffer.count {
-                buffer = [UInt8](repeating: 0, count: 65_536)
-                let n = read(fd, &buffer, buffer.count)
-                guard n > 0 else {
-                    close(fd)
+                guard let chunk = try file.next() else {
                     guard depth == 0 else { throw FirebaseExportImport.Refused("the export ends in the middle of its JSON") }
                     guard sawUsers else { throw FirebaseExportImport.Refused(missing) }
                     return nil
                 }
-                buffer.removeSubrange(n...)
+                buffer = chunk
                 position = 0
-                bytesRead += n
             }
             let c = buffer[position]
             position += 1

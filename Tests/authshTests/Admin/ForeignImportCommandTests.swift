@@ -147,4 +147,16 @@ import Testing
         let usage = try await Binary.run(["admin", "--data", data, "import", "--from", "keycloak", "--passwords", "p", realm])
         #expect(usage.status == 64 && usage.stderr.contains("--passwords goes with --from auth0"), "\(usage.stderr)")
     }
+
+    /// A file that opens but cannot be read (a directory here; a failing disk elsewhere) is
+    /// refused, in every format, rather than read as an empty export that imports nobody.
+    @Test func aFileThatCannotBeReadIsRefusedNotTakenAsEmpty() async throws {
+        let directory = try Binary.temporaryDirectory()
+        let config = try Self.configure(directory)
+        for format in ["keycloak", "supabase", "auth0", "cognito", "firebase"] {
+            let run = try await Binary.run(["admin", "--config", config, "--data", directory + "/data", "import", "--from", format, directory])
+            #expect(run.status != 0 && run.stderr.contains("cannot read \(directory): Is a directory"), "\(format): \(run.stdout)\(run.stderr)")
+            #expect(!run.stdout.contains("imported"), "\(format): \(run.stdout)")
+        }
+    }
 }
