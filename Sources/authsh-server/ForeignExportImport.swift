@@ -45,7 +45,7 @@ enum ForeignExportImport {
         let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fd >= 0 else { throw FirebaseExportImport.Refused("cannot make a temporary file: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
-        var converted = Converted(path: String(cString: template))
+        var converted = Converted(path: String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))
         var out: [UInt8] = []
         func flush() throws {
             var written = 0
