@@ -7,7 +7,8 @@ import Glibc
 /// Why not GRDB: every GRDB access is a `DispatchQueue.sync` onto the connection's queue, and
 /// on Swift's cooperative threads that sync usually parks the caller and wakes another thread.
 /// A refresh measured about one context switch and 30 to 70 µs per read that way, against a
-/// few microseconds for the query itself. Here a statement runs on the caller's thread.
+/// few microseconds for the query itself. Here a statement runs on the calling task's thread
+/// (``SQLiteEngine`` makes that one of ``SQLiteThreads``').
 ///
 /// Safety of `@unchecked Sendable`: a connection is used by one caller at a time. A read-only
 /// one lives in ``SQLiteReadPool``'s idle list, reached only under that pool's lock, or with
@@ -67,6 +68,10 @@ package final class SQLiteConnection: @unchecked Sendable {
 
     /// Whether SQLite opened the main database read-only although asked for read-write (it does
     /// so in silence for a file or file system that refuses writes).
+    /// Stops the statement this connection runs now, from any thread (SQLite allows that): it
+    /// fails with `SQLITE_INTERRUPT`. A no-op when none runs.
+    package func interrupt() { sqlite3_interrupt(handle) }
+
     package var isReadOnly: Bool { sqlite3_db_readonly(handle, "main") == 1 }
 
     /// Runs statements given as text, without results (pragmas, migrations, BEGIN/COMMIT).

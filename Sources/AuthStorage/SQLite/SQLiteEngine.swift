@@ -8,14 +8,14 @@ import GRDBSQLite
 /// writing task, so a write's statements are never interleaved with another's), with group
 /// commit (``GroupCommit``): writes that queue while one runs share its transaction, each in a
 /// savepoint of its own, and none returns before that transaction has committed. Reads of a
-/// file run on the caller's thread on pooled read-only connections and never wait for a write
+/// file run on pooled read-only connections and never wait for a write
 /// (WAL), so they see only what was committed. An in-memory database has one connection, which
 /// reads take the writer's turn for: there every write commits alone, so that a read never sees
 /// another write's uncommitted statements.
 ///
-/// Statements run on the calling task's thread: a write that must wait for another process's
-/// lock on the same file (an `authsh` run and an `authsh serve` sharing `--data`) waits there,
-/// for at most the busy timeout (5 s).
+/// Statements run on threads of their own (``SQLiteThreads``), never on Swift's cooperative
+/// threads: a write that must wait for another process's lock on the same file (an `authsh` run
+/// and an `authsh serve` sharing `--data`) blocks one of those, for at most the busy timeout (5 s).
 package final class SQLiteEngine: SQLEngine {
     private let writer: SQLiteConnection
     /// The writer's turn, and its group commit.
@@ -90,8 +90,10 @@ package final class SQLiteEngine: SQLEngine {
 
     package func read<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         do {
-            if let reads { return try await reads.withConnection(body) }
-            return try await writeLock.withLock { try await body(writer) }
+            return try await withTaskExecutorPreference(SQLiteThreads.shared) {
+                if let reads { return try await reads.withConnection(body) }
+                return try await writeLock.withLock { try await body(writer) }
+            }
         } catch {
             throw Self.translate(error, operation)
         }
@@ -99,8 +101,10 @@ package final class SQLiteEngine: SQLEngine {
 
     package func snapshot<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         do {
-            if let reads { return try await reads.withConnection { c in try await c.transaction(write: false) { try await body(c) } } }
-            return try await writeLock.withLock { try await body(writer) }
+            return try await withTaskExecutorPreference(SQLiteThreads.shared) {
+                if let reads { return try await reads.withConnection { c in try await c.transaction(write: false) { try await body(c) } } }
+                return try await writeLock.withLock { try await body(writer) }
+            }
         } catch {
             throw Self.translate(error, operation)
         }
@@ -108,7 +112,7 @@ package final class SQLiteEngine: SQLEngine {
 
     package func write<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         do {
-            return try await commits.write(on: writer, body)
+            return try await withTaskExecutorPreference(SQLiteThreads.shared) { try await commits.write(on: writer, body) }
         } catch {
             throw Self.translate(error, operation)
         }
