@@ -13,9 +13,12 @@ import GRDBSQLite
 /// reads take the writer's turn for: there every write commits alone, so that a read never sees
 /// another write's uncommitted statements.
 ///
-/// Statements run on threads of their own (``SQLiteThreads``), never on Swift's cooperative
-/// threads: a write that must wait for another process's lock on the same file (an `authsh` run
-/// and an `authsh serve` sharing `--data`) blocks one of those, for at most the busy timeout (5 s).
+/// Writes run on threads of their own (``SQLiteThreads``), never on Swift's cooperative threads:
+/// a write that must wait for the disk, a checkpoint or another process's lock on the same file
+/// (an `authsh` run and an `authsh serve` sharing `--data`, for at most the busy timeout, 5 s)
+/// blocks one of those. Reads stay on the calling task's thread: in WAL mode they wait for no
+/// lock, and the hop to another thread and back cost a refresh a third of its speed
+/// (`scripts/bench server`, docs/benchmarks.md).
 package final class SQLiteEngine: SQLEngine {
     private let writer: SQLiteConnection
     /// The writer's turn, and its group commit.
@@ -90,10 +93,8 @@ package final class SQLiteEngine: SQLEngine {
 
     package func read<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         do {
-            return try await withTaskExecutorPreference(SQLiteThreads.shared) {
-                if let reads { return try await reads.withConnection(body) }
-                return try await writeLock.withLock { try await body(writer) }
-            }
+            if let reads { return try await reads.withConnection(body) }
+            return try await writeLock.withLock { try await body(writer) }
         } catch {
             throw Self.translate(error, operation)
         }
@@ -101,10 +102,8 @@ package final class SQLiteEngine: SQLEngine {
 
     package func snapshot<T: Sendable>(_ operation: String, _ body: (SQLiteConnection) async throws -> T) async throws -> T {
         do {
-            return try await withTaskExecutorPreference(SQLiteThreads.shared) {
-                if let reads { return try await reads.withConnection { c in try await c.transaction(write: false) { try await body(c) } } }
-                return try await writeLock.withLock { try await body(writer) }
-            }
+            if let reads { return try await reads.withConnection { c in try await c.transaction(write: false) { try await body(c) } } }
+            return try await writeLock.withLock { try await body(writer) }
         } catch {
             throw Self.translate(error, operation)
         }

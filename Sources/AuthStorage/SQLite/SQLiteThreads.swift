@@ -2,21 +2,22 @@
 import NIOCore
 import NIOPosix
 
-/// The threads SQLite's statements run on: a task executor over a `NIOThreadPool` of its own,
-/// so that a statement that waits (for the disk, a checkpoint, or another process's lock for up
+/// The threads SQLite's writes run on: a task executor over a `NIOThreadPool` of its own,
+/// so that a write that waits (for the disk, a checkpoint, or another process's lock for up
 /// to the busy timeout) blocks one of these threads and never one of Swift's cooperative
 /// threads, of which there are as many as cores (two on a small machine) and which every
 /// request's other work needs.
 ///
-/// ``SQLiteEngine`` runs each read and write under `withTaskExecutorPreference(SQLiteThreads.shared)`:
-/// the engine's nonisolated async code (the statements, the group commit's turn) then runs here,
-/// and the caller continues on its own executor when the operation returns.
+/// ``SQLiteEngine`` runs each write under `withTaskExecutorPreference(SQLiteThreads.shared)`: the
+/// write's nonisolated async code (its statements, the group commit's turn) then runs here, and
+/// the caller continues on its own executor when it returns. Reads do not: the two hops cost a
+/// refresh a third of its speed, and in WAL mode a read waits for no lock.
 package final class SQLiteThreads: TaskExecutor {
     private let pool: NIOThreadPool
 
-    /// One pool for the process: enough threads for the writer and a reader a core to block at
-    /// once, and a few more for the writes that queue for the writer's turn (they suspend, not
-    /// block, so they hold no thread while they wait).
+    /// One pool for the process: threads for the writers of several databases (a server has
+    /// one; tests open many) to block at once; the writes that queue for a writer's turn
+    /// suspend, not block, so they hold no thread while they wait.
     package static let shared = SQLiteThreads(threads: max(4, System.coreCount * 2))
 
     /// A pool of `threads` threads, started now and never shut down (they are the process's).

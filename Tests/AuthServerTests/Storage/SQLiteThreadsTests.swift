@@ -5,26 +5,27 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// SQLite's statements run on threads of their own (``SQLiteThreads``), never on Swift's
-/// cooperative threads, of which there are as many as cores.
-@Suite(.timeLimit(.minutes(2))) struct SQLiteThreadsTests {
-    /// Statements that hold their thread (here a query that would run for ever, as a statement
-    /// waiting for the disk or another process's lock would for a while), one for each
-    /// cooperative thread, leave those threads free: other tasks run while they run. Were the
-    /// statements run on the cooperative threads, nothing else could run until they ended, and
-    /// this test, which ends them only after the other tasks have run, would never end.
-    @Test func statementsThatHoldTheirThreadLeaveTheCooperativeThreadsFree() async throws {
+/// SQLite's writes run on thwrites of their own (``SQLiteThwrites``), never on Swift's
+/// cooperative thwrites, of which there are as many as cores.
+@Suite(.timeLimit(.minutes(2))) struct SQLiteThwritesTests {
+    /// Writes that hold their thread (here a statement that would run for ever, as one waiting
+    /// for the disk or another process's lock would for a while), one for each cooperative
+    /// thread (each on a database of its own, since one database writes one at a time), leave
+    /// those thwrites free: other tasks run while they run. Were the writes run on the
+    /// cooperative thwrites, nothing else could run until they ended, and this test, which ends
+    /// them only after the other tasks have run, would never end.
+    @Test func writesThatHoldTheirThreadLeaveTheCooperativeThwritesFree() async throws {
         let directory = try TemporaryDirectory("sqlite-threads")
-        let engine = try SQLiteEngine(path: directory.path + "/db.sqlite")
         let width = ProcessInfo.processInfo.activeProcessorCount
+        let engines = try (0..<width).map { try SQLiteEngine(path: directory.path + "/db\($0).sqlite") }
         let running = Running()
         let forever = SQL("WITH RECURSIVE n(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM n) SELECT count(*) AS c FROM n")
-        var reads: [Task<Void, Never>] = []
-        for _ in 0..<width {
-            reads.append(
+        var writes: [Task<Void, Never>] = []
+        for engine in engines {
+            writes.append(
                 Task {
                     do {
-                        try await engine.read("forever") { c in
+                        try await engine.write("forever") { c in
                             running.connections.withLock { $0.append(c) }
                             _ = try await c.all(forever, []) { try $0.int64("c") }
                         }
@@ -48,7 +49,7 @@ import Testing
             for c in running.connections.withLock({ $0 }) { c.interrupt() }
             try await Task.sleep(for: .milliseconds(5))
         }
-        for read in reads { await read.value }
+        for write in writes { await write.value }
     }
 
     final class Running: Sendable {
